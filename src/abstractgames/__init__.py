@@ -1,0 +1,50 @@
+"""abstractgames: reference rules, fast engines, bots and a referee for order-versus-chaos games.
+
+>>> import abstractgames
+>>> abstractgames.available_games()
+('dispersal', 'entropy', 'orderchaos')
+>>> game = abstractgames.get_game("orderchaos")
+>>> game.roles
+('order', 'chaos')
+"""
+
+from .protocol import (
+    CHANCE,
+    AbstractGamesError,
+    Game,
+    IllegalMoveError,
+    InvalidMoveError,
+    InvalidParameterError,
+    InvalidPositionError,
+    Move,
+    Outcome,
+    State,
+    UnknownGameError,
+    available_games,
+    get_game,
+    parse_game_spec,
+    random_move,
+    register_game,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CHANCE",
+    "AbstractGamesError",
+    "Game",
+    "IllegalMoveError",
+    "InvalidMoveError",
+    "InvalidParameterError",
+    "InvalidPositionError",
+    "Move",
+    "Outcome",
+    "State",
+    "UnknownGameError",
+    "__version__",
+    "available_games",
+    "get_game",
+    "parse_game_spec",
+    "random_move",
+    "register_game",
+]

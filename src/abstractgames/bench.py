@@ -1,0 +1,104 @@
+"""Speed measurements: random games per second through the public protocol, and game extras.
+
+Every figure is the median of several repeats; nothing here is a pass/fail test.
+
+>>> results = run_benchmarks(["orderchaos"], games=20, repeats=1)
+>>> results[0].game
+'orderchaos'
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import time
+from collections.abc import Callable, Sequence
+
+import attrs
+
+from .protocol import CHANCE, Game, parse_game_spec, random_move
+
+__all__ = ["GameBenchmark", "Measurement", "play_random_games", "run_benchmarks"]
+
+
+@attrs.frozen
+class Measurement:
+    """Rates (items per second) of the repeats of one measurement."""
+
+    unit: str
+    runs: tuple[float, ...]
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.runs)
+
+    def to_json(self) -> dict[str, object]:
+        return {"unit": self.unit, "median": self.median, "runs": list(self.runs)}
+
+
+@attrs.frozen
+class GameBenchmark:
+    """All measurements of one game."""
+
+    game: str
+    measurements: tuple[Measurement, ...]
+
+    def to_json(self) -> dict[str, object]:
+        return {"game": self.game, "measurements": [m.to_json() for m in self.measurements]}
+
+
+def play_random_games(game: Game, games: int, rng: random.Random) -> int:
+    """Play ``games`` games with random legal moves (chance by its odds); return the plies played.
+
+    Each ply goes through the public protocol only: ``outcome()``, ``legal_moves()`` (or the
+    chance outcomes), a random choice, and ``apply()``.
+    """
+    choice = rng.choice
+    plies = 0
+    for _ in range(games):
+        state = game.initial_state()
+        while state.outcome() is None:
+            if state.to_move == CHANCE:
+                move = random_move(state, rng)
+            else:
+                move = choice(state.legal_moves())
+            state = state.apply(move)
+            plies += 1
+    return plies
+
+
+def _rate(run: Callable[[], int], clock: Callable[[], float]) -> float:
+    start = clock()
+    items = run()
+    return items / (clock() - start)
+
+
+def run_benchmarks(
+    specs: Sequence[str],
+    *,
+    games: int = 2000,
+    repeats: int = 5,
+    seed: int = 0,
+    clock: Callable[[], float] = time.perf_counter,
+) -> list[GameBenchmark]:
+    """Measure each game in ``specs`` (names or ``name:key=value`` specs); ``repeats`` runs each."""
+    results = []
+    for spec in specs:
+        game = parse_game_spec(spec)
+        game_rates, ply_rates = [], []
+        for repeat in range(repeats):
+            rng = random.Random(seed + repeat)
+            start = clock()
+            plies = play_random_games(game, games, rng)
+            elapsed = clock() - start
+            game_rates.append(games / elapsed)
+            ply_rates.append(plies / elapsed)
+        measurements = [
+            Measurement("random games", tuple(game_rates)),
+            Measurement("plies of random games", tuple(ply_rates)),
+        ]
+        extras = game.benchmarks(random.Random(seed))
+        for unit, run in extras.items():
+            measurements.append(Measurement(unit, tuple(_rate(run, clock) for _ in range(repeats))))
+        results.append(GameBenchmark(game.spec, tuple(measurements)))
+    return results

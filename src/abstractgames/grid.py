@@ -1,0 +1,165 @@
+"""Square names, rays and the FEN-like rank notation shared by all games on a rectangular board.
+
+Squares are ints: ``index = (rank - 1) * width + file``, so ``a1`` is 0 and the top-right square is
+the last. See RULES.md for the notation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from functools import cache
+
+from .protocol import InvalidMoveError, InvalidPositionError
+
+FILES = "abcdefghijklmnopqrstuvwxyz"
+
+ROOK_DIRECTIONS = ((1, 0), (-1, 0), (0, 1), (0, -1))
+QUEEN_DIRECTIONS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1))
+
+
+class Grid:
+    """The geometry of a ``width`` × ``height`` board; use :func:`grid` to get a shared instance."""
+
+    __slots__ = ("_index", "height", "names", "size", "width")
+
+    def __init__(self, width: int, height: int) -> None:
+        self.width = width
+        self.height = height
+        self.size = width * height
+        self.names: tuple[str, ...] = tuple(
+            f"{FILES[i % width]}{i // width + 1}" for i in range(self.size)
+        )
+        self._index = {name: i for i, name in enumerate(self.names)}
+
+    def square(self, text: str) -> int:
+        """The index of a square name such as ``"c3"`` (case-insensitive)."""
+        index = self._index.get(text.strip().lower())
+        if index is None:
+            last = self.names[-1]
+            raise InvalidMoveError(f"{text!r} is not a square of this board (a1 to {last})")
+        return index
+
+    def file(self, square: int) -> int:
+        return square % self.width
+
+    def rank(self, square: int) -> int:
+        return square // self.width
+
+    def step(self, square: int, df: int, dr: int) -> int | None:
+        """The square ``df`` files and ``dr`` ranks away, or ``None`` off the board."""
+        f, r = square % self.width + df, square // self.width + dr
+        if 0 <= f < self.width and 0 <= r < self.height:
+            return r * self.width + f
+        return None
+
+    def ray(self, square: int, df: int, dr: int) -> tuple[int, ...]:
+        """The squares from ``square`` (excluded) in one direction up to the edge."""
+        out = []
+        nxt = self.step(square, df, dr)
+        while nxt is not None:
+            out.append(nxt)
+            nxt = self.step(nxt, df, dr)
+        return tuple(out)
+
+    def neighbours(self, square: int) -> tuple[int, ...]:
+        """The up to eight squares touching ``square`` orthogonally or diagonally."""
+        return tuple(
+            n for df, dr in QUEEN_DIRECTIONS if (n := self.step(square, df, dr)) is not None
+        )
+
+    def mask(self, squares: Iterable[int]) -> int:
+        """A bitboard with the given squares set."""
+        bits = 0
+        for sq in squares:
+            bits |= 1 << sq
+        return bits
+
+    def format_ranks(self, cells: Sequence[str]) -> str:
+        """Rank notation (top rank first, ``/`` between ranks, digits for empty squares).
+
+        ``cells`` holds one character per square in index order, ``"."`` for empty.
+        """
+        ranks = []
+        for r in range(self.height - 1, -1, -1):
+            text, empty = [], 0
+            for c in cells[r * self.width : (r + 1) * self.width]:
+                if c == ".":
+                    empty += 1
+                    continue
+                if empty:
+                    text.append(str(empty))
+                    empty = 0
+                text.append(c)
+            if empty:
+                text.append(str(empty))
+            ranks.append("".join(text))
+        return "/".join(ranks)
+
+    def parse_ranks(self, text: str, pieces: str) -> str:
+        """Read rank notation into one character per square in index order, ``"."`` for empty.
+
+        Raises:
+            InvalidPositionError: with what is wrong (rank count, rank width, a bad character).
+        """
+        ranks = text.split("/")
+        if len(ranks) != self.height:
+            raise InvalidPositionError(
+                f"{len(ranks)} ranks in {text!r}; this board has {self.height} "
+                f"({self.width}x{self.height}), separated by '/'"
+            )
+        rows: list[str] = []
+        for offset, rank_text in enumerate(ranks):
+            rank_number = self.height - offset
+            row: list[str] = []
+            previous_digit = False
+            for ch in rank_text:
+                if ch.isdigit() and ch.isascii():
+                    if previous_digit:
+                        raise InvalidPositionError(
+                            f"rank {rank_number} {rank_text!r}: two digits in a row"
+                        )
+                    if ch == "0":
+                        raise InvalidPositionError(f"rank {rank_number} {rank_text!r}: digit 0")
+                    row.extend("." * int(ch))
+                    previous_digit = True
+                elif ch in pieces:
+                    row.append(ch)
+                    previous_digit = False
+                else:
+                    raise InvalidPositionError(
+                        f"rank {rank_number} {rank_text!r}: unknown character {ch!r} "
+                        f"(pieces are {', '.join(pieces)}; digits count empty squares)"
+                    )
+            if len(row) != self.width:
+                raise InvalidPositionError(
+                    f"rank {rank_number} {rank_text!r} has {len(row)} squares, not {self.width}"
+                )
+            rows.append("".join(row))
+        return "".join(reversed(rows))
+
+    def render(self, cells: Sequence[str]) -> str:
+        """A plain-text diagram with coordinates, top rank first."""
+        lines = []
+        for r in range(self.height - 1, -1, -1):
+            row = cells[r * self.width : (r + 1) * self.width]
+            lines.append(f"{r + 1} " + " ".join(row))
+        lines.append("  " + " ".join(FILES[: self.width]))
+        return "\n".join(lines)
+
+
+@cache
+def grid(width: int, height: int) -> Grid:
+    """The shared :class:`Grid` for a board size."""
+    return Grid(width, height)
+
+
+def split_position(text: object, fields: int, example: str) -> list[str]:
+    """Split a position string into its whitespace-separated fields, checking their number."""
+    if not isinstance(text, str):
+        raise InvalidPositionError(f"a position must be a string, not {type(text).__name__}")
+    parts = text.split()
+    if len(parts) != fields:
+        raise InvalidPositionError(
+            f"position {text!r} has {len(parts)} fields, expected {fields} (e.g. {example!r})"
+        )
+    return parts

@@ -1,0 +1,263 @@
+"""Stephen Sniderman's Order and Chaos on 6×6, original rules: six in a row counts.
+
+Both players place an ``X`` or an ``O`` (their choice) on any empty square, Order first. Order wins
+as soon as five or more like symbols stand in an unbroken line across, down or diagonally, whoever
+placed them; Chaos wins when the board fills without such a line. There are no draws.
+
+The board is two int bitboards (one per symbol). The 32 five-square windows are precomputed as
+masks, and after a move only the windows through the square just played are checked.
+
+Example:
+    >>> from abstractgames import get_game
+    >>> state = get_game("orderchaos").from_position("6/6/6/6/6/XXXX2 order")
+    >>> state.apply("X@e1").outcome().winner
+    'order'
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import attrs
+
+from .grid import grid, split_position
+from .protocol import (
+    Game,
+    IllegalMoveError,
+    InvalidMoveError,
+    InvalidPositionError,
+    Move,
+    Outcome,
+    State,
+)
+
+__all__ = ["LINE_LENGTH", "WINDOWS", "OrderChaosGame", "OrderChaosState", "Placement"]
+
+ORDER, CHAOS = "order", "chaos"
+SYMBOLS = "XO"
+GRID = grid(6, 6)
+SIZE = GRID.size
+FULL = (1 << SIZE) - 1
+LINE_LENGTH = 5
+
+
+def _windows() -> tuple[int, ...]:
+    masks = []
+    for start in range(SIZE):
+        for df, dr in ((1, 0), (0, 1), (1, 1), (-1, 1)):
+            squares = [start, *GRID.ray(start, df, dr)[: LINE_LENGTH - 1]]
+            if len(squares) == LINE_LENGTH:
+                masks.append(GRID.mask(squares))
+    return tuple(masks)
+
+
+WINDOWS: tuple[int, ...] = _windows()
+"""The 32 bitboards of five squares in a line (rows, columns and both diagonals)."""
+WINDOWS_THROUGH: tuple[tuple[int, ...], ...] = tuple(
+    tuple(w for w in WINDOWS if w >> sq & 1) for sq in range(SIZE)
+)
+
+
+@attrs.frozen(slots=True, repr=False)
+class Placement(Move):
+    """Put ``symbol`` (``"X"`` or ``"O"``) on ``square`` (0 = a1 … 35 = f6); notation ``X@c3``."""
+
+    symbol: str = attrs.field(validator=attrs.validators.in_(SYMBOLS))
+    square: int = attrs.field(validator=attrs.validators.in_(range(SIZE)))
+
+    def __str__(self) -> str:
+        return f"{self.symbol}@{GRID.names[self.square]}"
+
+    def __repr__(self) -> str:
+        return f"Placement({str(self)!r})"
+
+
+MOVES: tuple[Placement, ...] = tuple(Placement(s, sq) for sq in range(SIZE) for s in SYMBOLS)
+"""Every placement in canonical order: by square (a1, b1, … f6), ``X`` before ``O``."""
+_MOVE_BY_TEXT = {str(m): m for m in MOVES}
+_MOVE_RE = re.compile(r"^\s*([xo])\s*@?\s*([a-z]\d+)\s*$|^\s*([a-z]\d+)\s*@?\s*([xo])\s*$", re.I)
+
+ORDER_WINS = Outcome(ORDER, {ORDER: 1, CHAOS: 0}, "five in a row")
+CHAOS_WINS = Outcome(CHAOS, {ORDER: 0, CHAOS: 1}, "board full without five in a row")
+
+_set = object.__setattr__
+
+
+class OrderChaosGame(Game):
+    """Order and Chaos, 6×6, original rules (``get_game("orderchaos")``); it has no parameters."""
+
+    name = "orderchaos"
+    roles = (ORDER, CHAOS)
+    max_length = SIZE
+
+    def initial_state(self) -> OrderChaosState:
+        return _make(0, 0, None, MOVES)
+
+    def from_position(self, text: str) -> OrderChaosState:
+        """Read ``<ranks> <side>``, e.g. ``"6/6/6/6/6/6 order"``."""
+        ranks, side = split_position(text, 2, "6/6/6/6/6/6 order")
+        cells = GRID.parse_ranks(ranks, SYMBOLS)
+        x = GRID.mask(i for i, c in enumerate(cells) if c == "X")
+        o = GRID.mask(i for i, c in enumerate(cells) if c == "O")
+        side = side.lower()
+        if side not in (ORDER, CHAOS):
+            raise InvalidPositionError(f"side to move {side!r} must be 'order' or 'chaos'")
+        count = (x | o).bit_count()
+        expected = ORDER if count % 2 == 0 else CHAOS
+        if side != expected:
+            raise InvalidPositionError(
+                f"side to move {side!r} does not match the {count} pieces on the board "
+                f"(Order moves when the count is even, so it is {expected!r})"
+            )
+        return _make(x, o, _outcome_of(x, o), None)
+
+    def parse_move(self, text: str, state: State | None = None) -> Placement:
+        """Read ``X@c3`` (also ``xc3``, ``c3x``, ``x @ C3``); the state is not needed."""
+        if not isinstance(text, str):
+            raise InvalidMoveError(f"move notation must be a string, not {type(text).__name__}")
+        match = _MOVE_RE.match(text)
+        if match is None:
+            raise InvalidMoveError(
+                f"cannot read move {text!r}: write the symbol, '@' and the square, e.g. 'X@c3'"
+            )
+        symbol = (match.group(1) or match.group(4)).upper()
+        square = GRID.square(match.group(2) or match.group(3))
+        return _MOVE_BY_TEXT[f"{symbol}@{GRID.names[square]}"]
+
+
+GAME = OrderChaosGame()
+
+
+class OrderChaosState(State):
+    """A position of Order and Chaos: two bitboards (``x``, ``o``) and who moves next."""
+
+    __slots__ = ("_legal", "_outcome", "_to_move", "o", "x")
+    x: int
+    o: int
+    _outcome: Outcome | None
+    _to_move: str | None
+    # The legal moves, derived from the parent's tuple when there is one; None until needed.
+    _legal: tuple[Placement, ...] | None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    @property
+    def game(self) -> OrderChaosGame:
+        return GAME
+
+    @property
+    def to_move(self) -> str | None:
+        return self._to_move
+
+    def legal_moves(self) -> tuple[Placement, ...]:
+        legal = self._legal
+        if legal is None:
+            if self._to_move is None:
+                legal = ()
+            else:
+                occupied = self.x | self.o
+                legal = tuple(m for m in MOVES if not occupied >> m.square & 1)
+            _set(self, "_legal", legal)
+        return legal
+
+    def apply(self, move: Move | str) -> OrderChaosState:
+        if type(move) is not Placement:
+            move = self._coerce(move)
+        bit = 1 << move.square
+        if self._to_move is None:
+            raise IllegalMoveError(f"illegal move {move} in {self.position()}: the game is over")
+        if (self.x | self.o) & bit:
+            raise IllegalMoveError(
+                f"illegal move {move} in {self.position()}: {GRID.names[move.square]} is occupied"
+            )
+        x, o = self.x, self.o
+        if move.symbol == "X":
+            x |= bit
+            own = x
+        else:
+            o |= bit
+            own = o
+        outcome = None
+        if own.bit_count() >= LINE_LENGTH:
+            for window in WINDOWS_THROUGH[move.square]:
+                if own & window == window:
+                    outcome = ORDER_WINS
+                    break
+        if outcome is None and x | o == FULL:
+            outcome = CHAOS_WINS
+        legal = self._legal
+        if legal is not None and outcome is None:
+            k = legal.index(move)
+            k -= k & 1  # the X and O placements on one square stand side by side
+            legal = legal[:k] + legal[k + 2 :]
+        else:
+            legal = None
+        return _make(x, o, outcome, legal)
+
+    def _coerce(self, move: object) -> Placement:
+        if isinstance(move, str):
+            return GAME.parse_move(move, self)
+        if isinstance(move, Placement):
+            return move
+        raise IllegalMoveError(f"{move!r} is not an Order and Chaos move")
+
+    def outcome(self) -> Outcome | None:
+        return self._outcome
+
+    def position(self) -> str:
+        count = (self.x | self.o).bit_count()
+        return f"{GRID.format_ranks(self.cells())} {ORDER if count % 2 == 0 else CHAOS}"
+
+    def cells(self) -> str:
+        """One character per square in index order (a1 first): ``X``, ``O`` or ``.``."""
+        return "".join(
+            "X" if self.x >> i & 1 else "O" if self.o >> i & 1 else "." for i in range(SIZE)
+        )
+
+    def winning_squares(self) -> frozenset[int]:
+        """The squares of every line of five or more like symbols (empty while none exists)."""
+        squares: set[int] = set()
+        for bits in (self.x, self.o):
+            for window in WINDOWS:
+                if bits & window == window:
+                    squares.update(i for i in range(SIZE) if window >> i & 1)
+        return frozenset(squares)
+
+    def __str__(self) -> str:
+        return GRID.render(self.cells())
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, OrderChaosState):
+            return NotImplemented
+        return self.x == other.x and self.o == other.o
+
+    def __hash__(self) -> int:
+        return hash((self.x, self.o))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (GAME.from_position, (self.position(),))
+
+
+def _outcome_of(x: int, o: int) -> Outcome | None:
+    for window in WINDOWS:
+        if x & window == window or o & window == window:
+            return ORDER_WINS
+    return CHAOS_WINS if x | o == FULL else None
+
+
+def _make(
+    x: int, o: int, outcome: Outcome | None, legal: tuple[Placement, ...] | None
+) -> OrderChaosState:
+    state = object.__new__(OrderChaosState)
+    _set(state, "x", x)
+    _set(state, "o", o)
+    _set(state, "_outcome", outcome)
+    if outcome is not None:
+        _set(state, "_to_move", None)
+        _set(state, "_legal", ())
+    else:
+        _set(state, "_to_move", ORDER if (x | o).bit_count() % 2 == 0 else CHAOS)
+        _set(state, "_legal", legal)
+    return state

@@ -1,0 +1,67 @@
+"""The command line: help, bench, and one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from click.testing import CliRunner
+
+from abstractgames import available_games
+from abstractgames.cli import main
+
+
+def test_help_and_version() -> None:
+    runner = CliRunner()
+    result = runner.invoke(main, ["--help"])
+    assert result.exit_code == 0
+    assert "bench" in result.output
+    result = runner.invoke(main, ["--version"])
+    assert result.exit_code == 0 and "abstractgames" in result.output
+
+
+def test_python_dash_m() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "abstractgames", "--help"], capture_output=True, text=True
+    )
+    assert out.returncode == 0
+    assert "Usage" in out.stdout
+
+
+def test_bench_text_and_json() -> None:
+    runner = CliRunner()
+    result = runner.invoke(main, ["bench", "orderchaos", "-n", "20", "-r", "2"])
+    assert result.exit_code == 0, result.output
+    assert "random games/s" in result.output
+    result = runner.invoke(main, ["bench", "orderchaos", "-n", "20", "-r", "3", "--json"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.output)
+    assert payload["repeats"] == 3
+    (entry,) = payload["results"]
+    assert entry["game"] == "orderchaos"
+    games = entry["measurements"][0]
+    assert games["unit"] == "random games"
+    assert len(games["runs"]) == 3
+    assert sorted(games["runs"])[1] == games["median"]
+
+
+def test_bench_unknown_game_is_one_line_error() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "abstractgames", "bench", "chess"], capture_output=True, text=True
+    )
+    assert out.returncode != 0
+    assert "Traceback" not in out.stderr
+    assert out.stderr.strip().splitlines() == [
+        f"Error: unknown game 'chess'; available games: {', '.join(available_games())}"
+    ]
+
+
+def test_bench_bad_flags() -> None:
+    runner = CliRunner()
+    result = runner.invoke(main, ["bench", "orderchaos", "-n", "0"])
+    assert result.exit_code == 2
+    assert "Traceback" not in result.output
+    result = runner.invoke(main, ["bench", "orderchaos:size=3"])
+    assert result.exit_code == 1
+    assert "has no parameter 'size'" in result.output

@@ -1,0 +1,44 @@
+"""Lint, format, types and the documentation site stay clean: part of the one test command."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(*command: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+
+
+def tool(name: str) -> str:
+    found = shutil.which(name, path=str(Path(sys.executable).parent)) or shutil.which(name)
+    if found is None:
+        pytest.fail(f"{name} is not installed; install the test extras: pip install -e '.[test]'")
+    return found
+
+
+def test_ruff_lint() -> None:
+    out = run(tool("ruff"), "check", "src", "tests", "examples")
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_ruff_format() -> None:
+    out = run(tool("ruff"), "format", "--check", "src", "tests", "examples")
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_mypy() -> None:
+    out = run(sys.executable, "-m", "mypy")
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_docs_build_strict(tmp_path: Path) -> None:
+    out = run(tool("mkdocs"), "build", "--strict", "--site-dir", str(tmp_path / "site"))
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert (tmp_path / "site" / "index.html").exists()
