@@ -189,8 +189,9 @@ class OrderChaosState(State):
             outcome = CHAOS_WINS
         legal = self._legal
         if legal is not None and outcome is None:
-            k = legal.index(move)
-            k -= k & 1  # the X and O placements on one square stand side by side
+            # Two placements per empty square, in square order: skip those of the empty squares
+            # below this one to find the pair to cut out.
+            k = 2 * (move.square - ((self.x | self.o) & (bit - 1)).bit_count())
             legal = legal[:k] + legal[k + 2 :]
         else:
             legal = None
