@@ -144,3 +144,16 @@ def test_the_kit_catches_broken_games(game: DiceRace, failing: str) -> None:
 
 def test_version() -> None:
     assert abstractgames.__version__
+
+
+def test_outcomes_are_immutable_values() -> None:
+    outcome = get_game("orderchaos").from_position("6/6/6/6/6/XXXXX1 chaos").outcome()
+    assert outcome is not None
+    with pytest.raises(TypeError):
+        outcome.scores["order"] = 0  # type: ignore[index]
+    with pytest.raises(AttributeError):
+        outcome.winner = "chaos"  # type: ignore[misc]
+    assert outcome == abstractgames.Outcome("order", {"order": 1, "chaos": 0}, "five in a row")
+    assert repr(outcome) == (
+        "Outcome(winner='order', scores={'order': 1, 'chaos': 0}, reason='five in a row')"
+    )

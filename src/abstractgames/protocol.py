@@ -23,6 +23,7 @@ import importlib
 import inspect
 import random
 from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 import attrs
@@ -79,23 +80,28 @@ class Move:
     __slots__ = ()
 
 
-def _frozen_scores(scores: Mapping[str, float]) -> dict[str, float]:
-    return dict(scores)
+def _frozen_scores(scores: Mapping[str, float]) -> Mapping[str, float]:
+    return MappingProxyType(dict(scores))
 
 
-@attrs.frozen(eq=True, hash=False)
+@attrs.frozen(repr=False)
 class Outcome:
-    """How a finished game ended.
+    """How a finished game ended (immutable; outcomes are shared between states).
 
     Attributes:
         winner: the winning role, or ``None`` for a draw (or a game without a winner).
-        scores: a number for each role, e.g. ``{"order": 1, "chaos": 0}`` or Entropy's score.
+        scores: a read-only number for each role, e.g. ``{"order": 1, "chaos": 0}``.
         reason: a short human-readable explanation, e.g. ``"five in a row"``.
     """
 
     winner: str | None
-    scores: dict[str, float] = attrs.field(converter=_frozen_scores)
+    scores: Mapping[str, float] = attrs.field(converter=_frozen_scores, hash=False)
     reason: str
+
+    def __repr__(self) -> str:
+        return (
+            f"Outcome(winner={self.winner!r}, scores={dict(self.scores)!r}, reason={self.reason!r})"
+        )
 
 
 class Game(abc.ABC):
