@@ -1,0 +1,145 @@
+"""Players: the protocol a bot implements, the built-in bots, and a registry that names them.
+
+A player is asked for a move with :meth:`Player.choose` whenever it is its turn (never at a chance
+node: whoever drives the game resolves chance). Every random choice a player makes goes through the
+``random.Random`` it is given, so a seed replays the same game.
+
+>>> import random
+>>> from abstractgames import get_game
+>>> player = make_player("random", get_game("orderchaos"))
+>>> move = player.choose(get_game("orderchaos").initial_state(), random.Random(1))
+>>> str(move)
+'O@c2'
+"""
+
+from __future__ import annotations
+
+import abc
+import importlib
+import inspect
+import random
+from collections.abc import Callable
+from typing import Any
+
+from ..protocol import AbstractGamesError, Game, IllegalMoveError, Move, State
+
+__all__ = [
+    "InvalidPlayerError",
+    "Player",
+    "RandomPlayer",
+    "available_players",
+    "make_player",
+    "register_player",
+]
+
+
+class InvalidPlayerError(AbstractGamesError, ValueError):
+    """A player spec that names no player, or gives it options it does not take."""
+
+
+class Player(abc.ABC):
+    """Something that chooses moves: a bot, a person at a terminal, an external program."""
+
+    spec: str = ""
+    """How to make this player again with :func:`make_player`, e.g. ``"search:time=0.5"``."""
+
+    @abc.abstractmethod
+    def choose(self, state: State, rng: random.Random, time_left: float | None = None) -> Move:
+        """A legal move for ``state.to_move`` in ``state``.
+
+        Args:
+            state: the position; never a chance node or a finished game.
+            rng: the only source of randomness the player may use.
+            time_left: seconds left on the player's clock, or ``None`` without a clock.
+        """
+
+    def close(self) -> None:
+        """Release what the player holds (a process, a file); called when the game is over."""
+        return None
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.spec!r}>"
+
+
+class RandomPlayer(Player):
+    """Chooses uniformly among the legal moves."""
+
+    spec = "random"
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+
+    def choose(self, state: State, rng: random.Random, time_left: float | None = None) -> Move:
+        moves = state.legal_moves()
+        if not moves or state.is_chance():
+            raise IllegalMoveError(f"no move to choose in {state.position()}")
+        return rng.choice(moves)
+
+
+PlayerFactory = Callable[..., Player]
+
+_BUILTIN_PLAYERS: dict[str, str] = {
+    "greedy": "abstractgames.players.greedy:GreedyPlayer",
+    "random": "abstractgames.players:RandomPlayer",
+}
+_registered: dict[str, PlayerFactory] = {}
+
+
+def register_player(name: str, factory: PlayerFactory) -> None:
+    """Make ``make_player("name:opt=value", game)`` call ``factory(game, opt=value)``."""
+    _registered[name] = factory
+
+
+def available_players() -> tuple[str, ...]:
+    """The names of the registered players, sorted."""
+    return tuple(sorted(set(_BUILTIN_PLAYERS) | set(_registered)))
+
+
+def _factory(name: str) -> PlayerFactory | None:
+    if name in _registered:
+        return _registered[name]
+    target = _BUILTIN_PLAYERS.get(name)
+    if target is None:
+        return None
+    module, _, attr = target.partition(":")
+    factory: PlayerFactory = getattr(importlib.import_module(module), attr)
+    return factory
+
+
+def _option_value(text: str) -> Any:
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def make_player(spec: str, game: Game) -> Player:
+    """Make the player named by ``spec`` (``NAME`` or ``NAME:option=value,...``) for ``game``.
+
+    Raises:
+        InvalidPlayerError: unknown name, unknown option, or a value the player rejects.
+    """
+    name, _, rest = spec.strip().partition(":")
+    factory = _factory(name.strip().lower())
+    if factory is None:
+        raise InvalidPlayerError(
+            f"unknown player {name!r}; available players: {', '.join(available_players())}"
+        )
+    options: dict[str, Any] = {}
+    for item in filter(None, (part.strip() for part in rest.split(","))):
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise InvalidPlayerError(f"bad option {item!r} in player {spec!r}: use key=value")
+        options[key.strip()] = _option_value(value.strip())
+    accepted = [p.name for p in list(inspect.signature(factory).parameters.values())[1:]]
+    unknown = sorted(set(options) - set(accepted))
+    if unknown:
+        raise InvalidPlayerError(
+            f"player {name!r} has no option {', '.join(map(repr, unknown))}; "
+            f"its options: {', '.join(accepted) or 'none'}"
+        )
+    player = factory(game, **options)
+    player.spec = spec.strip()
+    return player
