@@ -81,6 +81,7 @@ PlayerFactory = Callable[..., Player]
 _BUILTIN_PLAYERS: dict[str, str] = {
     "greedy": "abstractgames.players.greedy:GreedyPlayer",
     "random": "abstractgames.players:RandomPlayer",
+    "search": "abstractgames.players.search:search_player",
 }
 _registered: dict[str, PlayerFactory] = {}
 

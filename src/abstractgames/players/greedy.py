@@ -8,6 +8,7 @@ Each game has its own evaluation, ``evaluate(state, role) -> float`` (higher is 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import random
 from collections.abc import Callable
 
@@ -19,6 +20,8 @@ __all__ = ["GreedyPlayer", "evaluation_for"]
 Evaluation = Callable[[State, str], float]
 
 _EVALUATIONS: dict[str, str] = {
+    "dispersal": "abstractgames.players.dispersal:evaluate",
+    "entropy": "abstractgames.players.entropy:evaluate",
     "orderchaos": "abstractgames.players.orderchaos:evaluate",
 }
 
@@ -29,6 +32,8 @@ def evaluation_for(game: Game) -> Evaluation:
     if target is None:
         raise InvalidPlayerError(f"the greedy player has no evaluation for {game.name!r}")
     module, _, attr = target.partition(":")
+    if importlib.util.find_spec(module) is None:
+        raise InvalidPlayerError(f"the greedy player for {game.name!r} is not built yet")
     evaluate: Evaluation = getattr(importlib.import_module(module), attr)
     return evaluate
 

@@ -1,0 +1,41 @@
+"""The ``search`` player: each game's strongest bot, under one name and one set of options.
+
+``make_player("search", game)`` makes the search bot of ``game``'s own module under
+``abstractgames.players``; options: ``time`` (seconds per move, default 1.0) and ``depth`` (a fixed
+search depth in plies instead of a time budget, where the bot supports it).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+
+from ..protocol import Game
+from . import InvalidPlayerError, Player
+
+__all__ = ["DEFAULT_TIME", "search_player"]
+
+DEFAULT_TIME = 1.0
+
+_SEARCHERS: dict[str, str] = {
+    "dispersal": "abstractgames.players.dispersal:DispersalSearch",
+    "entropy": "abstractgames.players.entropy:EntropySearch",
+    "orderchaos": "abstractgames.players.orderchaos:OrderChaosSearch",
+}
+
+
+def search_player(game: Game, time: float = DEFAULT_TIME, depth: int | None = None) -> Player:
+    """The search bot of ``game`` with a time budget per move (or a fixed depth)."""
+    if isinstance(time, bool) or not isinstance(time, int | float) or time <= 0:
+        raise InvalidPlayerError(f"search option time={time!r} must be a positive number")
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
+        raise InvalidPlayerError(f"search option depth={depth!r} must be a positive integer")
+    target = _SEARCHERS.get(game.name)
+    if target is None:
+        raise InvalidPlayerError(f"there is no search player for {game.name!r}")
+    module, _, attr = target.partition(":")
+    if importlib.util.find_spec(module) is None:
+        raise InvalidPlayerError(f"the search player for {game.name!r} is not built yet")
+    factory = getattr(importlib.import_module(module), attr)
+    player: Player = factory(game, time=float(time), depth=depth)
+    return player
