@@ -10,12 +10,17 @@ import json
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from . import __version__
-from .protocol import AbstractGamesError, available_games
+from .protocol import AbstractGamesError, Game, available_games, parse_game_spec
+
+if TYPE_CHECKING:
+    from .players import Player
+
+EXIT_INTERRUPTED = 130
 
 
 @contextmanager
@@ -78,3 +83,192 @@ def bench(games: tuple[str, ...], count: int, repeats: int, seed: int, as_json: 
         for m in result.measurements:
             runs = ", ".join(f"{r:,.0f}" for r in m.runs)
             click.echo(f"{result.game:<16} {m.median:>12,.0f} {m.unit}/s  (median of {runs})")
+
+
+def _clock_option(ctx: click.Context, param: click.Parameter, value: str | None) -> object:
+    from .records import ClockSettings
+
+    if value is None:
+        return None
+    try:
+        return ClockSettings.parse(value)
+    except ValueError as error:
+        raise click.BadParameter(str(error)) from None
+
+
+def _make_players(game: Game, specs: tuple[str, str], console: Any) -> tuple[Player, Player]:
+    from .players import make_player
+    from .terminal import HumanPlayer
+
+    humans = [spec.strip().lower() == "human" for spec in specs]
+    players: list[Player] = []
+    for number, (spec, human) in enumerate(zip(specs, humans, strict=True), start=1):
+        if human:
+            players.append(
+                HumanPlayer(
+                    game,
+                    console,
+                    input,
+                    allow_undo=not humans[2 - number],
+                    name="you" if humans.count(True) == 1 else f"player {number}",
+                )
+            )
+        else:
+            players.append(make_player(spec, game))
+    return players[0], players[1]
+
+
+@main.command()
+@click.argument("game", required=False, metavar="[GAME]")
+@click.option("-1", "--player1", help="Player 1 (first move of the first game). [default: human]")
+@click.option("-2", "--player2", help="Player 2. [default: greedy]")
+@click.option("--seed", type=int, help="Seed of every random choice (stored in the record).")
+@click.option(
+    "--record",
+    "record_path",
+    type=click.Path(dir_okay=False),
+    help="Write the JSON game record here (also on Ctrl-C).",
+)
+@click.option(
+    "--clock",
+    callback=_clock_option,
+    metavar="SECONDS[+INCREMENT]",
+    help="Each player's time per game, e.g. 300+2.",
+)
+@click.option(
+    "--correspondence",
+    is_flag=True,
+    help="Running out of time loses the match (Entropy's correspondence rule).",
+)
+@click.option("--single", is_flag=True, help="Play one game even where a match has more.")
+@click.option(
+    "--resume",
+    "resume_path",
+    type=click.Path(dir_okay=False),
+    help="Continue the unfinished match in this record.",
+)
+@click.option("--no-color", is_flag=True, help="Draw boards with letters only.")
+@click.option("-v", "--verbose", is_flag=True, help="Show every move, also between bots.")
+def play(
+    game: str | None,
+    player1: str | None,
+    player2: str | None,
+    seed: int | None,
+    record_path: str | None,
+    clock: Any,
+    correspondence: bool,
+    single: bool,
+    resume_path: str | None,
+    no_color: bool,
+    verbose: bool,
+) -> None:
+    """Play GAME (entropy, orderchaos, dispersal, or NAME:key=value).
+
+    A player is 'human', a bot ('random', 'greedy', 'search', with options such as
+    search:time=1.5). Type 'help' at the prompt for the commands. Ctrl-C saves the game;
+    'abstractgames play --resume FILE' continues it.
+    """
+    from .records import MatchRecord
+    from .referee import Referee
+    from .terminal import TerminalObserver, make_console
+
+    console = make_console(colour=not no_color)
+    with _user_errors():
+        if resume_path is not None:
+            record = MatchRecord.load(resume_path)
+            if record.finished:
+                raise click.ClickException(f"the match in {resume_path} is already finished")
+            if game is not None and parse_game_spec(game) != record.make_game():
+                raise click.ClickException(f"{resume_path} is a record of {record.game}")
+            the_game = record.make_game()
+            specs = (player1 or record.players[0], player2 or record.players[1])
+            seed, clock = record.seed, record.clock
+            correspondence, single = record.correspondence, record.single
+            record_path = record_path or resume_path
+        else:
+            if game is None:
+                raise click.UsageError("name a GAME to play, or --resume a record")
+            the_game = parse_game_spec(game)
+            specs = (player1 or "human", player2 or "greedy")
+            record = None
+        players = _make_players(the_game, specs, console)
+        humans = any(spec.strip().lower() == "human" for spec in specs)
+        referee = Referee(
+            the_game,
+            players,
+            seed=seed,
+            clock=clock,
+            correspondence=correspondence,
+            single=single,
+            observer=TerminalObserver(console, players, verbose=verbose or humans),
+        )
+        if record is not None:
+            record.players = (players[0].spec, players[1].spec)
+        result = referee.play(record)
+        if not result.finished:
+            path = record_path or f"abstractgames-{the_game.name}-{referee.seed}.json"
+            result.save(path)
+            click.echo(
+                f"\ngame saved to {path}; continue it with: abstractgames play --resume {path}",
+                err=True,
+            )
+            sys.exit(EXIT_INTERRUPTED)
+        if record_path is not None:
+            result.save(record_path)
+
+
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--step", is_flag=True, help="Show the position after every move.")
+@click.option("--no-color", is_flag=True, help="Draw boards with letters only.")
+def replay(file: str, step: bool, no_color: bool) -> None:
+    """Check a game record against the rules and show how it ended.
+
+    The record is rejected, naming the game, the move and the reason, when a move is illegal or
+    a recorded position or result is not what the rules give.
+    """
+    from .records import MatchRecord
+    from .terminal import make_console, show_position
+
+    console = make_console(colour=not no_color)
+    with _user_errors():
+        record = MatchRecord.load(file)
+        match, finals = record.replay()
+        game = record.make_game()
+        for game_record, final in zip(record.games, finals, strict=True):
+            console.print(f"— game {game_record.number}")
+            if step:
+                state = game.from_position(game_record.start)
+                show_position(console, state)
+                for ply, entry in enumerate(game_record.moves, start=1):
+                    state = state.apply(entry.move)
+                    who = "chance" if entry.player is None else f"player {entry.player}"
+                    console.print(f"{ply}. {entry.move} ({who})")
+                    show_position(console, state)
+            else:
+                show_position(console, final)
+            outcome = final.outcome()
+            if outcome is not None:
+                console.print(f"game {game_record.number}: {outcome.reason}")
+        result = match.result()
+        if result is None:
+            console.print("the match is unfinished")
+        else:
+            winner = "a draw" if result.winner is None else f"player {result.winner} wins"
+            console.print(f"Result: {winner} — {result.reason}")
+
+
+@main.command()
+@click.argument("game")
+@click.argument("position", nargs=-1)
+@click.option("--no-color", is_flag=True, help="Draw the board with letters only.")
+def show(game: str, position: tuple[str, ...], no_color: bool) -> None:
+    """Draw a position of GAME (default: the start); quotes around POSITION are optional."""
+    from .terminal import make_console, show_position
+
+    with _user_errors():
+        the_game = parse_game_spec(game)
+        state = the_game.from_position(" ".join(position)) if position else the_game.initial_state()
+        console = make_console(colour=not no_color)
+        show_position(console, state)
+        console.print(state.position())

@@ -265,6 +265,7 @@ class DispersalGame(Game):
 
     name = "dispersal"
     roles = ROLES
+    board_width = GRID.width
 
     def __init__(self, max_plies: int = DEFAULT_MAX_PLIES) -> None:
         self.max_plies = check_int_param("max_plies", max_plies, minimum=1)
@@ -590,6 +591,16 @@ class DispersalState(_Fields, State):
         if not isinstance(side, str) or side.upper() not in ROLES:
             raise ValueError(f"side must be 'O' or 'S', not {side!r}")
         return self.s if side.upper() == SIDE_S else self.o
+
+    def describe(self) -> tuple[str, ...]:
+        facts = []
+        mover = self.side
+        isolated = sorted(self.isolated(mover))
+        if isolated and self.to_move is not None:
+            names = " ".join(GRID.names[sq] for sq in isolated)
+            facts.append(f"{mover} is in check: isolated {names}")
+        facts.append(f"ply {self.ply} of {self.game.max_plies}")
+        return tuple(facts)
 
     def __str__(self) -> str:
         return GRID.render(self.cells())

@@ -90,6 +90,7 @@ class OrderChaosGame(Game):
     name = "orderchaos"
     roles = (ORDER, CHAOS)
     max_length = SIZE
+    board_width = GRID.width
 
     def initial_state(self) -> OrderChaosState:
         return _make(0, 0, None, MOVES)
@@ -225,6 +226,12 @@ class OrderChaosState(State):
                 if bits & window == window:
                     squares.update(i for i in range(SIZE) if window >> i & 1)
         return frozenset(squares)
+
+    def describe(self) -> tuple[str, ...]:
+        squares = sorted(self.winning_squares())
+        if not squares:
+            return ()
+        return ("line of five: " + " ".join(GRID.names[sq] for sq in squares),)
 
     def __str__(self) -> str:
         return GRID.render(self.cells())

@@ -36,8 +36,12 @@ __all__ = [
     "InvalidMoveError",
     "InvalidParameterError",
     "InvalidPositionError",
+    "Match",
+    "MatchError",
+    "MatchResult",
     "Move",
     "Outcome",
+    "SingleGameMatch",
     "State",
     "UnknownGameError",
     "available_games",
@@ -72,6 +76,10 @@ class IllegalMoveError(AbstractGamesError, ValueError):
 
 class InvalidMoveError(IllegalMoveError):
     """Move text that is not valid notation for the game (a special case of an illegal move)."""
+
+
+class MatchError(AbstractGamesError, ValueError):
+    """A match event that cannot happen now, e.g. recording a game after the match is over."""
 
 
 class Move:
@@ -117,6 +125,10 @@ class Game(abc.ABC):
     """The players' roles in turn order, e.g. ``("order", "chaos")``."""
     max_length: int
     """An upper bound on the number of plies (chance events included) of any game."""
+    board_width: int = 0
+    """Squares per rank of the board that :meth:`State.cells` describes (0: no board)."""
+    piece_colours: Mapping[str, str] = MappingProxyType({})
+    """The colour name (e.g. ``"red"``) of each piece letter that has one, for pictures."""
 
     @property
     def params(self) -> dict[str, Any]:
@@ -145,6 +157,19 @@ class Game(abc.ABC):
         Parsing does not check legality (``state.apply`` does), except where the state is needed to
         read the text at all.
         """
+
+    def new_match(self, *, correspondence: bool = False) -> Match:
+        """A fresh match between player 1 and player 2 under this game's match rules.
+
+        The default is one game, player 1 in ``roles[0]``; a game whose rules play several games
+        (Entropy: two, roles swapped) returns its own :class:`Match`. ``correspondence`` selects the
+        rule where running out of time loses the match (for games that distinguish it).
+        """
+        return SingleGameMatch(self)
+
+    def timeout_move(self, state: State) -> Move | None:
+        """The move made for a player out of time in a live game, or ``None`` if they lose."""
+        return None
 
     def benchmarks(self, rng: random.Random) -> dict[str, Callable[[], int]]:
         """Game-specific speed measurements for ``abstractgames bench``, beyond random games.
@@ -207,6 +232,14 @@ class State(abc.ABC):
     def position(self) -> str:
         """The position string (RULES.md); ``game.from_position`` reads it back equal."""
 
+    def cells(self) -> str:
+        """One character per square in index order (a1 first), ``"."`` for an empty square."""
+        raise NotImplementedError(f"{type(self).__name__} has no board to show")
+
+    def describe(self) -> tuple[str, ...]:
+        """Short facts about the position for people (a score, a check…); none by default."""
+        return ()
+
     def is_terminal(self) -> bool:
         """Whether the game is over."""
         return self.to_move is None
@@ -217,6 +250,136 @@ class State(abc.ABC):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.position()!r}>"
+
+
+@attrs.frozen
+class MatchResult:
+    """How a match ended.
+
+    Attributes:
+        winner: player 1 or 2, or ``None`` for a draw.
+        reason: e.g. ``"five in a row"``, ``"player 2 resigned"``.
+        scores: each player's score, where the game has one (Entropy: the Order scores), else
+            ``(None, None)``.
+    """
+
+    winner: int | None
+    reason: str
+    scores: tuple[float | None, float | None] = (None, None)
+
+
+def check_player(player: object) -> int:
+    """Return ``player`` if it is 1 or 2, else raise :class:`MatchError`."""
+    if isinstance(player, bool) or not isinstance(player, int) or player not in (1, 2):
+        raise MatchError(f"players are numbered 1 and 2, not {player!r}")
+    return player
+
+
+class Match(abc.ABC):
+    """The games two players play to decide a winner, as an immutable value.
+
+    Each event (:meth:`record_game`, :meth:`resign`, :meth:`lose_on_time`) returns a new match.
+    Players are numbered 1 and 2; player 1 makes the first move of the first game.
+    """
+
+    @property
+    @abc.abstractmethod
+    def game(self) -> Game:
+        """The game every game of the match is played in."""
+
+    @property
+    @abc.abstractmethod
+    def game_number(self) -> int | None:
+        """The game being played (1, 2, …), or ``None`` when the match is over."""
+
+    @abc.abstractmethod
+    def role_of(self, player: int, game_number: int | None = None) -> str:
+        """The role of ``player`` in a game (default: the current one)."""
+
+    def player_of(self, role: str, game_number: int | None = None) -> int:
+        """The player (1 or 2) who plays ``role`` in a game (default: the current one)."""
+        if role not in self.game.roles:
+            raise MatchError(f"the roles are {', '.join(map(repr, self.game.roles))}, not {role!r}")
+        return 1 if self.role_of(1, game_number) == role else 2
+
+    @abc.abstractmethod
+    def record_game(self, final: State) -> Match:
+        """The match after the current game ended in the finished state ``final``."""
+
+    @abc.abstractmethod
+    def resign(self, player: int) -> Match:
+        """The match after ``player`` resigned: the other player wins it at once."""
+
+    @abc.abstractmethod
+    def lose_on_time(self, player: int) -> Match:
+        """The match after ``player`` ran out of time where that loses the match."""
+
+    @abc.abstractmethod
+    def result(self) -> MatchResult | None:
+        """``None`` while the match goes on, else who won and why."""
+
+    def is_over(self) -> bool:
+        """Whether the match is decided."""
+        return self.result() is not None
+
+
+@attrs.frozen
+class SingleGameMatch(Match):
+    """A match of one game: player 1 takes the first role; the game's winner wins the match.
+
+    Running out of time loses (games without timeout moves), and so does resigning.
+    """
+
+    _game: Game
+    outcome: Outcome | None = None
+    resigned: int | None = None
+    out_of_time: int | None = None
+
+    @property
+    def game(self) -> Game:
+        return self._game
+
+    @property
+    def game_number(self) -> int | None:
+        return None if self.is_over() else 1
+
+    def role_of(self, player: int, game_number: int | None = None) -> str:
+        if game_number not in (None, 1):
+            raise MatchError(f"this match has one game, not game {game_number!r}")
+        return self._game.roles[check_player(player) - 1]
+
+    def record_game(self, final: State) -> SingleGameMatch:
+        self._check_going_on()
+        outcome = final.outcome()
+        if outcome is None or final.game != self._game:
+            raise MatchError(f"{final!r} is not a finished game of {self._game!r}")
+        return attrs.evolve(self, outcome=outcome)
+
+    def resign(self, player: int) -> SingleGameMatch:
+        self._check_going_on()
+        return attrs.evolve(self, resigned=check_player(player))
+
+    def lose_on_time(self, player: int) -> SingleGameMatch:
+        self._check_going_on()
+        return attrs.evolve(self, out_of_time=check_player(player))
+
+    def result(self) -> MatchResult | None:
+        if self.resigned is not None:
+            return MatchResult(3 - self.resigned, f"player {self.resigned} resigned")
+        if self.out_of_time is not None:
+            return MatchResult(3 - self.out_of_time, f"player {self.out_of_time} ran out of time")
+        if self.outcome is None:
+            return None
+        winner = None if self.outcome.winner is None else self.player_of_role(self.outcome.winner)
+        scores = tuple(self.outcome.scores.get(self.role_of(p)) for p in (1, 2))
+        return MatchResult(winner, self.outcome.reason, scores)  # type: ignore[arg-type]
+
+    def player_of_role(self, role: str) -> int:
+        return self._game.roles.index(role) + 1
+
+    def _check_going_on(self) -> None:
+        if self.is_over():
+            raise MatchError("the match is already over")
 
 
 def random_move(state: State, rng: random.Random) -> Move:

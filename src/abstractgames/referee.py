@@ -1,0 +1,292 @@
+"""The referee: plays a match between two players under the rules, with clocks, and records it.
+
+The referee knows nothing of any particular game: it asks the game for its match rules
+(:meth:`~abstractgames.Game.new_match`) and for the move made for a player out of time
+(:meth:`~abstractgames.Game.timeout_move`), resolves chance itself, and writes a
+:class:`~abstractgames.records.MatchRecord`.
+
+Every random choice is derived from the match seed, the game number and the ply, so a seed replays
+the same match byte for byte, also after an undo or a resumed game.
+
+>>> from abstractgames import get_game
+>>> from abstractgames.players import make_player
+>>> game = get_game("orderchaos")
+>>> referee = Referee(game, (make_player("greedy", game), make_player("random", game)), seed=3)
+>>> record = referee.play()
+>>> record.result.winner, record.result.reason
+(1, 'five in a row')
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+
+import attrs
+
+from .players import Player
+from .protocol import (
+    AbstractGamesError,
+    Game,
+    IllegalMoveError,
+    Match,
+    Move,
+    State,
+    random_move,
+)
+from .records import ClockSettings, GameRecord, MatchRecord, MoveRecord, RecordError
+
+__all__ = [
+    "ClockSettings",
+    "Observer",
+    "Referee",
+    "RefereeError",
+    "Resign",
+    "UndoRequest",
+    "chance_rng",
+    "player_rng",
+]
+
+
+class RefereeError(AbstractGamesError):
+    """The referee cannot go on, e.g. a built-in player broke the rules."""
+
+
+class Resign(Exception):
+    """Raised from :meth:`Player.choose` by a player who resigns the match."""
+
+
+class UndoRequest(Exception):
+    """Raised from :meth:`Player.choose` by a person who wants to take back their last move."""
+
+
+def chance_rng(seed: int, game_number: int, ply: int) -> random.Random:
+    """The generator for the chance event at ``ply`` of a game: the same seed, the same draw."""
+    return random.Random(f"{seed}/{game_number}/{ply}/chance")
+
+
+def player_rng(seed: int, game_number: int, ply: int, player: int) -> random.Random:
+    """The generator a player is given for its move at ``ply`` of a game."""
+    return random.Random(f"{seed}/{game_number}/{ply}/player{player}")
+
+
+class Observer:
+    """Told what happens during a match (a terminal display, a log); every method may be ignored."""
+
+    def game_started(self, record: GameRecord, state: State, match: Match) -> None:
+        """A game begins (also a resumed one, with its moves so far replayed)."""
+
+    def move_played(self, before: State, move: Move, entry: MoveRecord, after: State) -> None:
+        """A move (or chance event) was played."""
+
+    def moves_taken_back(self, state: State, count: int) -> None:
+        """An undo took ``count`` plies back; ``state`` is the position now."""
+
+    def notice(self, text: str) -> None:
+        """Something worth telling the players (e.g. a clock ran out)."""
+
+    def game_ended(self, record: GameRecord, state: State, match: Match) -> None:
+        """A game is over (by the rules, a resignation, or time)."""
+
+    def match_ended(self, record: MatchRecord) -> None:
+        """The match is decided."""
+
+
+@attrs.define
+class _GameInProgress:
+    record: GameRecord
+    states: list[State]
+    clocks: list[float | None]
+    flagged: set[int] = attrs.Factory(set)
+
+
+class Referee:
+    """Plays one match of ``game`` between ``players[0]`` (player 1) and ``players[1]``.
+
+    Args:
+        game: the game.
+        players: player 1 (who makes the first move of the first game) and player 2.
+        seed: the seed of every random choice; a random one is picked (and recorded) if ``None``.
+        clock: each player's time per game, or ``None`` for no clock.
+        correspondence: running out of time loses the match even where the game has timeout moves.
+        single: play one game even where the game's match has more (Entropy's two).
+        time_source: seconds as a float, monotonic (tests pass a fake one).
+        observer: told about every event.
+    """
+
+    def __init__(
+        self,
+        game: Game,
+        players: tuple[Player, Player],
+        *,
+        seed: int | None = None,
+        clock: ClockSettings | None = None,
+        correspondence: bool = False,
+        single: bool = False,
+        time_source: Callable[[], float] = time.monotonic,
+        observer: Observer | None = None,
+    ) -> None:
+        self.game = game
+        self.players = players
+        self.seed = random.SystemRandom().randrange(2**32) if seed is None else seed
+        self.clock = clock
+        self.correspondence = correspondence
+        self.single = single
+        self.time_source = time_source
+        self.observer = observer or Observer()
+
+    def new_record(self) -> MatchRecord:
+        """An empty record of this match."""
+        return MatchRecord(
+            game=self.game.name,
+            params=self.game.params,
+            players=(self.players[0].spec, self.players[1].spec),
+            seed=self.seed,
+            clock=self.clock,
+            correspondence=self.correspondence,
+            single=self.single,
+        )
+
+    def play(self, record: MatchRecord | None = None) -> MatchRecord:
+        """Play the match to its end, or continue the one in ``record``; return its record.
+
+        A ``KeyboardInterrupt`` or ``EOFError`` from a player (a person pressing Ctrl-C or closing
+        the input) stops the match: the record returned then has ``finished`` false and
+        :meth:`play` with it continues where it stopped.
+        """
+        record = self.new_record() if record is None else record
+        match = self._replay(record)
+        try:
+            while (number := match.game_number) is not None:
+                match = self._play_game(record, match, number)
+        except (KeyboardInterrupt, EOFError):
+            return record
+        finally:
+            for player in self.players:
+                player.close()
+        record.result = match.result()
+        self.observer.match_ended(record)
+        return record
+
+    def _replay(self, record: MatchRecord) -> Match:
+        """The match after the finished games of ``record`` (the unfinished one stays open)."""
+        try:
+            match, _ = record.replay()
+        except RecordError as error:
+            raise RefereeError(f"cannot continue this record: {error}") from None
+        return match
+
+    def _play_game(self, record: MatchRecord, match: Match, number: int) -> Match:
+        if len(record.games) < number:
+            record.games.append(
+                GameRecord(number=number, start=self.game.initial_state().position())
+            )
+        game_record = record.games[number - 1]
+        states = [self.game.from_position(game_record.start)]
+        for entry in game_record.moves:
+            states.append(states[-1].apply(entry.move))
+        seconds = None if self.clock is None else self.clock.seconds
+        live = _GameInProgress(game_record, states, [seconds, seconds])
+        for entry in game_record.moves:
+            if entry.player is not None and entry.clock is not None:
+                live.clocks[entry.player - 1] = entry.clock
+            if entry.auto and entry.player is not None:
+                live.flagged.add(entry.player)
+        self.observer.game_started(game_record, states[-1], match)
+        while True:
+            state = live.states[-1]
+            if state.outcome() is not None:
+                game_record.final = state.position()
+                game_record.outcome = state.outcome()
+                match = match.record_game(state)
+                break
+            ended = self._next_ply(live, match)
+            if ended is not None:
+                match = ended
+                break
+        self.observer.game_ended(game_record, live.states[-1], match)
+        return match
+
+    def _next_ply(self, live: _GameInProgress, match: Match) -> Match | None:
+        """Play one ply; return the match if it ended by resignation or time, else ``None``."""
+        state = live.states[-1]
+        number = live.record.number
+        ply = len(live.states) - 1
+        if state.is_chance():
+            move = random_move(state, chance_rng(self.seed, number, ply))
+            self._commit(live, state, move, MoveRecord(str(move), None))
+            return None
+        role = state.to_move
+        assert role is not None
+        player = match.player_of(role)
+        if player in live.flagged:
+            automatic = self.game.timeout_move(state)
+            assert automatic is not None
+            entry = MoveRecord(str(automatic), player, seconds=0.0, clock=0.0, auto=True)
+            self._commit(live, state, automatic, entry)
+            return None
+        time_left = live.clocks[player - 1]
+        started = self.time_source()
+        try:
+            move = self.players[player - 1].choose(
+                state, player_rng(self.seed, number, ply, player), time_left
+            )
+        except Resign:
+            live.record.ended_by = ("resigned", player)
+            self.observer.notice(f"player {player} resigns")
+            return match.resign(player)
+        except UndoRequest:
+            self._undo(live, role)
+            return None
+        spent = self.time_source() - started
+        if time_left is not None and self.clock is not None:
+            remaining = time_left - spent
+            if remaining < 0:
+                return self._out_of_time(live, match, state, player, spent)
+            remaining += self.clock.increment
+            live.clocks[player - 1] = remaining
+            entry = MoveRecord(str(move), player, seconds=spent, clock=remaining)
+        else:
+            entry = MoveRecord(str(move), player)
+        try:
+            self._commit(live, state, move, entry)
+        except IllegalMoveError as error:
+            spec = self.players[player - 1].spec
+            raise RefereeError(f"player {player} ({spec}) broke the rules: {error}") from None
+        return None
+
+    def _out_of_time(
+        self, live: _GameInProgress, match: Match, state: State, player: int, spent: float
+    ) -> Match | None:
+        live.clocks[player - 1] = 0.0
+        timeout_move = None if self.correspondence else self.game.timeout_move(state)
+        if timeout_move is None:
+            live.record.ended_by = ("out of time", player)
+            self.observer.notice(f"player {player} ran out of time")
+            return match.lose_on_time(player)
+        self.observer.notice(
+            f"player {player} ran out of time: their moves are made for them for the rest of "
+            "this game"
+        )
+        live.flagged.add(player)
+        entry = MoveRecord(str(timeout_move), player, seconds=spent, clock=0.0, auto=True)
+        self._commit(live, state, timeout_move, entry)
+        return None
+
+    def _commit(self, live: _GameInProgress, state: State, move: Move, entry: MoveRecord) -> None:
+        after = state.apply(move)
+        live.states.append(after)
+        live.record.moves.append(entry)
+        self.observer.move_played(state, move, entry, after)
+
+    def _undo(self, live: _GameInProgress, role: str) -> None:
+        """Go back to the previous position where ``role`` was to move (chance events included)."""
+        for index in range(len(live.states) - 2, -1, -1):
+            if live.states[index].to_move == role and not live.record.moves[index].auto:
+                count = len(live.states) - 1 - index
+                del live.states[index + 1 :]
+                del live.record.moves[index:]
+                self.observer.moves_taken_back(live.states[-1], count)
+                return
+        self.observer.notice("nothing to undo: this is your first move of the game")

@@ -1,0 +1,225 @@
+"""`abstractgames play`, `replay` and `show` from the outside: CliRunner and real processes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from abstractgames import available_games
+from abstractgames.cli import EXIT_INTERRUPTED, main
+from abstractgames.records import MatchRecord
+
+
+def run(*args: str, input: str | None = None) -> tuple[int, str]:
+    result = CliRunner().invoke(main, list(args), input=input)
+    assert not isinstance(result.exception, Exception) or isinstance(
+        result.exception, SystemExit
+    ), result.exception
+    return result.exit_code, result.output
+
+
+@pytest.mark.parametrize("game", available_games())
+def test_bot_game_with_seed_and_record(game: str, tmp_path: Path) -> None:
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    args = ["play", game, "-1", "random", "-2", "random", "--seed", "7", "--no-color"]
+    code, out_a = run(*args, "--record", str(first))
+    assert code == 0, out_a
+    code, out_b = run(*args, "--record", str(second))
+    assert code == 0, out_b
+    assert out_a == out_b
+    assert "Result:" in out_a
+    assert first.read_bytes() == second.read_bytes()
+    record = json.loads(first.read_text())
+    assert record["seed"] == 7 and record["players"] == ["random", "random"]
+    code, out = run("replay", str(first), "--no-color")
+    assert code == 0, out
+    assert "Result:" in out
+
+
+def test_human_game_through_stdin(tmp_path: Path) -> None:
+    path = tmp_path / "game.json"
+    script = "\n".join(["help", "moves", "X@z9", "hello", "X@c3", "undo", "X@d4", "resign"])
+    code, out = run(
+        "play",
+        "orderchaos",
+        "-2",
+        "greedy",
+        "--seed",
+        "3",
+        "--record",
+        str(path),
+        "--no-color",
+        input=script + "\n",
+    )
+    assert code == 0, out
+    assert "moves   list the legal moves" in out
+    assert "72 legal moves: X@a1 O@a1" in out
+    assert "not played: 'z9' is not a square of this board" in out
+    assert "not played: cannot read move 'hello'" in out
+    assert "took back 2 plies" in out
+    assert "Result: player 2 (greedy) wins — player 1 resigned" in out
+    record = MatchRecord.load(path)
+    assert record.games[0].moves[0].move == "X@d4"
+    assert record.games[0].ended_by == ("resigned", 1)
+
+
+def test_undo_is_refused_between_two_people() -> None:
+    code, out = run(
+        "play",
+        "orderchaos",
+        "-1",
+        "human",
+        "-2",
+        "human",
+        "--no-color",
+        input="X@a1\nundo\nresign\n",
+    )
+    assert code == 0
+    assert "undo is only possible in a game against bots" in out
+
+
+def test_end_of_input_saves_and_resume_finishes_the_same_game(tmp_path: Path) -> None:
+    path = tmp_path / "game.json"
+    code, out = run(
+        "play",
+        "orderchaos",
+        "-2",
+        "greedy",
+        "--seed",
+        "5",
+        "--record",
+        str(path),
+        "--no-color",
+        input="X@a1\nX@b1\n",
+    )
+    assert code == EXIT_INTERRUPTED
+    assert f"game saved to {path}" in out
+    saved = MatchRecord.load(path)
+    assert not saved.finished
+    assert len(saved.games[0].moves) == 4
+    code, out = run("play", "--resume", str(path), "--no-color", input="resign\n")
+    assert code == 0, out
+    assert "resumed after 4 plies" in out
+    done = MatchRecord.load(path)
+    assert done.finished
+    assert [m.move for m in done.games[0].moves] == [m.move for m in saved.games[0].moves]
+    code, out = run("play", "--resume", str(path))
+    assert code == 1 and "already finished" in out
+
+
+def test_interrupt_without_record_saves_in_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, _ = run("play", "orderchaos", "--seed", "11", input="")
+    assert code == EXIT_INTERRUPTED
+    assert (tmp_path / "abstractgames-orderchaos-11.json").exists()
+
+
+def test_ctrl_c_in_a_real_process_saves_the_game(tmp_path: Path) -> None:
+    path = tmp_path / "game.json"
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "abstractgames",
+            "play",
+            "orderchaos",
+            "--seed",
+            "2",
+            "--record",
+            str(path),
+            "--no-color",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write("X@a1\n")
+    process.stdin.flush()
+    # Wait for the second prompt, then press Ctrl-C.
+    seen = ""
+    while seen.count("order (you)>") < 2:
+        seen += process.stdout.read(1)
+    process.send_signal(2)
+    _, err = process.communicate(timeout=30)
+    assert process.returncode == EXIT_INTERRUPTED
+    assert "Traceback" not in err
+    assert f"game saved to {path}" in err
+    assert len(MatchRecord.load(path).games[0].moves) == 2
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["play", "chess"], "unknown game 'chess'"),
+        (["play", "orderchaos", "-2", "deepblue"], "unknown player 'deepblue'"),
+        (["play", "orderchaos", "-2", "greedy:depth=2"], "has no option 'depth'"),
+        (["play", "orderchaos", "--clock", "fast"], "bad clock 'fast'"),
+        (["play"], "name a GAME to play"),
+        (["play", "--resume", "/nonexistent/record.json"], "cannot read record"),
+        (["replay", "/nonexistent/record.json"], "cannot read record"),
+        (["show", "orderchaos", "6/6/6 order"], "3 ranks"),
+        (["show", "nogame"], "unknown game"),
+        (["play", "orderchaos", "--seed", "x"], "'x' is not a valid integer"),
+    ],
+)
+def test_bad_input_is_one_line_and_non_zero(args: list[str], message: str) -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "abstractgames", *args], capture_output=True, text=True, input=""
+    )
+    assert out.returncode not in (0, EXIT_INTERRUPTED), out
+    assert message in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_replay_rejects_a_tampered_record(tmp_path: Path) -> None:
+    path = tmp_path / "game.json"
+    code, _ = run(
+        "play", "orderchaos", "-1", "random", "-2", "random", "--seed", "1", "--record", str(path)
+    )
+    assert code == 0
+    data = json.loads(path.read_text())
+    data["games"][0]["moves"][1]["move"] = data["games"][0]["moves"][0]["move"]
+    path.write_text(json.dumps(data))
+    out = subprocess.run(
+        [sys.executable, "-m", "abstractgames", "replay", str(path)], capture_output=True, text=True
+    )
+    assert out.returncode == 1
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: game 1, move 2")
+    path.write_text(path.read_text()[:50])
+    out = subprocess.run(
+        [sys.executable, "-m", "abstractgames", "replay", str(path)], capture_output=True, text=True
+    )
+    assert out.returncode == 1 and "not valid JSON" in out.stderr
+
+
+def test_replay_step_walks_every_position(tmp_path: Path) -> None:
+    path = tmp_path / "game.json"
+    run("play", "orderchaos", "-1", "greedy", "-2", "random", "--seed", "1", "--record", str(path))
+    plies = len(MatchRecord.load(path).games[0].moves)
+    code, out = run("replay", str(path), "--step", "--no-color")
+    assert code == 0
+    assert out.count("    a  b  c  d  e  f") == plies + 1
+
+
+@pytest.mark.parametrize("game", available_games())
+def test_show_every_game(game: str) -> None:
+    code, out = run("show", game, "--no-color")
+    assert code == 0, out
+    assert " a " in out
+
+
+def test_show_takes_an_unquoted_position() -> None:
+    code, out = run("show", "dispersal", "S1O1S/O3O/OSSOS/S4/2OOS", "O", "--no-color")
+    assert code == 0, out
+    assert "O is in check: isolated c5" in out
+    assert "S1O1S/O3O/OSSOS/S4/2OOS O" in out

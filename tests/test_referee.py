@@ -1,0 +1,249 @@
+"""The referee and game records, through the library (the command line has its own tests)."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from abstractgames import Move, State, available_games, get_game
+from abstractgames.players import Player, make_player
+from abstractgames.records import ClockSettings, MatchRecord, RecordError
+from abstractgames.referee import Referee, RefereeError, Resign, UndoRequest
+
+
+class FakeClock:
+    """A time source that advances only when a player 'thinks'."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Scripted(Player):
+    """Plays the given moves in order (then the first legal move), spending ``think`` seconds."""
+
+    def __init__(
+        self, moves: list[str | type[Exception]], clock: FakeClock | None = None, think: float = 0.0
+    ) -> None:
+        self.moves = list(moves)
+        self.clock = clock
+        self.think = think
+        self.spec = "scripted"
+        self.asked: list[str] = []
+
+    def choose(self, state: State, rng: random.Random, time_left: float | None = None) -> Move:
+        self.asked.append(state.position())
+        if self.clock is not None:
+            self.clock.now += self.think
+        if self.moves:
+            item = self.moves.pop(0)
+            if isinstance(item, type):
+                raise item()
+            return state.game.parse_move(item, state)
+        return state.legal_moves()[0]
+
+
+def bots(game_name: str, first: str = "random", second: str = "random") -> tuple[Player, Player]:
+    game = get_game(game_name)
+    return make_player(first, game), make_player(second, game)
+
+
+@pytest.mark.parametrize("game_name", available_games())
+def test_same_seed_same_record(game_name: str) -> None:
+    game = get_game(game_name)
+    first = Referee(game, bots(game_name), seed=42).play()
+    second = Referee(game, bots(game_name), seed=42).play()
+    assert first.finished
+    assert first.dumps() == second.dumps()
+    other = Referee(game, bots(game_name), seed=43).play()
+    assert other.dumps() != first.dumps()
+    again = MatchRecord.loads(first.dumps())
+    assert again.dumps() == first.dumps()
+    match, finals = again.replay()
+    assert match.result() == first.result
+    assert all(state.is_terminal() for state in finals)
+
+
+def test_resignation_ends_the_match() -> None:
+    game = get_game("orderchaos")
+    record = Referee(game, (Scripted(["X@a1", Resign]), make_player("random", game)), seed=1).play()
+    assert record.result is not None
+    assert record.result.winner == 2
+    assert record.result.reason == "player 1 resigned"
+    assert record.games[0].ended_by == ("resigned", 1)
+    assert MatchRecord.loads(record.dumps()).replay()[0].result() == record.result
+
+
+def test_undo_goes_back_to_the_players_previous_turn() -> None:
+    game = get_game("orderchaos")
+    human = Scripted(["X@a1", "X@b1", UndoRequest, "X@f6", Resign])
+    record = Referee(game, (human, make_player("random", game)), seed=1).play()
+    moves = [m.move for m in record.games[0].moves]
+    assert moves[0] == "X@a1"
+    assert moves[2] == "X@f6"  # X@b1 and the reply to it were taken back
+    assert len(moves) == 4
+    # The bot's reply after the undo is the one it gave the first time: same seed, same ply.
+    assert human.asked[3] == human.asked[1]
+
+
+def test_undo_on_the_first_move_is_refused_politely() -> None:
+    game = get_game("orderchaos")
+    human = Scripted([UndoRequest, Resign])
+    record = Referee(game, (human, make_player("random", game)), seed=1).play()
+    assert record.games[0].moves == []
+
+
+def test_interrupted_match_can_be_resumed(tmp_path: Path) -> None:
+    game = get_game("orderchaos")
+    human = Scripted(["X@a1", "X@b1", KeyboardInterrupt])
+    record = Referee(game, (human, make_player("greedy", game)), seed=9).play()
+    assert not record.finished
+    assert len(record.games[0].moves) == 4
+    path = tmp_path / "game.json"
+    record.save(path)
+    loaded = MatchRecord.load(path)
+    finish = Scripted([])
+    done = Referee(game, (finish, make_player("greedy", game)), seed=loaded.seed).play(loaded)
+    assert done.finished
+    moves = [m.move for m in done.games[0].moves]
+    assert moves[:4] == [m.move for m in record.games[0].moves]
+    assert (
+        finish.asked[0]
+        == game.initial_state()
+        .apply(moves[0])
+        .apply(moves[1])
+        .apply(moves[2])
+        .apply(moves[3])
+        .position()
+    )
+    # Continuing gives the same game as playing through without the interruption.
+    straight = Referee(
+        game, (Scripted(["X@a1", "X@b1"]), make_player("greedy", game)), seed=9
+    ).play()
+    assert [m.move for m in straight.games[0].moves] == moves
+
+
+def test_out_of_time_loses_where_the_game_has_no_timeout_moves() -> None:
+    game = get_game("orderchaos")
+    clock = FakeClock()
+    slow = Scripted([], clock, think=4.0)
+    fast = Scripted([], clock, think=1.0)
+    record = Referee(
+        game, (slow, fast), seed=0, clock=ClockSettings(10, 0.5), time_source=clock
+    ).play()
+    assert record.result is not None
+    assert record.result.winner == 2
+    assert record.result.reason == "player 1 ran out of time"
+    moves = record.games[0].moves
+    # 10 s, then 4 s a move with 0.5 s back: 6.5, 3.0, and the third move overruns.
+    assert [m.clock for m in moves if m.player == 1] == [6.5, 3.0]
+    assert [m.seconds for m in moves if m.player == 1] == [4.0, 4.0]
+    assert MatchRecord.loads(record.dumps()).replay()[0].result() == record.result
+
+
+def test_a_player_breaking_the_rules_is_reported() -> None:
+    game = get_game("orderchaos")
+    cheat = Scripted(["X@a1", "X@a1"])
+    with pytest.raises(
+        RefereeError, match=r"player 1 \(scripted\) broke the rules.*a1 is occupied"
+    ):
+        Referee(game, (cheat, Scripted(["O@b2"])), seed=0).play()
+
+
+def test_clock_settings() -> None:
+    assert ClockSettings.parse("300") == ClockSettings(300.0, 0.0)
+    assert ClockSettings.parse("1.5+0.25") == ClockSettings(1.5, 0.25)
+    assert str(ClockSettings.parse("300+2")) == "300+2"
+    for bad in ("", "0", "-3", "5+", "abc", "1+2+3"):
+        with pytest.raises(ValueError, match="bad clock"):
+            ClockSettings.parse(bad)
+
+
+def test_records_are_written_atomically(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    game = get_game("orderchaos")
+    record = Referee(game, bots("orderchaos"), seed=5).play()
+    path = tmp_path / "match.json"
+    path.write_text("previous content")
+
+    def broken_replace(*args: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr("os.replace", broken_replace)
+    with pytest.raises(OSError, match="disk full"):
+        record.save(path)
+    assert path.read_text() == "previous content"
+    assert [p.name for p in tmp_path.iterdir()] == ["match.json"]  # no temporary left behind
+
+
+def _tampered(change: str) -> str:
+    game = get_game("orderchaos")
+    data = json.loads(Referee(game, bots("orderchaos", "greedy"), seed=5).play().dumps())
+    if change == "illegal move":
+        data["games"][0]["moves"][2]["move"] = data["games"][0]["moves"][0]["move"]
+    elif change == "wrong result":
+        data["result"]["winner"] = 2
+    elif change == "wrong outcome":
+        data["games"][0]["outcome"]["winner"] = "chaos"
+    elif change == "wrong player":
+        data["games"][0]["moves"][1]["player"] = 1
+    elif change == "version":
+        data["version"] = 99
+    elif change == "format":
+        data["format"] = "chess-pgn"
+    elif change == "unknown game":
+        data["game"] = "chess"
+    elif change == "extra move":
+        data["games"][0]["moves"].append({"move": "X@a1", "player": 1})
+    elif change == "missing moves":
+        del data["games"][0]["moves"][-1]
+    elif change == "wrong final":
+        data["games"][0]["final"] = "6/6/6/6/6/6 order"
+    elif change == "players":
+        data["players"] = ["random"]
+    return json.dumps(data)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ("illegal move", r"game 1, move 3 \([XO]@\w+\): illegal move .* is occupied"),
+        ("wrong result", "the recorded result .* is not what the games give"),
+        ("wrong outcome", "recorded outcome .* is not the rules'"),
+        ("wrong player", r"game 1, move 2 .*: chaos is player 2, not 1"),
+        ("version", "version 99 is not supported"),
+        ("format", "not an abstractgames record"),
+        ("unknown game", "unknown game 'chess'"),
+        ("extra move", "the game is already over"),
+        ("missing moves", "the moves stop before the recorded end"),
+        ("wrong final", "recorded final position"),
+        ("players", "'players' must be two player specs"),
+    ],
+)
+def test_tampered_records_are_rejected(change: str, message: str) -> None:
+    with pytest.raises(RecordError, match=message):
+        MatchRecord.loads(_tampered(change)).replay()
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "not valid JSON"),
+        ('{"format": "abstractgames-record", "version": 1, "game"', "not valid JSON"),
+        ("[]", "must be a JSON object"),
+        ('{"format": "abstractgames-record"}', "has no 'version'"),
+        ('{"format": "abstractgames-record", "version": "1"}', "'version' has the wrong type"),
+    ],
+)
+def test_unreadable_records(text: str, message: str) -> None:
+    with pytest.raises(RecordError, match=message):
+        MatchRecord.loads(text)
+
+
+def test_missing_record_file(tmp_path: Path) -> None:
+    with pytest.raises(RecordError, match="cannot read record"):
+        MatchRecord.load(tmp_path / "nothing.json")
