@@ -7,7 +7,10 @@ import pytest
 from abstractgames import available_games, get_game, parse_game_spec
 from abstractgames.testing import conformance_properties
 
-VARIANTS = {"entropy": ["entropy:size=5"], "dispersal": ["dispersal:max_plies=12"]}
+VARIANTS = {
+    "entropy": ["entropy:size=5"],
+    "dispersal": ["dispersal:max_plies=12", "dispersal:max_plies=1"],
+}
 SPECS = [spec for name in available_games() for spec in [name, *VARIANTS.get(name, [])]]
 PROPERTIES = sorted(conformance_properties(get_game("orderchaos")))
 

@@ -20,7 +20,7 @@ from abstractgames import (
 )
 from abstractgames.dispersal import PASS, START, DispersalGame, DispersalState, Pass, Slide
 from abstractgames.grid import grid
-from abstractgames.testing import conformance_properties, playout, states
+from abstractgames.testing import playout, states
 
 from . import dispersal_reference as reference
 
@@ -661,12 +661,5 @@ def test_benchmark_extras() -> None:
     assert runs["move generations"]() == 1000
 
 
-# --- the conformance kit --------------------------------------------------------------------------
-
-CONFORMANCE_SPECS = {"default": GAME, "max_plies=1": get_game("dispersal", max_plies=1)}
-
-
-@pytest.mark.parametrize("prop", sorted(conformance_properties(GAME)))
-@pytest.mark.parametrize("variant", sorted(CONFORMANCE_SPECS))
-def test_conformance(variant: str, prop: str) -> None:
-    conformance_properties(CONFORMANCE_SPECS[variant], max_examples=60)[prop]()
+# The conformance kit runs over dispersal (default, max_plies=12 and max_plies=1) in
+# tests/test_conformance.py.
