@@ -247,3 +247,101 @@ def test_unreadable_records(text: str, message: str) -> None:
 def test_missing_record_file(tmp_path: Path) -> None:
     with pytest.raises(RecordError, match="cannot read record"):
         MatchRecord.load(tmp_path / "nothing.json")
+
+
+# --- Entropy through the referee: the match, timeout moves, clocks --------------------------------
+
+
+class LastMove(Player):
+    """Plays the last legal move (never what a timeout would play), thinking ``think`` seconds."""
+
+    def __init__(self, clock: FakeClock, think: float, resign_at: int | None = None) -> None:
+        self.clock = clock
+        self.think = think
+        self.resign_at = resign_at
+        self.spec = f"last:{think}"
+        self.calls = 0
+
+    def choose(self, state: State, rng: random.Random, time_left: float | None = None) -> Move:
+        self.calls += 1
+        if self.calls == self.resign_at:
+            raise Resign()
+        self.clock.now += self.think
+        return state.legal_moves()[-1]
+
+
+def test_entropy_live_timeouts_and_clock_reset_at_the_swap() -> None:
+    game = get_game("entropy", size=5)
+    clock = FakeClock()
+    slow, quick = LastMove(clock, 3.0), LastMove(clock, 0.1)
+    record = Referee(game, (slow, quick), seed=4, clock=ClockSettings(10), time_source=clock).play()
+    assert record.result is not None
+    assert [g.number for g in record.games] == [1, 2]
+    for number, role in ((1, "chaos"), (2, "order")):
+        moves = [m for m in record.games[number - 1].moves if m.player == 1]
+        # 10 s at 3 s a move: three moves in time, the fourth overruns; then automatic moves.
+        assert [m.auto for m in moves[:5]] == [False, False, False, True, True]
+        assert all(m.auto for m in moves[3:])
+        assert [m.clock for m in moves[:4]] == pytest.approx([7.0, 4.0, 1.0, 0.0])  # reset
+        state = game.from_position(record.games[number - 1].start)
+        for entry in record.games[number - 1].moves:
+            if entry.auto:
+                assert state.to_move == role
+                assert entry.move == str(game.timeout_move(state))
+                if role == "chaos":  # the first empty square in index order
+                    first_empty = "abcde"[state.cells().index(".") % 5] + str(
+                        state.cells().index(".") // 5 + 1
+                    )
+                    assert entry.move.endswith(f"@{first_empty}")
+                else:
+                    assert entry.move == "pass"
+            state = state.apply(entry.move)
+    replayed, _ = MatchRecord.loads(record.dumps()).replay()
+    assert replayed.result() == record.result
+
+
+def test_entropy_correspondence_time_loses_the_match() -> None:
+    game = get_game("entropy", size=5)
+    clock = FakeClock()
+    record = Referee(
+        game,
+        (LastMove(clock, 0.1), LastMove(clock, 4.0)),
+        seed=4,
+        clock=ClockSettings(10),
+        correspondence=True,
+        time_source=clock,
+    ).play()
+    assert record.result is not None
+    assert record.result.winner == 1
+    assert record.result.reason == "player 2 ran out of time"
+    assert len(record.games) == 1
+    assert record.games[0].ended_by == ("out of time", 2)
+    assert MatchRecord.loads(record.dumps()).replay()[0].result() == record.result
+
+
+def test_entropy_resignation_in_game_two_ends_the_match() -> None:
+    game = get_game("entropy", size=5)
+    clock = FakeClock()
+    resigner = LastMove(clock, 0.0, resign_at=30)
+    record = Referee(game, (resigner, LastMove(clock, 0.0)), seed=1).play()
+    assert record.result is not None
+    assert record.result.winner == 2
+    assert record.result.reason == "player 1 resigned"
+    assert len(record.games) == 2
+    assert record.games[0].outcome is not None
+    assert record.games[1].ended_by == ("resigned", 1)
+    assert record.result.scores[1] == record.games[0].outcome.scores["order"]
+
+
+def test_entropy_match_scores_and_single_game() -> None:
+    game = get_game("entropy", size=5)
+    full = Referee(game, (make_player("random", game), make_player("random", game)), seed=8).play()
+    assert len(full.games) == 2
+    assert full.result is not None
+    order_scores = [g.outcome.scores["order"] for g in full.games if g.outcome is not None]
+    assert full.result.scores == (order_scores[1], order_scores[0])  # player 1 is Order in game 2
+    single = Referee(
+        game, (make_player("random", game), make_player("random", game)), seed=8, single=True
+    ).play()
+    assert len(single.games) == 1
+    assert single.result is not None and single.result.winner is None
