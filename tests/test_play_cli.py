@@ -223,3 +223,65 @@ def test_show_takes_an_unquoted_position() -> None:
     assert code == 0, out
     assert "O is in check: isolated c5" in out
     assert "S1O1S/O3O/OSSOS/S4/2OOS O" in out
+
+
+def _render(state_text: str, game: str, colour: bool) -> str:
+    import io
+
+    from abstractgames import get_game
+    from abstractgames.terminal import make_console, show_position
+
+    buffer = io.StringIO()
+    console = make_console(buffer, colour=colour, force_terminal=True)
+    show_position(console, get_game(game).from_position(state_text))
+    return buffer.getvalue()
+
+
+def has_colour(text: str) -> bool:
+    """Whether ANSI text sets a foreground or background colour (bold is not a colour)."""
+    import re
+
+    for params in re.findall(r"\x1b\[([0-9;]*)m", text):
+        codes = [int(p) for p in params.split(";") if p]
+        if any(30 <= c <= 49 or 90 <= c <= 107 for c in codes):
+            return True
+    return False
+
+
+def test_boards_have_colours_and_letters(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    position = "WKYGRBP/7/7/7/7/7/7 chaos:W"
+    assert has_colour(_render(position, "entropy", colour=True))
+    plain = _render(position, "entropy", colour=False)
+    assert not has_colour(plain)
+    assert "W" in plain and "P" in plain  # letters, readable without colour
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert not has_colour(_render(position, "entropy", colour=True))
+
+
+def test_messages_are_shown_literally() -> None:
+    # "chaos:B:" must not turn into an emoji, nor "[b]" into markup.
+    code, out = run(
+        "play",
+        "entropy:size=5",
+        "-1",
+        "human",
+        "-2",
+        "random",
+        "--seed",
+        "3",
+        "--no-color",
+        input="a1-a2\n[b]\nresign\n",
+    )
+    assert code == 0
+    assert "chaos:" in out and "\U0001f171" not in out
+    assert "cannot read move '[b]'" in out or "'[b]'" in out
+
+
+def test_clocks_are_shown_to_people() -> None:
+    code, out = run(
+        "play", "orderchaos", "--clock", "90+1", "--seed", "1", "--no-color", input="resign\n"
+    )
+    assert code == 0
+    assert "your clock: 1:30.0" in out
+    assert "clocks — player 1: 1:30.0 · player 2: 1:30.0" in out

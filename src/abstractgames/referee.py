@@ -77,6 +77,9 @@ class Observer:
     def game_started(self, record: GameRecord, state: State, match: Match) -> None:
         """A game begins (also a resumed one, with its moves so far replayed)."""
 
+    def turn_started(self, state: State, player: int, clocks: tuple[float | None, ...]) -> None:
+        """``player`` is asked for a move; ``clocks`` are both players' seconds left (or None)."""
+
     def move_played(self, before: State, move: Move, entry: MoveRecord, after: State) -> None:
         """A move (or chance event) was played."""
 
@@ -227,6 +230,7 @@ class Referee:
             self._commit(live, state, automatic, entry)
             return None
         time_left = live.clocks[player - 1]
+        self.observer.turn_started(state, player, tuple(live.clocks))
         started = self.time_source()
         try:
             move = self.players[player - 1].choose(

@@ -34,9 +34,19 @@ Type a move in the notation shown by 'moves', or one of:
   undo    take back your last move (only against bots)"""
 
 
-def make_console(file: TextIO | None = None, *, colour: bool = True) -> Console:
+def make_console(
+    file: TextIO | None = None, *, colour: bool = True, force_terminal: bool | None = None
+) -> Console:
     """A console for boards and messages; ``colour=False`` (or ``NO_COLOR``) draws letters only."""
-    return Console(file=file, no_color=not colour, highlight=False, soft_wrap=True)
+    return Console(
+        file=file,
+        force_terminal=force_terminal,
+        no_color=True if not colour else None,  # None: rich honours NO_COLOR
+        highlight=False,
+        soft_wrap=True,
+        emoji=False,  # "chaos:B:" must not become an emoji
+        markup=False,  # messages quote user text, which may hold [brackets]
+    )
 
 
 def board_text(state: State, highlight: frozenset[int] = frozenset()) -> Text:
@@ -126,14 +136,16 @@ def show_position(console: Console, state: State, *, time_left: float | None = N
     if state.to_move not in (None, CHANCE):
         facts.append(f"{state.to_move} to move")
     if time_left is not None:
-        facts.append(f"your clock: {_clock(time_left)}")
+        facts.append(f"your clock: {format_clock(time_left)}")
     if facts:
         console.print(" · ".join(facts))
 
 
-def _clock(seconds: float) -> str:
-    minutes, rest = divmod(max(seconds, 0.0), 60)
-    return f"{int(minutes)}:{rest:04.1f}"
+def format_clock(seconds: float) -> str:
+    """``m:ss.t``, e.g. ``4:59.9``."""
+    tenths = round(max(seconds, 0.0) * 10)
+    minutes, rest = divmod(tenths, 600)
+    return f"{minutes}:{rest // 10:02d}.{rest % 10}"
 
 
 class TerminalObserver(Observer):
@@ -151,6 +163,15 @@ class TerminalObserver(Observer):
         seats = ", ".join(f"{self._name(p)} is {match.role_of(p)}" for p in (1, 2))
         resumed = f", resumed after {len(record.moves)} plies" if record.moves else ""
         self.console.print(f"— game {record.number}: {seats}{resumed}")
+
+    def turn_started(self, state: State, player: int, clocks: tuple[float | None, ...]) -> None:
+        if self.verbose and all(c is not None for c in clocks):
+            shown = " · ".join(
+                f"player {p}: {format_clock(c)}"
+                for p, c in enumerate(clocks, start=1)
+                if c is not None
+            )
+            self.console.print(f"  clocks — {shown}")
 
     def move_played(self, before: State, move: Move, entry: MoveRecord, after: State) -> None:
         if not self.verbose:
