@@ -808,4 +808,4 @@ def test_match_5x5_and_immutability() -> None:
     assert match.order_scores == ()
     assert after.order_scores == (final.score(),)
     with pytest.raises(AttributeError):
-        after.resigned = 1  # type: ignore[misc]
+        after.forfeited = (1, "resigned")  # type: ignore[misc]

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from abstractgames import available_games
 from abstractgames.cli import EXIT_INTERRUPTED, main
-from abstractgames.records import MatchRecord
+from abstractgames.records import GameEnd, MatchRecord
 
 
 def run(*args: str, input: str | None = None) -> tuple[int, str]:
@@ -65,7 +65,7 @@ def test_human_game_through_stdin(tmp_path: Path) -> None:
     assert "Result: player 2 (greedy) wins — player 1 resigned" in out
     record = MatchRecord.load(path)
     assert record.games[0].moves[0].move == "X@d4"
-    assert record.games[0].ended_by == ("resigned", 1)
+    assert record.games[0].ended_by == GameEnd("resigned", 1, "player 1 resigned")
 
 
 def test_undo_is_refused_between_two_people() -> None:

@@ -10,8 +10,8 @@ import pytest
 
 from abstractgames import Move, State, available_games, get_game
 from abstractgames.players import Player, make_player
-from abstractgames.records import ClockSettings, MatchRecord, RecordError
-from abstractgames.referee import Referee, RefereeError, Resign, UndoRequest
+from abstractgames.records import ClockSettings, GameEnd, MatchRecord, RecordError
+from abstractgames.referee import PlayerFailed, Referee, Resign, UndoRequest
 
 
 class FakeClock:
@@ -75,7 +75,7 @@ def test_resignation_ends_the_match() -> None:
     assert record.result is not None
     assert record.result.winner == 2
     assert record.result.reason == "player 1 resigned"
-    assert record.games[0].ended_by == ("resigned", 1)
+    assert record.games[0].ended_by == GameEnd("resigned", 1, "player 1 resigned")
     assert MatchRecord.loads(record.dumps()).replay()[0].result() == record.result
 
 
@@ -146,13 +146,31 @@ def test_out_of_time_loses_where_the_game_has_no_timeout_moves() -> None:
     assert MatchRecord.loads(record.dumps()).replay()[0].result() == record.result
 
 
-def test_a_player_breaking_the_rules_is_reported() -> None:
+def test_an_illegal_move_loses_the_match_and_is_recorded() -> None:
     game = get_game("orderchaos")
     cheat = Scripted(["X@a1", "X@a1"])
-    with pytest.raises(
-        RefereeError, match=r"player 1 \(scripted\) broke the rules.*a1 is occupied"
-    ):
-        Referee(game, (cheat, Scripted(["O@b2"])), seed=0).play()
+    record = Referee(game, (cheat, Scripted(["O@b2"])), seed=0).play()
+    assert record.result is not None
+    assert record.result.winner == 2
+    assert record.result.reason.startswith('illegal move "X@a1" by player 1: ')
+    assert record.result.reason.endswith("a1 is occupied")
+    assert record.games[0].ended_by is not None
+    assert record.games[0].ended_by.event == "forfeit"
+    assert MatchRecord.loads(record.dumps()).replay()[0].result() == record.result
+
+
+def test_a_failing_player_loses_with_its_reason() -> None:
+    class Crashing(Player):
+        spec = "crashing"
+
+        def choose(self, state, rng, time_left=None):  # type: ignore[no-untyped-def]
+            raise PlayerFailed("player 2 exited with status 1")
+
+    game = get_game("entropy", size=5)
+    record = Referee(game, (make_player("random", game), Crashing()), seed=0).play()
+    assert record.result is not None
+    assert record.result.winner == 1
+    assert record.result.reason == "player 2 exited with status 1"
 
 
 def test_clock_settings() -> None:
@@ -315,7 +333,7 @@ def test_entropy_correspondence_time_loses_the_match() -> None:
     assert record.result.winner == 1
     assert record.result.reason == "player 2 ran out of time"
     assert len(record.games) == 1
-    assert record.games[0].ended_by == ("out of time", 2)
+    assert record.games[0].ended_by == GameEnd("out of time", 2, "player 2 ran out of time")
     assert MatchRecord.loads(record.dumps()).replay()[0].result() == record.result
 
 
@@ -329,7 +347,7 @@ def test_entropy_resignation_in_game_two_ends_the_match() -> None:
     assert record.result.reason == "player 1 resigned"
     assert len(record.games) == 2
     assert record.games[0].outcome is not None
-    assert record.games[1].ended_by == ("resigned", 1)
+    assert record.games[1].ended_by == GameEnd("resigned", 1, "player 1 resigned")
     assert record.result.scores[1] == record.games[0].outcome.scores["order"]
 
 

@@ -1101,8 +1101,8 @@ class EntropyMatch(Match):
         size: the board size of both games.
         correspondence: whether running out of time loses the match.
         order_scores: Order's final score of each finished game, in game order.
-        resigned: the player who resigned, if any.
-        out_of_time: the player who lost on time (correspondence only), if any.
+        forfeited: the player who lost the whole match at once (resigned, out of time in a
+            correspondence match, …) and why, if any.
 
     Example:
         >>> match = EntropyMatch()
@@ -1113,8 +1113,7 @@ class EntropyMatch(Match):
     size: int = attrs.field(default=7, validator=attrs.validators.in_(SIZES))
     correspondence: bool = False
     order_scores: tuple[int, ...] = ()
-    resigned: int | None = None
-    out_of_time: int | None = None
+    forfeited: tuple[int, str] | None = None
 
     @property
     def game(self) -> EntropyGame:
@@ -1156,18 +1155,16 @@ class EntropyMatch(Match):
 
     def is_over(self) -> bool:
         """Whether both games are finished, or a player resigned or lost on time."""
-        return (
-            len(self.order_scores) == 2 or self.resigned is not None or self.out_of_time is not None
-        )
+        return len(self.order_scores) == 2 or self.forfeited is not None
 
-    def resign(self, player: int) -> EntropyMatch:
-        """The match after ``player`` resigned: the other player wins the whole match.
+    def forfeit(self, player: int, reason: str) -> EntropyMatch:
+        """The match after ``player`` lost it at once for ``reason``: the other player wins.
 
         Raises:
             MatchError: the match is already over, or there is no such player.
         """
         self._check_going_on()
-        return attrs.evolve(self, resigned=check_player(player))
+        return attrs.evolve(self, forfeited=(check_player(player), reason))
 
     def lose_on_time(self, player: int) -> EntropyMatch:
         """The match after ``player`` ran out of time in a correspondence match: they lose it.
@@ -1176,23 +1173,19 @@ class EntropyMatch(Match):
             MatchError: a live match (there timeout moves are played instead), the match is
                 already over, or there is no such player.
         """
-        self._check_going_on()
         if not self.correspondence:
             raise MatchError(
                 "in a live match a player out of time keeps playing by timeout moves; only a "
                 "correspondence match is lost on time"
             )
-        return attrs.evolve(self, out_of_time=check_player(player))
+        return self.forfeit(player, f"player {player} ran out of time")
 
     def result(self) -> MatchResult | None:
         """``None`` while the match goes on, else its winner, reason and Order scores."""
         scores = (self.order_score_of(1), self.order_score_of(2))
-        if self.resigned is not None:
-            return MatchResult(3 - self.resigned, f"player {self.resigned} resigned", scores)
-        if self.out_of_time is not None:
-            return MatchResult(
-                3 - self.out_of_time, f"player {self.out_of_time} ran out of time", scores
-            )
+        if self.forfeited is not None:
+            loser, reason = self.forfeited
+            return MatchResult(3 - loser, reason, scores)
         if len(self.order_scores) < 2:
             return None
         one, two = self.order_scores[1], self.order_scores[0]

@@ -307,12 +307,17 @@ class Match(abc.ABC):
         """The match after the current game ended in the finished state ``final``."""
 
     @abc.abstractmethod
+    def forfeit(self, player: int, reason: str) -> Match:
+        """The match after ``player`` lost it at once for ``reason`` (resigned, out of time, an
+        external program that crashed or broke the rules)."""
+
     def resign(self, player: int) -> Match:
         """The match after ``player`` resigned: the other player wins it at once."""
+        return self.forfeit(player, f"player {player} resigned")
 
-    @abc.abstractmethod
     def lose_on_time(self, player: int) -> Match:
         """The match after ``player`` ran out of time where that loses the match."""
+        return self.forfeit(player, f"player {player} ran out of time")
 
     @abc.abstractmethod
     def result(self) -> MatchResult | None:
@@ -332,8 +337,8 @@ class SingleGameMatch(Match):
 
     _game: Game
     outcome: Outcome | None = None
-    resigned: int | None = None
-    out_of_time: int | None = None
+    forfeited: tuple[int, str] | None = None
+    """The player who lost the match outside the rules of the game, and why."""
 
     @property
     def game(self) -> Game:
@@ -355,19 +360,14 @@ class SingleGameMatch(Match):
             raise MatchError(f"{final!r} is not a finished game of {self._game!r}")
         return attrs.evolve(self, outcome=outcome)
 
-    def resign(self, player: int) -> SingleGameMatch:
+    def forfeit(self, player: int, reason: str) -> SingleGameMatch:
         self._check_going_on()
-        return attrs.evolve(self, resigned=check_player(player))
-
-    def lose_on_time(self, player: int) -> SingleGameMatch:
-        self._check_going_on()
-        return attrs.evolve(self, out_of_time=check_player(player))
+        return attrs.evolve(self, forfeited=(check_player(player), reason))
 
     def result(self) -> MatchResult | None:
-        if self.resigned is not None:
-            return MatchResult(3 - self.resigned, f"player {self.resigned} resigned")
-        if self.out_of_time is not None:
-            return MatchResult(3 - self.out_of_time, f"player {self.out_of_time} ran out of time")
+        if self.forfeited is not None:
+            loser, reason = self.forfeited
+            return MatchResult(3 - loser, reason)
         if self.outcome is None:
             return None
         winner = None if self.outcome.winner is None else self.player_of_role(self.outcome.winner)

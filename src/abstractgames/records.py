@@ -36,6 +36,7 @@ __all__ = [
     "RECORD_FORMAT",
     "RECORD_VERSION",
     "ClockSettings",
+    "GameEnd",
     "GameRecord",
     "MatchRecord",
     "MoveRecord",
@@ -103,17 +104,41 @@ class MoveRecord:
         return data
 
 
+END_EVENTS = ("resigned", "out of time", "forfeit")
+
+
+@attrs.frozen
+class GameEnd:
+    """A player lost the match during this game, outside the rules of the game.
+
+    ``event`` is ``"resigned"``, ``"out of time"`` or ``"forfeit"`` (e.g. an external program that
+    crashed or played an illegal move); ``reason`` says it in words.
+    """
+
+    event: str = attrs.field(validator=attrs.validators.in_(END_EVENTS))
+    player: int = attrs.field(validator=attrs.validators.in_((1, 2)))
+    reason: str
+
+    def apply(self, match: Match) -> Match:
+        """The match after this event."""
+        if self.event == "resigned":
+            return match.resign(self.player)
+        if self.event == "out of time":
+            return match.lose_on_time(self.player)
+        return match.forfeit(self.player, self.reason)
+
+
 @attrs.define
 class GameRecord:
     """One game of a match; ``final``/``outcome`` are set when the rules ended it, ``ended_by``
-    (``("resigned", player)`` or ``("out of time", player)``) when a player ended the match."""
+    when a player lost the match during it (see :class:`GameEnd`)."""
 
     number: int
     start: str
     moves: list[MoveRecord] = attrs.Factory(list)
     final: str | None = None
     outcome: Outcome | None = None
-    ended_by: tuple[str, int] | None = None
+    ended_by: GameEnd | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -124,7 +149,11 @@ class GameRecord:
             "outcome": None if self.outcome is None else _outcome_json(self.outcome),
             "ended_by": None
             if self.ended_by is None
-            else {"event": self.ended_by[0], "player": self.ended_by[1]},
+            else {
+                "event": self.ended_by.event,
+                "player": self.ended_by.player,
+                "reason": self.ended_by.reason,
+            },
         }
 
 
@@ -293,10 +322,9 @@ def _replay_move(game: Game, match: Match, state: State, entry: MoveRecord, wher
 def _close_game(match: Match, record: GameRecord, state: State, where: str) -> Match:
     try:
         if record.ended_by is not None:
-            event, player = record.ended_by
             if state.is_terminal():
-                raise RecordError(f"{where}: {event} after the game was already over")
-            return match.resign(player) if event == "resigned" else match.lose_on_time(player)
+                raise RecordError(f"{where}: {record.ended_by.event} after the game was over")
+            return record.ended_by.apply(match)
         if not state.is_terminal():
             if record.final is not None or record.outcome is not None:
                 raise RecordError(f"{where}: the moves stop before the recorded end")
@@ -420,7 +448,8 @@ def _game_from_json(data: Any, where: str) -> GameRecord:
     if ended is not None:
         event = _field(ended, "event", str, f"{where} ended_by")
         player = _field(ended, "player", int, f"{where} ended_by")
-        if event not in ("resigned", "out of time") or player not in (1, 2):
+        reason = _field(ended, "reason", str, f"{where} ended_by")
+        if event not in END_EVENTS or player not in (1, 2):
             raise RecordError(f"{where}: unknown end event {event!r} by player {player!r}")
-        record.ended_by = (event, player)
+        record.ended_by = GameEnd(event, player, reason)
     return record

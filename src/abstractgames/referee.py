@@ -35,11 +35,12 @@ from .protocol import (
     State,
     random_move,
 )
-from .records import ClockSettings, GameRecord, MatchRecord, MoveRecord, RecordError
+from .records import ClockSettings, GameEnd, GameRecord, MatchRecord, MoveRecord, RecordError
 
 __all__ = [
     "ClockSettings",
     "Observer",
+    "PlayerFailed",
     "Referee",
     "RefereeError",
     "Resign",
@@ -59,6 +60,11 @@ class Resign(Exception):
 
 class UndoRequest(Exception):
     """Raised from :meth:`Player.choose` by a person who wants to take back their last move."""
+
+
+class PlayerFailed(Exception):
+    """Raised from :meth:`Player.choose` by a player that cannot go on (an external program that
+    crashed, hung or printed garbage); the referee scores it as a loss with this message."""
 
 
 def chance_rng(seed: int, game_number: int, ply: int) -> random.Random:
@@ -237,12 +243,12 @@ class Referee:
                 state, player_rng(self.seed, number, ply, player), time_left
             )
         except Resign:
-            live.record.ended_by = ("resigned", player)
-            self.observer.notice(f"player {player} resigns")
-            return match.resign(player)
+            return self._end(live, match, GameEnd("resigned", player, f"player {player} resigned"))
         except UndoRequest:
             self._undo(live, role)
             return None
+        except PlayerFailed as failure:
+            return self._end(live, match, GameEnd("forfeit", player, str(failure)))
         spent = self.time_source() - started
         if time_left is not None and self.clock is not None:
             remaining = time_left - spent
@@ -256,8 +262,8 @@ class Referee:
         try:
             self._commit(live, state, move, entry)
         except IllegalMoveError as error:
-            spec = self.players[player - 1].spec
-            raise RefereeError(f"player {player} ({spec}) broke the rules: {error}") from None
+            reason = f'illegal move "{move}" by player {player}: {error}'
+            return self._end(live, match, GameEnd("forfeit", player, reason))
         return None
 
     def _out_of_time(
@@ -266,9 +272,8 @@ class Referee:
         live.clocks[player - 1] = 0.0
         timeout_move = None if self.correspondence else self.game.timeout_move(state)
         if timeout_move is None:
-            live.record.ended_by = ("out of time", player)
-            self.observer.notice(f"player {player} ran out of time")
-            return match.lose_on_time(player)
+            reason = f"player {player} ran out of time"
+            return self._end(live, match, GameEnd("out of time", player, reason))
         self.observer.notice(
             f"player {player} ran out of time: their moves are made for them for the rest of "
             "this game"
@@ -277,6 +282,11 @@ class Referee:
         entry = MoveRecord(str(timeout_move), player, seconds=spent, clock=0.0, auto=True)
         self._commit(live, state, timeout_move, entry)
         return None
+
+    def _end(self, live: _GameInProgress, match: Match, end: GameEnd) -> Match:
+        live.record.ended_by = end
+        self.observer.notice(end.reason)
+        return end.apply(match)
 
     def _commit(self, live: _GameInProgress, state: State, move: Move, entry: MoveRecord) -> None:
         after = state.apply(move)
