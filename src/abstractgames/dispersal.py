@@ -28,6 +28,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Callable
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -266,6 +267,7 @@ class DispersalGame(Game):
     name = "dispersal"
     roles = ROLES
     board_width = GRID.width
+    piece_colours = MappingProxyType({SIDE_O: "white", SIDE_S: "black"})
 
     def __init__(self, max_plies: int = DEFAULT_MAX_PLIES) -> None:
         self.max_plies = check_int_param("max_plies", max_plies, minimum=1)
@@ -591,6 +593,13 @@ class DispersalState(_Fields, State):
         if not isinstance(side, str) or side.upper() not in ROLES:
             raise ValueError(f"side must be 'O' or 'S', not {side!r}")
         return self.s if side.upper() == SIDE_S else self.o
+
+    def marked_squares(self) -> dict[int, str]:
+        """While the game goes on, the isolated pieces of the side to move (it is in check), each
+        marked ``"isolated"``."""
+        if self._to_move is None:
+            return {}
+        return dict.fromkeys(_squares(self._isolated), "isolated")
 
     def describe(self) -> tuple[str, ...]:
         facts = []

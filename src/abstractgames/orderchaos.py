@@ -227,6 +227,10 @@ class OrderChaosState(State):
                     squares.update(i for i in range(SIZE) if window >> i & 1)
         return frozenset(squares)
 
+    def marked_squares(self) -> dict[int, str]:
+        """The squares of the winning line (or lines), each marked ``"line"``."""
+        return dict.fromkeys(sorted(self.winning_squares()), "line")
+
     def describe(self) -> tuple[str, ...]:
         squares = sorted(self.winning_squares())
         if not squares:

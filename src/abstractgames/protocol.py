@@ -22,11 +22,13 @@ import abc
 import importlib
 import inspect
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
 import attrs
+
+from .svg import board_svg
 
 __all__ = [
     "CHANCE",
@@ -239,6 +241,49 @@ class State(abc.ABC):
     def describe(self) -> tuple[str, ...]:
         """Short facts about the position for people (a score, a check…); none by default."""
         return ()
+
+    def marked_squares(self) -> dict[int, str]:
+        """Squares a picture marks, each with a short reason (``"line"``, ``"isolated"``); none
+        by default."""
+        return {}
+
+    def to_svg(
+        self,
+        *,
+        highlight: Collection[int] = (),
+        marks: Mapping[int, str] | None = None,
+        size: int = 40,
+    ) -> str:
+        """The board as a standalone SVG picture (see :func:`abstractgames.svg.board_svg`).
+
+        Args:
+            highlight: square indices to tint, e.g. the squares of the last move.
+            marks: square → reason to outline instead of :meth:`marked_squares`.
+            size: the side of one square in pixels.
+
+        Raises:
+            NotImplementedError: the game has no board (no :meth:`cells`).
+        """
+        game = self.game
+        cells = self.cells()
+        if game.board_width <= 0:
+            raise NotImplementedError(f"{type(game).__name__} has no board_width")
+        return board_svg(
+            cells,
+            game.board_width,
+            colours=game.piece_colours,
+            marks=self.marked_squares() if marks is None else marks,
+            highlight=highlight,
+            size=size,
+            title=self.position(),
+        )
+
+    def _repr_svg_(self) -> str | None:
+        """The picture Jupyter shows; ``None`` (no picture) for a game without a board."""
+        try:
+            return self.to_svg()
+        except NotImplementedError:
+            return None
 
     def is_terminal(self) -> bool:
         """Whether the game is over."""
