@@ -24,12 +24,12 @@ def tool(name: str) -> str:
 
 
 def test_ruff_lint() -> None:
-    out = run(tool("ruff"), "check", "src", "tests", "examples")
+    out = run(tool("ruff"), "check", "src", "tests", "examples", "docs")
     assert out.returncode == 0, out.stdout + out.stderr
 
 
 def test_ruff_format() -> None:
-    out = run(tool("ruff"), "format", "--check", "src", "tests", "examples")
+    out = run(tool("ruff"), "format", "--check", "src", "tests", "examples", "docs")
     assert out.returncode == 0, out.stdout + out.stderr
 
 
