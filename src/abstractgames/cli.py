@@ -96,11 +96,22 @@ def _clock_option(ctx: click.Context, param: click.Parameter, value: str | None)
         raise click.BadParameter(str(error)) from None
 
 
+_PROGRAM_PLAYERS = ("engine", "codecup")
+"""Player specs that start an external program: never started from a record alone."""
+
+
+def _player_kind(spec: str) -> str:
+    return spec.strip().partition(":")[0].strip().lower()
+
+
 def _make_players(game: Game, specs: tuple[str, str], console: Any) -> tuple[Player, Player]:
     from .players import make_player
+    from .players.external import ExternalPlayer
     from .terminal import HumanPlayer
 
     humans = [spec.strip().lower() == "human" for spec in specs]
+    # A CodeCup program cannot take moves back, so a person playing one cannot undo.
+    fixed = [_player_kind(spec) == "codecup" for spec in specs]
     players: list[Player] = []
     for number, (spec, human) in enumerate(zip(specs, humans, strict=True), start=1):
         if human:
@@ -109,12 +120,15 @@ def _make_players(game: Game, specs: tuple[str, str], console: Any) -> tuple[Pla
                     game,
                     console,
                     input,
-                    allow_undo=not humans[2 - number],
+                    allow_undo=not humans[2 - number] and not fixed[2 - number],
                     name="you" if humans.count(True) == 1 else f"player {number}",
                 )
             )
         else:
-            players.append(make_player(spec, game))
+            player = make_player(spec, game)
+            if isinstance(player, ExternalPlayer):
+                player.seat = number
+            players.append(player)
     return players[0], players[1]
 
 
@@ -165,8 +179,9 @@ def play(
     """Play GAME (entropy, orderchaos, dispersal, or NAME:key=value).
 
     A player is 'human', a bot ('random', 'greedy', 'search', with options such as
-    search:time=1.5). Type 'help' at the prompt for the commands. Ctrl-C saves the game;
-    'abstractgames play --resume FILE' continues it.
+    search:time=1.5), or an external program: 'engine:COMMAND' (the engine protocol) or
+    'codecup:COMMAND' (a CodeCup 2023 Entropy program). Type 'help' at the prompt for the
+    commands. Ctrl-C saves the game; 'abstractgames play --resume FILE' continues it.
     """
     from .records import MatchRecord
     from .referee import Referee
@@ -181,6 +196,14 @@ def play(
             if game is not None and parse_game_spec(game) != record.make_game():
                 raise click.ClickException(f"{resume_path} is a record of {record.game}")
             the_game = record.make_game()
+            for number, recorded in enumerate(record.players, start=1):
+                given = (player1, player2)[number - 1]
+                if given is None and _player_kind(recorded) in _PROGRAM_PLAYERS:
+                    raise click.ClickException(
+                        f"player {number} in {resume_path} is an external program ({recorded}); "
+                        f"programs are only started from the command line: give it with "
+                        f"-{number} to continue"
+                    )
             specs = (player1 or record.players[0], player2 or record.players[1])
             seed, clock = record.seed, record.clock
             correspondence, single = record.correspondence, record.single
@@ -272,3 +295,73 @@ def show(game: str, position: tuple[str, ...], no_color: bool) -> None:
         console = make_console(colour=not no_color)
         show_position(console, state)
         console.print(state.position())
+
+
+def _serve_lines() -> Iterator[str]:
+    """Standard input as lines of text; bytes that are not UTF-8 are replaced."""
+    import io
+
+    yield from io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
+
+
+@main.command()
+@click.argument("game", required=False, metavar="[GAME]")
+@click.option(
+    "--player",
+    "-p",
+    "player_spec",
+    default="greedy",
+    show_default=True,
+    help="The bot that chooses the moves: random, greedy, search:time=1.5, ...",
+)
+@click.option("--seed", type=int, help="Seed of the moves the referee asks for without a seed.")
+def engine(game: str | None, player_spec: str, seed: int | None) -> None:
+    """Be an engine: a bot playing over the engine protocol on stdin and stdout.
+
+    The referee names the game (GAME, if given, is the only one accepted). Seat it with
+    'abstractgames play GAME -2 "engine:abstractgames engine --player random"'.
+    """
+    import random
+
+    from .engines.protocol import serve
+    from .players import make_player
+
+    with _user_errors():
+        the_game = None if game is None else parse_game_spec(game)
+        if the_game is not None:
+            make_player(player_spec, the_game).close()  # reject a bad spec before serving
+        rng = random.Random(seed)
+        try:
+            sys.exit(serve(player_spec, _serve_lines(), sys.stdout, game=the_game, rng=rng))
+        except (KeyboardInterrupt, BrokenPipeError):
+            sys.exit(EXIT_INTERRUPTED)
+
+
+@main.command()
+@click.option(
+    "--player",
+    "-p",
+    "player_spec",
+    default="greedy",
+    show_default=True,
+    help="The bot that chooses the moves: random, greedy, search:time=1.5, ...",
+)
+@click.option("--seed", type=int, help="Seed of the bot's random choices.")
+def codecup(player_spec: str, seed: int | None) -> None:
+    """Be a CodeCup 2023 Entropy program: one game of 7x7 Entropy on stdin and stdout.
+
+    It plays Chaos when the first line is 'Start', else Order, and exits on 'Quit'.
+
+    Seat it with 'abstractgames play entropy -2 "codecup:abstractgames codecup"', or run it under
+    the CodeCup's own referee.
+    """
+    import random
+
+    from .engines.codecup import serve_codecup
+
+    with _user_errors():
+        rng = random.Random(seed)
+        try:
+            sys.exit(serve_codecup(player_spec, _serve_lines(), sys.stdout, rng=rng))
+        except (KeyboardInterrupt, BrokenPipeError):
+            sys.exit(EXIT_INTERRUPTED)

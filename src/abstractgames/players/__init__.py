@@ -19,7 +19,7 @@ import importlib
 import inspect
 import random
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from ..protocol import AbstractGamesError, Game, IllegalMoveError, Move, State
 
@@ -30,6 +30,7 @@ __all__ = [
     "available_players",
     "make_player",
     "register_player",
+    "takes_raw_argument",
 ]
 
 
@@ -77,8 +78,23 @@ class RandomPlayer(Player):
 
 
 PlayerFactory = Callable[..., Player]
+_Factory = TypeVar("_Factory", bound=PlayerFactory)
+_RAW_ARGUMENT = "takes_raw_argument"
+
+
+def takes_raw_argument(factory: _Factory) -> _Factory:
+    """Mark a player factory that takes the whole text after ``NAME:`` as one string.
+
+    ``make_player("NAME:TEXT", game)`` then calls ``factory(game, "TEXT")`` instead of reading
+    ``key=value`` options, e.g. for ``engine:COMMAND``, where the text is a command line.
+    """
+    setattr(factory, _RAW_ARGUMENT, True)
+    return factory
+
 
 _BUILTIN_PLAYERS: dict[str, str] = {
+    "codecup": "abstractgames.players.external:codecup_player",
+    "engine": "abstractgames.players.external:engine_player",
     "greedy": "abstractgames.players.greedy:GreedyPlayer",
     "random": "abstractgames.players:RandomPlayer",
     "search": "abstractgames.players.search:search_player",
@@ -119,6 +135,9 @@ def _option_value(text: str) -> Any:
 def make_player(spec: str, game: Game) -> Player:
     """Make the player named by ``spec`` (``NAME`` or ``NAME:option=value,...``) for ``game``.
 
+    For a player registered with :func:`takes_raw_argument`, everything after the first colon is
+    passed on as one string (``engine:python3 bot.py``).
+
     Raises:
         InvalidPlayerError: unknown name, unknown option, or a value the player rejects.
     """
@@ -128,6 +147,10 @@ def make_player(spec: str, game: Game) -> Player:
         raise InvalidPlayerError(
             f"unknown player {name!r}; available players: {', '.join(available_players())}"
         )
+    if getattr(factory, _RAW_ARGUMENT, False):
+        player = factory(game, rest.strip())
+        player.spec = spec.strip()
+        return player
     options: dict[str, Any] = {}
     for item in filter(None, (part.strip() for part in rest.split(","))):
         key, eq, value = item.partition("=")

@@ -1,0 +1,293 @@
+"""The CodeCup 2023 Entropy protocol, both ways: seat a CodeCup program, or be one.
+
+The 2023 CodeCup played Solomon's 7×7 Entropy; its programs read and write one item per line:
+
+- a cell is a row letter ``A``–``G`` and a column letter ``a``–``g``: row ``A``..``G`` is rank
+  1..7, column ``a``..``g`` is file a..g, so ``Bc`` is ``c2``;
+- a colour is a digit ``1``–``7`` in the colour order W K Y G R B P;
+- Chaos reads ``Start`` first, then for each of its turns the colour it must place (``3``), and
+  answers a cell (``Bc``); it also reads each of Order's moves;
+- Order reads Chaos's move as colour and cell (``3Bc``), and answers a slide as two cells
+  (``BcBg``) or a pass as one cell twice (``BcBc``);
+- at the end of a game, and after an illegal move, the program reads ``Quit`` and must exit.
+
+A pass is accepted as any cell twice, empty or not; a pass is sent as the cell of the counter
+Chaos has just placed, twice. :class:`CodecupClient` is the referee's side (the translation of a
+game into these lines is in :class:`~abstractgames.players.external.CodecupPlayer`), and
+:func:`serve_codecup` runs one of our bots as a CodeCup program.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from collections.abc import Iterable
+from typing import TextIO
+
+from ..entropy import CHAOS, COLOURS, ORDER, PASS, Draw, EntropyGame, EntropyState, Placement, Slide
+from ..players import Player, make_player
+from ..protocol import AbstractGamesError, Game, InvalidMoveError, InvalidParameterError, Move
+from .process import Process, ProcessEnded, ProcessError, ProcessTimeout, describe_status
+from .protocol import EngineFailure, quote
+
+__all__ = [
+    "QUIT",
+    "START",
+    "CodecupClient",
+    "cell_name",
+    "check_codecup_game",
+    "colour_digit",
+    "decode_chaos_move",
+    "decode_order_move",
+    "encode_chaos_move",
+    "encode_order_move",
+    "parse_cell",
+    "serve_codecup",
+]
+
+START = "Start"
+QUIT = "Quit"
+SIZE = 7
+ROWS = "ABCDEFG"
+COLUMNS = "abcdefg"
+
+
+def check_codecup_game(game: Game) -> EntropyGame:
+    """``game`` if it is 7×7 Entropy, the only game the CodeCup protocol plays.
+
+    Raises:
+        InvalidParameterError: any other game or size.
+    """
+    if not isinstance(game, EntropyGame) or game.size != SIZE:
+        raise InvalidParameterError(
+            f"the CodeCup protocol plays Entropy on the 7×7 board only, not {game.spec}"
+        )
+    return game
+
+
+def cell_name(square: int) -> str:
+    """The CodeCup name of a square: row letter (rank) then column letter (file); c2 is ``Bc``."""
+    return ROWS[square // SIZE] + COLUMNS[square % SIZE]
+
+
+def parse_cell(text: str) -> int:
+    """The square of a CodeCup cell name such as ``Bc`` (row then column, either case).
+
+    Raises:
+        InvalidMoveError: not a cell name.
+    """
+    if len(text) != 2 or text[0].upper() not in ROWS or text[1].lower() not in COLUMNS:
+        raise InvalidMoveError(f"{text!r} is not a CodeCup cell (row A-G, column a-g, e.g. 'Bc')")
+    return ROWS.index(text[0].upper()) * SIZE + COLUMNS.index(text[1].lower())
+
+
+def colour_digit(colour: str) -> str:
+    """The CodeCup digit of a colour letter: W is ``1`` … P is ``7``."""
+    return str(COLOURS.index(colour) + 1)
+
+
+def _colour_of(digit: str) -> str:
+    if len(digit) != 1 or not "1" <= digit <= "7":
+        raise InvalidMoveError(f"{digit!r} is not a CodeCup colour (a digit 1-7)")
+    return COLOURS[int(digit) - 1]
+
+
+def encode_chaos_move(move: Placement) -> str:
+    """Chaos's move as Order reads it: colour digit and cell, e.g. ``3Bc`` for ``Y@c2``."""
+    return colour_digit(move.colour) + cell_name(move.square)
+
+
+def decode_chaos_move(text: str) -> tuple[str, int]:
+    """``(colour letter, square)`` of a Chaos move written as ``3Bc``.
+
+    Raises:
+        InvalidMoveError: not a colour digit and a cell.
+    """
+    body = text.strip()
+    if len(body) != 3:
+        raise InvalidMoveError(f"{text!r} is not a CodeCup Chaos move (a colour and a cell: '3Bc')")
+    return _colour_of(body[0]), parse_cell(body[1:])
+
+
+def encode_order_move(move: Move, last_placed: int) -> str:
+    """Order's move as two cells: a slide ``BcBg``, a pass the cell ``last_placed`` twice."""
+    if isinstance(move, Slide):
+        return cell_name(move.origin) + cell_name(move.target)
+    if move == PASS:
+        return cell_name(last_placed) * 2
+    raise InvalidMoveError(f"{move} is not a move of Order")
+
+
+def decode_order_move(text: str) -> Move:
+    """Order's move from two cells: the same cell twice (any cell) is a pass, else a slide.
+
+    Raises:
+        InvalidMoveError: not two cells.
+    """
+    body = text.strip()
+    if len(body) != 4:
+        raise InvalidMoveError(f"{text!r} is not a CodeCup Order move (two cells: 'BcBg')")
+    origin, target = parse_cell(body[:2]), parse_cell(body[2:])
+    return PASS if origin == target else Slide(origin, target)
+
+
+# --- the referee's side ---------------------------------------------------------------------------
+
+
+class CodecupClient:
+    """Talks to a CodeCup program in ``process`` for one game.
+
+    Args:
+        process: the running program (started for this game only).
+        timeout: seconds it has to read what it is sent.
+    """
+
+    def __init__(self, process: Process, timeout: float) -> None:
+        self.process = process
+        self.timeout = timeout
+
+    def tell(self, lines: Iterable[str]) -> None:
+        """Send lines, first checking that the program wrote nothing since its last answer."""
+        self.check_quiet()
+        for line in lines:
+            try:
+                self.process.send(line, time.monotonic() + self.timeout)
+            except ProcessEnded:
+                raise EngineFailure(describe_status(self.process.wait(2.0))) from None
+            except ProcessError:
+                self.process.kill()
+                raise EngineFailure(f"did not read its input within {self.timeout:.1f} s") from None
+
+    def answer(self, limit: float) -> str:
+        """The program's next line (its move), waiting ``limit`` seconds at most."""
+        try:
+            return self.process.read_line(time.monotonic() + limit).strip()
+        except ProcessTimeout:
+            self.process.kill()
+            raise EngineFailure(f"did not answer within {limit:.1f} s") from None
+        except ProcessEnded:
+            raise EngineFailure(describe_status(self.process.wait(2.0))) from None
+        except ProcessError as error:
+            self.process.kill()
+            raise EngineFailure(str(error)) from None
+
+    def check_quiet(self) -> None:
+        """Fail if the program wrote a line when no move was expected, or exited."""
+        try:
+            lines = self.process.ready_lines()
+        except ProcessError as error:
+            raise EngineFailure(str(error)) from None
+        if lines:
+            raise EngineFailure(f"sent {quote(lines[0])} when no move was expected")
+        if self.process.output_ended:
+            raise EngineFailure(describe_status(self.process.wait(2.0)))
+
+    def quit(self, grace: float) -> None:
+        """Send ``Quit`` and give the program ``grace`` seconds to exit before it is killed."""
+        self.process.stop(QUIT, grace)
+
+
+# --- the program's side ---------------------------------------------------------------------------
+
+
+class _Unreadable(Exception):
+    """The referee sent something this program cannot read or play."""
+
+
+def serve_codecup(
+    player_spec: str, lines: Iterable[str], output: TextIO, *, rng: random.Random | None = None
+) -> int:
+    """Be a CodeCup Entropy program: play one game with ``player_spec`` choosing the moves.
+
+    Reads ``Start`` (then it is Chaos) or Chaos's first move (then it is Order) to learn its role,
+    answers each turn on ``output``, and returns 0 on ``Quit`` or at the end of the input. Input it
+    cannot read or play is reported on standard error and ends the program with status 1.
+
+    Args:
+        player_spec: the bot, as for :func:`~abstractgames.players.make_player`.
+        lines: the referee's lines (e.g. standard input).
+        output: where the moves go (flushed after every line).
+        rng: the bot's generator (a fresh one if ``None``).
+    """
+    game = EntropyGame(SIZE)
+    player = make_player(player_spec, game)
+    try:
+        _CodecupGame(game, player, lines, output, rng or random.Random()).play()
+    except _Unreadable as problem:
+        print(f"abstractgames codecup: {problem}", file=sys.stderr)
+        return 1
+    finally:
+        player.close()
+    return 0
+
+
+class _CodecupGame:
+    """One game as a CodeCup program."""
+
+    def __init__(
+        self,
+        game: EntropyGame,
+        player: Player,
+        lines: Iterable[str],
+        output: TextIO,
+        rng: random.Random,
+    ) -> None:
+        self.player = player
+        self.lines = iter(lines)
+        self.output = output
+        self.rng = rng
+        self.state: EntropyState = game.initial_state()
+        self.last_placed = 0
+
+    def read(self) -> str | None:
+        """The next non-blank line, or ``None`` at ``Quit`` or the end of the input."""
+        for raw in self.lines:
+            line = raw.strip()
+            if line == QUIT:
+                return None
+            if line:
+                return line
+        return None
+
+    def play(self) -> None:
+        first = self.read()
+        if first is None:
+            return
+        role = CHAOS if first == START else ORDER
+        pending = None if first == START else first
+        while not self.state.is_terminal():
+            line = pending if pending is not None else self.read()
+            pending = None
+            if line is None:
+                return
+            try:
+                self.take(line, role)
+            except AbstractGamesError as error:
+                raise _Unreadable(f"cannot play {line!r}: {error}") from None
+            if self.state.to_move == role:
+                self.move()
+        while self.read() is not None:  # the game is over: wait for Quit or the end
+            pass
+
+    def take(self, line: str, role: str) -> None:
+        """Apply what the referee tells: a colour to place, or the opponent's move."""
+        if role == ORDER:
+            colour, square = decode_chaos_move(line)
+            self.state = self.state.apply(Draw(colour)).apply(Placement(colour, square))
+            self.last_placed = square
+        elif self.state.is_chance():
+            self.state = self.state.apply(Draw(_colour_of(line)))
+        else:
+            self.state = self.state.apply(decode_order_move(line))
+
+    def move(self) -> None:
+        move = self.player.choose(self.state, self.rng, None)
+        after = self.state.apply(move)
+        if isinstance(move, Placement):
+            text = cell_name(move.square)
+        else:
+            text = encode_order_move(move, self.last_placed)
+        self.output.write(text + "\n")
+        self.output.flush()
+        self.state = after

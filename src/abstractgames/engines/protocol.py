@@ -1,0 +1,426 @@
+"""The abstractgames engine protocol (AGP): a line protocol between a referee and an engine.
+
+The specification is ``docs/engines.md``. In short, the referee writes commands, the engine answers
+some of them, one item per line::
+
+    > agp 1                          < id name ... / id author ... / agpok
+    > game entropy:size=5            < gameok   (or: error <why>)
+    > newgame
+    > isready                        < readyok
+    > position startpos moves R R@c3 c3-c5 K
+    > go time 12.5 timeout 14.5 seed mt19937:...
+                                     < move K@a1   (or: resign / error <why>)
+    > quit
+
+:class:`EngineClient` is the referee's side (it drives a :class:`~.process.Process`), and
+:func:`serve` the engine's side: it seats one of our players behind the protocol, so that
+``abstractgames engine`` makes any built-in bot an engine that plays exactly as it does in-process.
+"""
+
+from __future__ import annotations
+
+import base64
+import random
+import struct
+import time
+from collections.abc import Iterable, Sequence
+from typing import TextIO
+
+from ..players import Player, make_player
+from ..protocol import AbstractGamesError, Game, State, parse_game_spec
+from .process import Process, ProcessEnded, ProcessError, ProcessTimeout, describe_status
+
+__all__ = [
+    "PROTOCOL_VERSION",
+    "EngineClient",
+    "EngineFailure",
+    "EngineResigned",
+    "decode_seed",
+    "encode_seed",
+    "format_go",
+    "format_position",
+    "parse_go",
+    "parse_position",
+    "quote",
+    "serve",
+]
+
+PROTOCOL_VERSION = 1
+_MT_PREFIX = "mt19937:"
+_MT_WORDS = 625  # Python's Mersenne Twister state: 624 words and the index
+
+
+class EngineFailure(Exception):
+    """An external program crashed, hung or broke its protocol.
+
+    ``str()`` says what it did, without a subject, e.g. ``"exited with status 1"``, so that the
+    caller can put ``"player 2"`` in front.
+    """
+
+
+class EngineResigned(Exception):
+    """The engine answered a move request with ``resign``."""
+
+
+def quote(text: str, limit: int = 60) -> str:
+    """``text`` in double quotes for a message, control characters escaped, cut to ``limit``."""
+    shown = text if len(text) <= limit else text[: limit - 1] + "…"
+    escaped = "".join(c if c.isprintable() else repr(c)[1:-1] for c in shown)
+    return f'"{escaped}"'
+
+
+# --- seeds ----------------------------------------------------------------------------------------
+
+
+def encode_seed(rng: random.Random) -> str:
+    """A token from which :func:`decode_seed` makes a generator in the same state as ``rng``.
+
+    For Python's Mersenne Twister the token is ``mt19937:`` and the base64 of its 625 state words
+    (little-endian 32-bit). Any other generator gives a plain number drawn from it.
+    """
+    try:
+        version, words, _ = rng.getstate()
+    except (NotImplementedError, TypeError, ValueError):
+        return str(rng.getrandbits(64))
+    if version != 3 or len(words) != _MT_WORDS:
+        return str(rng.getrandbits(64))
+    return _MT_PREFIX + base64.b64encode(struct.pack(f"<{_MT_WORDS}I", *words)).decode("ascii")
+
+
+def decode_seed(token: str) -> random.Random:
+    """The generator a seed token stands for (see :func:`encode_seed`).
+
+    A token that is not an ``mt19937:`` state seeds a fresh generator with the token as a string.
+
+    Raises:
+        ValueError: an ``mt19937:`` token that is not a valid state.
+    """
+    rng = random.Random()
+    if not token.startswith(_MT_PREFIX):
+        rng.seed(token)
+        return rng
+    try:
+        data = base64.b64decode(token[len(_MT_PREFIX) :], validate=True)
+        words = struct.unpack(f"<{_MT_WORDS}I", data)
+        rng.setstate((3, words, None))
+    except (ValueError, struct.error):
+        raise ValueError("the seed token is not a valid mt19937 state") from None
+    return rng
+
+
+# --- commands -------------------------------------------------------------------------------------
+
+
+def format_position(start: str | None, moves: Sequence[str]) -> str:
+    """The ``position`` command: from the start (``start=None``) or a position string."""
+    where = "startpos" if start is None else f"fen {start}"
+    return f"position {where}" + (" moves " + " ".join(moves) if moves else "")
+
+
+def parse_position(argument: str) -> tuple[str | None, list[str]]:
+    """Read the text after ``position``: ``(position string or None for the start, moves)``.
+
+    Raises:
+        ValueError: neither ``startpos`` nor ``fen <position>``.
+    """
+    words = argument.split()
+    if "moves" in words:
+        cut = words.index("moves")
+        head, moves = words[:cut], words[cut + 1 :]
+    else:
+        head, moves = words, []
+    if head == ["startpos"]:
+        return None, moves
+    if len(head) >= 2 and head[0] == "fen":
+        return " ".join(head[1:]), moves
+    raise ValueError(
+        "write 'position startpos [moves ...]' or 'position fen <position> [moves ...]'"
+    )
+
+
+def _seconds(value: float) -> str:
+    return f"{max(value, 0.0):.3f}".rstrip("0").rstrip(".")
+
+
+def format_go(time_left: float | None, timeout: float, seed: str | None) -> str:
+    """The ``go`` command: the mover's clock (if any), the answer's deadline and a seed token."""
+    parts = ["go"]
+    if time_left is not None:
+        parts += ["time", _seconds(time_left)]
+    parts += ["timeout", _seconds(timeout)]
+    if seed is not None:
+        parts += ["seed", seed]
+    return " ".join(parts)
+
+
+def parse_go(argument: str) -> dict[str, str]:
+    """Read the ``name value`` pairs after ``go`` (unknown names are kept, the caller ignores them).
+
+    Raises:
+        ValueError: a name without a value.
+    """
+    words = argument.split()
+    if len(words) % 2:
+        raise ValueError(f"'go' takes name-value pairs; {words[-1]!r} has no value")
+    return dict(zip(words[::2], words[1::2], strict=True))
+
+
+# --- the referee's side ---------------------------------------------------------------------------
+
+
+class EngineClient:
+    """Talks to an engine running in ``process``, for a referee.
+
+    Every wait has a deadline; every way an engine can fail raises :class:`EngineFailure` with a
+    message such as ``did not answer within 5.0 s`` or ``sent "hello" where "move ..." was
+    expected``.
+
+    Args:
+        process: the running engine.
+        timeout: seconds the engine has to answer each handshake command.
+    """
+
+    def __init__(self, process: Process, timeout: float) -> None:
+        self.process = process
+        self.timeout = timeout
+        self.name: str | None = None
+
+    def handshake(self, game: Game) -> None:
+        """``agp`` and ``game``: the engine names itself and accepts ``game``."""
+        self._send(f"agp {PROTOCOL_VERSION}")
+        while True:
+            word, rest, line = self._expect(f"agp {PROTOCOL_VERSION}", self.timeout)
+            if word == "agpok":
+                break
+            if word == "error":
+                why = rest or "no reason given"
+                raise EngineFailure(f"does not speak engine protocol {PROTOCOL_VERSION}: {why}")
+            if word == "id" and rest.startswith("name "):
+                self.name = rest[5:].strip()
+            elif word != "id":
+                raise self._unexpected(line, "agpok")
+        self._send(f"game {game.spec}")
+        word, rest, line = self._expect(f"game {game.spec}", self.timeout)
+        if word == "error":
+            raise EngineFailure(f"does not play {game.spec}: {rest or 'no reason given'}")
+        if word != "gameok":
+            raise self._unexpected(line, "gameok")
+
+    def sync(self) -> None:
+        """``isready``, and wait for ``readyok``."""
+        self._send("isready")
+        word, rest, line = self._expect("isready", self.timeout)
+        if word == "error":
+            raise EngineFailure(f"reported an error: {rest or 'no reason given'}")
+        if word != "readyok":
+            raise self._unexpected(line, "readyok")
+
+    def new_game(self) -> None:
+        """``newgame`` and ``isready``: a new game begins; wait until the engine is ready."""
+        self.check_quiet()
+        self._send("newgame")
+        self.sync()
+
+    def request_move(
+        self,
+        start: str | None,
+        moves: Sequence[str],
+        *,
+        time_left: float | None,
+        limit: float,
+        seed: str | None,
+    ) -> str:
+        """Send the position and ``go``; return the notation of the engine's move.
+
+        Args:
+            start: the position string the game started from, or ``None`` for the usual start.
+            moves: every move since ``start`` in canonical notation, chance events included.
+            time_left: the mover's clock, or ``None`` without a clock.
+            limit: seconds to wait for the answer.
+            seed: the seed token for this move.
+
+        Raises:
+            EngineResigned: the engine resigned.
+            EngineFailure: anything else than a ``move`` in time.
+        """
+        self.check_quiet()
+        self._send(format_position(start, moves))
+        self._send(format_go(time_left, limit, seed))
+        word, rest, line = self._expect("go", limit, answer=True)
+        if word == "move" and rest:
+            return rest
+        if word == "resign":
+            raise EngineResigned()
+        if word == "error":
+            raise EngineFailure(f"reported an error: {rest or 'no reason given'}")
+        raise self._unexpected(line, "move ...")
+
+    def check_quiet(self) -> None:
+        """Fail if the engine wrote anything but ``info`` lines since its last answer, or exited."""
+        try:
+            lines = self.process.ready_lines()
+        except ProcessError as error:
+            raise EngineFailure(str(error)) from None
+        for line in lines:
+            if line.strip() and line.split()[0] != "info":
+                raise EngineFailure(f"sent {quote(line)} when no answer was expected")
+        if self.process.output_ended:
+            raise EngineFailure(describe_status(self.process.wait(2.0)))
+
+    def quit(self, grace: float) -> None:
+        """Send ``quit`` and give the engine ``grace`` seconds to exit before it is killed."""
+        self.process.stop("quit", grace)
+
+    def _send(self, line: str) -> None:
+        try:
+            self.process.send(line, time.monotonic() + self.timeout)
+        except ProcessEnded:
+            raise EngineFailure(describe_status(self.process.wait(2.0))) from None
+        except ProcessError:
+            self.process.kill()
+            raise EngineFailure(f"did not read its input within {self.timeout:.1f} s") from None
+
+    def _expect(self, asked: str, limit: float, *, answer: bool = False) -> tuple[str, str, str]:
+        """The next line that is not blank or ``info``: ``(first word, the rest, the line)``.
+
+        A timeout names the command ``asked``, except for the ``answer`` to ``go``.
+        """
+        deadline = time.monotonic() + limit
+        while True:
+            try:
+                line = self.process.read_line(deadline)
+            except ProcessTimeout:
+                self.process.kill()
+                what = "" if answer else f" {quote(asked)}"
+                raise EngineFailure(f"did not answer{what} within {limit:.1f} s") from None
+            except ProcessEnded:
+                raise EngineFailure(describe_status(self.process.wait(2.0))) from None
+            except ProcessError as error:
+                self.process.kill()
+                raise EngineFailure(str(error)) from None
+            word, _, rest = line.strip().partition(" ")
+            if word and word != "info":
+                return word, rest.strip(), line
+
+    @staticmethod
+    def _unexpected(line: str, wanted: str) -> EngineFailure:
+        return EngineFailure(f"sent {quote(line)} where {quote(wanted)} was expected")
+
+
+# --- the engine's side ----------------------------------------------------------------------------
+
+
+class _Server:
+    """The state of one engine session: the game, the bot, the position."""
+
+    def __init__(
+        self, fixed_game: Game | None, player_spec: str, output: TextIO, rng: random.Random
+    ) -> None:
+        self.fixed_game = fixed_game
+        self.player_spec = player_spec
+        self.output = output
+        self.rng = rng
+        self.game: Game | None = None
+        self.player: Player | None = None
+        self.state: State | None = None
+
+    def say(self, line: str) -> None:
+        self.output.write(line + "\n")
+        self.output.flush()
+
+    def handle(self, line: str) -> bool:
+        """Answer one command; ``False`` after ``quit``."""
+        command, _, argument = line.strip().partition(" ")
+        argument = argument.strip()
+        if not command:
+            return True
+        if command == "quit":
+            return False
+        handler = getattr(self, f"do_{command}", None)
+        if handler is None:
+            self.say(f"error unknown command {quote(command)}")
+            return True
+        try:
+            handler(argument)
+        except (AbstractGamesError, ValueError) as error:
+            self.say(f"error {' '.join(str(error).split())}")
+        return True
+
+    def do_agp(self, argument: str) -> None:
+        if argument != str(PROTOCOL_VERSION):
+            raise ValueError(f"this engine speaks protocol version {PROTOCOL_VERSION}")
+        self.say(f"id name abstractgames {self.player_spec}")
+        self.say("id author abstractgames")
+        self.say("agpok")
+
+    def do_game(self, argument: str) -> None:
+        game = parse_game_spec(argument)
+        if self.fixed_game is not None and game != self.fixed_game:
+            raise ValueError(f"this engine plays {self.fixed_game.spec}, not {game.spec}")
+        if self.player is not None:
+            self.player.close()
+        self.player = make_player(self.player_spec, game)
+        self.game, self.state = game, None
+        self.say("gameok")
+
+    def do_isready(self, argument: str) -> None:
+        self.say("readyok")
+
+    def do_newgame(self, argument: str) -> None:
+        self.state = None
+
+    def do_position(self, argument: str) -> None:
+        game = self._game()
+        self.state = None
+        start, moves = parse_position(argument)
+        state = game.initial_state() if start is None else game.from_position(start)
+        for move in moves:
+            state = state.apply(game.parse_move(move, state))
+        self.state = state
+
+    def do_go(self, argument: str) -> None:
+        self._game()
+        options = parse_go(argument)
+        state, player = self.state, self.player
+        if state is None or player is None:
+            raise ValueError("no position: send 'position' before 'go'")
+        if state.is_terminal() or state.is_chance():
+            what = "the game is over" if state.is_terminal() else "a chance event is due"
+            raise ValueError(f"no move to make in {state.position()}: {what}")
+        rng = decode_seed(options["seed"]) if "seed" in options else self.rng
+        time_left = float(options["time"]) if "time" in options else None
+        move = player.choose(state, rng, time_left)
+        self.say(f"move {move}")
+
+    def _game(self) -> Game:
+        if self.game is None:
+            raise ValueError("no game: send 'game <spec>' first")
+        return self.game
+
+
+def serve(
+    player_spec: str,
+    lines: Iterable[str],
+    output: TextIO,
+    *,
+    game: Game | None = None,
+    rng: random.Random | None = None,
+) -> int:
+    """Be an engine: read protocol commands from ``lines``, answer on ``output``, return 0.
+
+    Args:
+        player_spec: the bot that chooses the moves (a spec for ``make_player``).
+        lines: the referee's commands (e.g. standard input).
+        output: where the answers go (flushed after every line).
+        game: the only game to accept; any game the referee names if ``None``.
+        rng: the generator for a ``go`` without a seed.
+    """
+    server = _Server(game, player_spec, output, rng or random.Random())
+    try:
+        for line in lines:
+            if not server.handle(line):
+                break
+    finally:
+        if server.player is not None:
+            server.player.close()
+    return 0
