@@ -27,13 +27,13 @@ from abstractgames.engines.codecup import (
     parse_cell,
 )
 from abstractgames.entropy import PASS, Draw, EntropyState, Placement, Slide
-from abstractgames.players import InvalidPlayerError, make_player
+from abstractgames.players import InvalidPlayerError, Player, make_player
 from abstractgames.players.external import CodecupPlayer
-from abstractgames.protocol import InvalidMoveError
+from abstractgames.protocol import InvalidMoveError, Move, State
 from abstractgames.records import MatchRecord
-from abstractgames.referee import Referee
+from abstractgames.referee import Referee, UndoRequest
 
-from .test_engines import Interrupting, assert_reaped, command
+from .test_engines import Interrupting, StopAt, assert_reaped, command
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="external programs need POSIX")
 
@@ -161,6 +161,46 @@ def test_a_codecup_program_cannot_join_a_game_in_progress(tmp_path: Path) -> Non
     with pytest.raises(AbstractGamesError, match="cannot join a game in progress"):
         Referee(game, players, seed=3).play(record)
     assert not pidfile.exists()  # nothing was started
+
+
+def test_a_codecup_program_takes_over_a_game_where_it_has_not_moved() -> None:
+    """Stopped at Order's first move: the program hears the game from its start, as at the
+    CodeCup, and plays on."""
+    game = get_game("entropy")
+    stopper = StopAt(1)
+    record = Referee(game, (make_player("random", game), stopper), seed=3).play()
+    assert [m.player for m in record.games[0].moves] == [None, 1]
+    players = (make_player("random", game), make_player(program(), game))
+    done = Referee(game, players, seed=3).play(record)
+    assert done.finished and [len(g.moves) for g in done.games] == [146, 146]
+    assert all(g.ended_by is None for g in done.games)
+
+
+class UndoAtThirdMove(Player):
+    """Plays the first legal move, and asks to take back its third."""
+
+    spec = "human"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def choose(self, state: State, rng: random.Random, time_left: float | None = None) -> Move:
+        self.calls += 1
+        if self.calls == 3:
+            raise UndoRequest()
+        return state.legal_moves()[0]
+
+
+def test_a_codecup_program_cannot_take_moves_back(tmp_path: Path) -> None:
+    game = get_game("entropy")
+    pidfile = tmp_path / "pids"
+    players = (UndoAtThirdMove(), make_player(program(pidfile=pidfile), game))
+    with pytest.raises(
+        AbstractGamesError, match="cannot join a game in progress or take moves back"
+    ):
+        Referee(game, players, seed=3).play()
+    (pid,) = pidfile.read_text().split()
+    assert_reaped(int(pid))
 
 
 def test_play_a_codecup_program_from_the_command_line(tmp_path: Path) -> None:

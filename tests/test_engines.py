@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import io
 import os
 import random
@@ -20,19 +21,18 @@ from abstractgames import get_game
 from abstractgames.cli import EXIT_INTERRUPTED, main
 from abstractgames.engines.process import Process, ProcessEnded, ProcessError, ProcessTimeout
 from abstractgames.engines.protocol import (
-    decode_seed,
-    encode_seed,
     format_go,
     format_position,
+    is_seed_token,
     parse_go,
     parse_position,
     serve,
 )
-from abstractgames.players import InvalidPlayerError, Player, make_player
-from abstractgames.players.external import EnginePlayer, ExternalPlayer, find_moves
+from abstractgames.players import InvalidPlayerError, Player, SeededRandom, make_player
+from abstractgames.players.external import EnginePlayer, ExternalPlayer
 from abstractgames.protocol import Move, State, parse_game_spec
 from abstractgames.records import ClockSettings, GameEnd, MatchRecord
-from abstractgames.referee import Referee, player_rng
+from abstractgames.referee import Referee, chance_rng, player_rng
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="external programs need POSIX")
 
@@ -103,6 +103,38 @@ class Interrupting(Player):
         return state.legal_moves()[0]
 
 
+class StopAt(Player):
+    """Plays at random, and presses Ctrl-C when asked for its ``at``-th move."""
+
+    spec = "random"
+
+    def __init__(self, at: int) -> None:
+        self.at = at
+
+    def choose(self, state: State, rng: random.Random, time_left: float | None = None) -> Move:
+        self.at -= 1
+        if self.at == 0:
+            raise KeyboardInterrupt
+        return rng.choice(state.legal_moves())
+
+
+SPY = (
+    "import subprocess, sys\n"
+    "log = open(sys.argv[1], 'w')\n"
+    "child = subprocess.Popen(sys.argv[2:], stdin=subprocess.PIPE, text=True)\n"
+    "for line in sys.stdin:\n"
+    "    log.write(line); log.flush()\n"
+    "    child.stdin.write(line); child.stdin.flush()\n"
+    "child.stdin.close(); child.wait()\n"
+)
+
+
+def spied_engine(transcript: Path, game: str, bot: str) -> str:
+    """The spec of our engine behind a spy that writes what the referee sends to ``transcript``."""
+    engine = [sys.executable, "-m", "abstractgames", "engine", game, "-p", bot]
+    return "engine:" + command(sys.executable, "-c", SPY, transcript, *engine)
+
+
 # --- our bots as engines play exactly as in-process -----------------------------------------------
 
 
@@ -128,26 +160,17 @@ def test_our_bots_as_engines_play_identical_matches(spec: str, bot: str, both: b
     ).play()
     assert external.finished
     assert moves_of(external) == moves_of(inside)
-    assert external.result == inside.result
     assert MatchRecord.loads(external.dumps()).replay()[0].result() == external.result
+    external.players = inside.players
+    assert external.dumps() == inside.dumps()  # byte for byte, but for the players' specs
     assert isinstance(second, EnginePlayer) and second.engine_name == f"abstractgames {bot}"
 
 
 def test_the_engine_is_told_every_move_and_draw(tmp_path: Path) -> None:
     """A spy between the referee and our engine sees the whole game, chance draws included."""
     transcript = tmp_path / "transcript.txt"
-    spy = (
-        "import subprocess, sys\n"
-        "log = open(sys.argv[1], 'w')\n"
-        "child = subprocess.Popen(sys.argv[2:], stdin=subprocess.PIPE, text=True)\n"
-        "for line in sys.stdin:\n"
-        "    log.write(line); log.flush()\n"
-        "    child.stdin.write(line); child.stdin.flush()\n"
-        "child.stdin.close(); child.wait()\n"
-    )
-    engine = [sys.executable, "-m", "abstractgames", "engine", "entropy:size=5", "-p", "random"]
     game = get_game("entropy", size=5)
-    spec = "engine:" + command(sys.executable, "-c", spy, transcript, *engine)
+    spec = spied_engine(transcript, "entropy:size=5", "random")
     record = Referee(game, (make_player("random", game), make_player(spec, game)), seed=2).play()
     lines = transcript.read_text().splitlines()
     assert lines[:3] == ["agp 1", "game entropy:size=5", "newgame"]
@@ -161,8 +184,61 @@ def test_the_engine_is_told_every_move_and_draw(tmp_path: Path) -> None:
     # Player 2 is Order in game 1: its first request holds the draw and Chaos's placement.
     game_one = record.games[0].moves
     assert positions[0] == f"position startpos moves {game_one[0].move} {game_one[1].move}"
-    assert gos[0].startswith("go timeout 30 seed mt19937:")
+    assert gos[0] == "go timeout 30 seed 2/1/2/player2"
+    # Every request carries the label of the generator the referee hands player 2 at that ply.
+    assert [g.rpartition(" seed ")[2] for g in gos] == [
+        f"2/{g.number}/{ply}/player2"
+        for g in record.games
+        for ply, entry in enumerate(g.moves)
+        if entry.player == 2
+    ]
     assert lines.count("newgame") == 2  # game 2 of the match
+
+
+def test_a_resumed_game_sends_the_whole_game_to_the_engine(tmp_path: Path) -> None:
+    """Dispersal's repetition history survives: the engine hears every move from the start."""
+    game = get_game("dispersal")
+    stopped = Referee(game, (make_player("random", game), StopAt(6)), seed=6).play()
+    assert not stopped.finished
+    recorded = [m.move for m in stopped.games[0].moves]
+    assert len(recorded) == 11  # player 2 was about to make its sixth move
+    in_process = MatchRecord.loads(stopped.dumps())
+    transcript = tmp_path / "transcript.txt"
+    engine = make_player(spied_engine(transcript, "dispersal", "random"), game)
+    resumed = Referee(game, (make_player("random", game), engine), seed=6).play(stopped)
+    lines = transcript.read_text().splitlines()
+    assert lines[2:5] == ["newgame", "isready", "position startpos moves " + " ".join(recorded)]
+    assert lines[5] == "go timeout 30 seed 6/1/11/player2"
+    bots = (make_player("random", game), make_player("random", game))
+    inside = Referee(game, bots, seed=6).play(in_process)
+    assert resumed.finished
+    resumed.players = inside.players
+    assert resumed.dumps() == inside.dumps()
+
+
+def test_an_engine_player_without_the_referee(tmp_path: Path) -> None:
+    """``choose`` alone: the position by itself as a new game, and a seed only from a label."""
+    game = get_game("dispersal")
+    transcript = tmp_path / "transcript.txt"
+    engine = make_player(spied_engine(transcript, "dispersal", "random"), game)
+    state = game.initial_state()
+    first = engine.choose(state, random.Random(3))
+    after = state.apply(first)
+    later = after.apply(after.legal_moves()[0])
+    engine.choose(later, SeededRandom("my-label"))
+    engine.close()
+    lines = transcript.read_text().splitlines()
+    assert lines[2:] == [
+        "newgame",
+        "isready",
+        "position startpos",
+        "go timeout 30",
+        "newgame",
+        "isready",
+        f"position fen {later.position()}",
+        "go timeout 30 seed my-label",
+        "quit",
+    ]
 
 
 def test_the_engine_server_dialogue() -> None:
@@ -194,7 +270,7 @@ def test_the_engine_server_dialogue() -> None:
     ]
     game = get_game("orderchaos")
     first = game.initial_state().apply("X@c3")
-    expected = make_player("random", game).choose(first, decode_seed("12"))
+    expected = make_player("random", game).choose(first, random.Random("12"))
     assert lines[5] == f"move {expected}"
     assert lines[6].startswith("move ")
     assert lines[7] == 'error unknown command "frobnicate"'
@@ -226,15 +302,16 @@ def test_an_engine_speaking_another_version(tmp_path: Path) -> None:
     assert result.reason == "player 2 does not speak engine protocol 1: I speak version 2"
 
 
-def test_seed_tokens_carry_the_generator() -> None:
+def test_the_referees_generators_carry_their_labels() -> None:
     rng = player_rng(42, 1, 17, 2)
-    copy = decode_seed(encode_seed(rng))
-    assert [copy.random() for _ in range(5)] == [rng.random() for _ in range(5)]
-    assert encode_seed(rng).startswith("mt19937:") and " " not in encode_seed(rng)
-    assert decode_seed("7").random() == random.Random("7").random()
-    with pytest.raises(ValueError, match="not a valid mt19937 state"):
-        decode_seed("mt19937:AAAA")
-    assert encode_seed(random.SystemRandom()).isdigit()
+    assert isinstance(rng, random.Random) and rng.label == "42/1/17/player2"
+    plain = random.Random("42/1/17/player2")
+    assert [rng.random() for _ in range(5)] == [plain.random() for _ in range(5)]
+    copied = copy.deepcopy(rng)
+    assert copied.label == rng.label and copied.random() == rng.random()
+    assert chance_rng(42, 2, 0).label == "42/2/0/chance"
+    assert is_seed_token(rng.label)
+    assert not any(map(is_seed_token, ["", "two words", "tab\there", "new\nline"]))
 
 
 def test_command_formats() -> None:
@@ -247,23 +324,16 @@ def test_command_formats() -> None:
     assert parse_position("startpos") == (None, [])
     with pytest.raises(ValueError, match="position startpos"):
         parse_position("somewhere")
-    assert format_go(12.3456, 14.5, "mt19937:xyz") == "go time 12.346 timeout 14.5 seed mt19937:xyz"
+    assert (
+        format_go(12.3456, 14.5, "4/1/7/player1")
+        == "go time 12.346 timeout 14.5 seed 4/1/7/player1"
+    )
     assert format_go(None, 30, None) == "go timeout 30"
+    with pytest.raises(ValueError, match="cannot be a seed token"):
+        format_go(None, 30, "two words")
     assert parse_go("time 1.5 timeout 3 seed 9") == {"time": "1.5", "timeout": "3", "seed": "9"}
     with pytest.raises(ValueError, match="has no value"):
         parse_go("time")
-
-
-def test_moves_since_the_last_turn_are_found() -> None:
-    game = get_game("entropy")
-    state = game.initial_state()
-    after = state.apply("R").apply("R@d4").apply("d4-d7").apply("K")
-    assert [str(m) for m in find_moves(state.apply("R").apply("R@d4"), after) or []] == [
-        "d4-d7",
-        "K",
-    ]
-    assert find_moves(state, after, max_plies=2) is None
-    assert find_moves(after, after) == []
 
 
 # --- misbehaving engines --------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from abstractgames import Move, State, available_games, get_game
+from abstractgames import Move, State, available_games, get_game, parse_game_spec
 from abstractgames.players import Player, make_player
 from abstractgames.records import ClockSettings, GameEnd, MatchRecord, RecordError
 from abstractgames.referee import PlayerFailed, Referee, Resign, UndoRequest
@@ -363,3 +363,129 @@ def test_entropy_match_scores_and_single_game() -> None:
     ).play()
     assert len(single.games) == 1
     assert single.result is not None and single.result.winner is None
+
+
+# --- the players' hooks ---------------------------------------------------------------------------
+
+
+class Recording(Player):
+    """Leaves its moves to ``inner``, and records every hook call and every move asked for."""
+
+    def __init__(self, inner: Player) -> None:
+        self.inner = inner
+        self.spec = inner.spec
+        self.calls: list[tuple[object, ...]] = []
+
+    def choose(self, state: State, rng: random.Random, time_left: float | None = None) -> Move:
+        self.calls.append(("choose", state.position()))
+        return self.inner.choose(state, rng, time_left)
+
+    def game_started(self, seat: int, game_number: int, start: State) -> None:
+        self.calls.append(("game_started", seat, game_number, start.position()))
+
+    def move_played(self, move: Move, state: State) -> None:
+        self.calls.append(("move_played", str(move), state.position()))
+
+    def moves_taken_back(self, state: State) -> None:
+        self.calls.append(("moves_taken_back", state.position()))
+
+    def game_ended(self, state: State) -> None:
+        self.calls.append(("game_ended", state.position()))
+
+    def names(self) -> list[object]:
+        return [call[0] for call in self.calls]
+
+
+def heard(record: MatchRecord, seat: int, replayed: int = 0) -> list[tuple[object, ...]]:
+    """The calls a player in ``seat`` should get in the games of ``record`` (without an undo),
+    when the first ``replayed`` plies of its first game come from a record (so are not asked)."""
+    game = record.make_game()
+    calls: list[tuple[object, ...]] = []
+    for game_record in record.games:
+        state = game.from_position(game_record.start)
+        calls.append(("game_started", seat, game_record.number, state.position()))
+        for ply, entry in enumerate(game_record.moves):
+            if entry.player == seat and not (ply < replayed and game_record is record.games[0]):
+                calls.append(("choose", state.position()))
+            state = state.apply(entry.move)
+            calls.append(("move_played", entry.move, state.position()))
+        calls.append(("game_ended", state.position()))
+    return calls
+
+
+class StopAt(Player):
+    """Leaves its moves to ``inner``, and presses Ctrl-C when asked for its ``at``-th move."""
+
+    def __init__(self, inner: Player, at: int) -> None:
+        self.inner = inner
+        self.spec = inner.spec
+        self.at = at
+
+    def choose(self, state: State, rng: random.Random, time_left: float | None = None) -> Move:
+        self.at -= 1
+        if self.at == 0:
+            raise KeyboardInterrupt
+        return self.inner.choose(state, rng, time_left)
+
+
+@pytest.mark.parametrize("game_name", [*available_games(), "entropy:size=5"])
+def test_players_hear_every_ply_in_order(game_name: str) -> None:
+    game = parse_game_spec(game_name)
+    players = (Recording(make_player("random", game)), Recording(make_player("greedy", game)))
+    record = Referee(game, players, seed=5).play()
+    assert players[0].calls == heard(record, 1)
+    assert players[1].calls == heard(record, 2)
+    if game.name == "entropy":
+        assert [c[2] for c in players[0].calls if c[0] == "game_started"] == [1, 2]
+        assert any(c[0] == "move_played" and len(str(c[1])) == 1 for c in players[0].calls)
+    # The hooks change nothing: the same match without them.
+    plain = Referee(game, (make_player("random", game), make_player("greedy", game)), seed=5)
+    assert plain.play().dumps() == record.dumps()
+
+
+def test_players_hear_an_undo() -> None:
+    game = get_game("orderchaos")
+    human = Recording(Scripted(["X@a1", "X@b1", UndoRequest, "X@f6", Resign]))
+    bot = Recording(make_player("random", game))
+    record = Referee(game, (human, bot), seed=1).play()
+    moves = [m.move for m in record.games[0].moves]
+    after_two = game.initial_state().apply(moves[0]).apply(moves[1]).position()
+    assert human.names() == [
+        "game_started",
+        "choose",
+        *["move_played"] * 2,
+        "choose",
+        *["move_played"] * 2,
+        "choose",  # the undo
+        "moves_taken_back",
+        "choose",
+        *["move_played"] * 2,
+        "choose",  # the resignation
+        "game_ended",
+    ]
+    assert human.calls[8] == ("moves_taken_back", after_two)
+    assert bot.calls[7] == ("moves_taken_back", after_two)
+    assert human.calls[5:7] == bot.calls[4:5] + bot.calls[6:7]  # X@b1 and the reply, undone
+    assert human.calls[5][1] == "X@b1"
+    # Apart from the plies taken back, the bot heard what a game played straight through gives.
+    assert bot.calls[:4] + bot.calls[8:] == heard(record, 2)
+
+
+def test_players_hear_a_resumed_game_from_its_start() -> None:
+    game = get_game("entropy", size=5)
+    stopper = StopAt(make_player("random", game), 30)
+    interrupted = Referee(game, (make_player("random", game), stopper), seed=2).play()
+    assert not interrupted.finished and len(interrupted.games) == 2
+    replayed = len(interrupted.games[1].moves)
+    assert replayed > 0
+    plain = MatchRecord.loads(interrupted.dumps())
+    players = (Recording(make_player("random", game)), Recording(make_player("random", game)))
+    record = Referee(game, players, seed=2).play(interrupted)
+    assert record.finished
+    game_two = MatchRecord.loads(record.dumps())
+    del game_two.games[0]  # finished before the interruption: not played again, not told
+    for seat, player in enumerate(players, start=1):
+        assert player.calls == heard(game_two, seat, replayed)
+        assert player.names()[: replayed + 1] == ["game_started", *["move_played"] * replayed]
+    bots = (make_player("random", game), make_player("random", game))
+    assert Referee(game, bots, seed=2).play(plain).dumps() == record.dumps()

@@ -106,7 +106,6 @@ def _player_kind(spec: str) -> str:
 
 def _make_players(game: Game, specs: tuple[str, str], console: Any) -> tuple[Player, Player]:
     from .players import make_player
-    from .players.external import ExternalPlayer
     from .terminal import HumanPlayer
 
     humans = [spec.strip().lower() == "human" for spec in specs]
@@ -125,10 +124,7 @@ def _make_players(game: Game, specs: tuple[str, str], console: Any) -> tuple[Pla
                 )
             )
         else:
-            player = make_player(spec, game)
-            if isinstance(player, ExternalPlayer):
-                player.seat = number
-            players.append(player)
+            players.append(make_player(spec, game))
     return players[0], players[1]
 
 

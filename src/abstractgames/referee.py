@@ -8,6 +8,11 @@ The referee knows nothing of any particular game: it asks the game for its match
 Every random choice is derived from the match seed, the game number and the ply, so a seed replays
 the same match byte for byte, also after an undo or a resumed game.
 
+Besides asking the players for moves, the referee tells both of them everything that happens through
+the :class:`~abstractgames.players.Player` hooks: ``game_started`` (a resumed game is told from its
+start, each recorded move through ``move_played``), ``move_played`` after every ply,
+``moves_taken_back`` after an undo, and ``game_ended``.
+
 >>> from abstractgames import get_game
 >>> from abstractgames.players import make_player
 >>> game = get_game("orderchaos")
@@ -25,7 +30,7 @@ from collections.abc import Callable
 
 import attrs
 
-from .players import Player
+from .players import Player, SeededRandom
 from .protocol import (
     AbstractGamesError,
     Game,
@@ -67,14 +72,23 @@ class PlayerFailed(Exception):
     crashed, hung or printed garbage); the referee scores it as a loss with this message."""
 
 
-def chance_rng(seed: int, game_number: int, ply: int) -> random.Random:
-    """The generator for the chance event at ``ply`` of a game: the same seed, the same draw."""
-    return random.Random(f"{seed}/{game_number}/{ply}/chance")
+def chance_rng(seed: int, game_number: int, ply: int) -> SeededRandom:
+    """The generator for the chance event at ``ply`` of a game: the same seed, the same draw.
+
+    Its label is ``SEED/GAME/PLY/chance``; plies count from 0 at the start of each game.
+    """
+    return SeededRandom(f"{seed}/{game_number}/{ply}/chance")
 
 
-def player_rng(seed: int, game_number: int, ply: int, player: int) -> random.Random:
-    """The generator a player is given for its move at ``ply`` of a game."""
-    return random.Random(f"{seed}/{game_number}/{ply}/player{player}")
+def player_rng(seed: int, game_number: int, ply: int, player: int) -> SeededRandom:
+    """The generator a player is given for its move at ``ply`` of a game.
+
+    Its label is ``SEED/GAME/PLY/playerN``, e.g. ``42/1/17/player2``:
+
+    >>> player_rng(42, 1, 17, 2).label
+    '42/1/17/player2'
+    """
+    return SeededRandom(f"{seed}/{game_number}/{ply}/player{player}")
 
 
 class Observer:
@@ -193,8 +207,10 @@ class Referee:
             )
         game_record = record.games[number - 1]
         states = [self.game.from_position(game_record.start)]
+        moves: list[Move] = []
         for entry in game_record.moves:
-            states.append(states[-1].apply(entry.move))
+            moves.append(self.game.parse_move(entry.move, states[-1]))
+            states.append(states[-1].apply(moves[-1]))
         seconds = None if self.clock is None else self.clock.seconds
         live = _GameInProgress(game_record, states, [seconds, seconds])
         for entry in game_record.moves:
@@ -203,6 +219,10 @@ class Referee:
             if entry.auto and entry.player is not None:
                 live.flagged.add(entry.player)
         self.observer.game_started(game_record, states[-1], match)
+        for seat, player in enumerate(self.players, start=1):
+            player.game_started(seat, number, states[0])
+            for move, after in zip(moves, states[1:], strict=True):
+                player.move_played(move, after)
         while True:
             state = live.states[-1]
             if state.outcome() is not None:
@@ -215,6 +235,8 @@ class Referee:
                 match = ended
                 break
         self.observer.game_ended(game_record, live.states[-1], match)
+        for player in self.players:
+            player.game_ended(live.states[-1])
         return match
 
     def _next_ply(self, live: _GameInProgress, match: Match) -> Match | None:
@@ -293,6 +315,8 @@ class Referee:
         live.states.append(after)
         live.record.moves.append(entry)
         self.observer.move_played(state, move, entry, after)
+        for player in self.players:
+            player.move_played(move, after)
 
     def _undo(self, live: _GameInProgress, role: str) -> None:
         """Go back to the previous position where ``role`` was to move (chance events included)."""
@@ -302,5 +326,7 @@ class Referee:
                 del live.states[index + 1 :]
                 del live.record.moves[index:]
                 self.observer.moves_taken_back(live.states[-1], count)
+                for player in self.players:
+                    player.moves_taken_back(live.states[-1])
                 return
         self.observer.notice("nothing to undo: this is your first move of the game")

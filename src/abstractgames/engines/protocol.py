@@ -8,7 +8,7 @@ some of them, one item per line::
     > newgame
     > isready                        < readyok
     > position startpos moves R R@c3 c3-c5 K
-    > go time 12.5 timeout 14.5 seed mt19937:...
+    > go time 12.5 timeout 14.5 seed 42/1/4/player1
                                      < move K@a1   (or: resign / error <why>)
     > quit
 
@@ -19,14 +19,12 @@ some of them, one item per line::
 
 from __future__ import annotations
 
-import base64
 import random
-import struct
 import time
 from collections.abc import Iterable, Sequence
 from typing import TextIO
 
-from ..players import Player, make_player
+from ..players import Player, SeededRandom, make_player
 from ..protocol import AbstractGamesError, Game, State, parse_game_spec
 from .process import Process, ProcessEnded, ProcessError, ProcessTimeout, describe_status
 
@@ -35,10 +33,9 @@ __all__ = [
     "EngineClient",
     "EngineFailure",
     "EngineResigned",
-    "decode_seed",
-    "encode_seed",
     "format_go",
     "format_position",
+    "is_seed_token",
     "parse_go",
     "parse_position",
     "quote",
@@ -46,8 +43,6 @@ __all__ = [
 ]
 
 PROTOCOL_VERSION = 1
-_MT_PREFIX = "mt19937:"
-_MT_WORDS = 625  # Python's Mersenne Twister state: 624 words and the index
 
 
 class EngineFailure(Exception):
@@ -67,45 +62,6 @@ def quote(text: str, limit: int = 60) -> str:
     shown = text if len(text) <= limit else text[: limit - 1] + "…"
     escaped = "".join(c if c.isprintable() else repr(c)[1:-1] for c in shown)
     return f'"{escaped}"'
-
-
-# --- seeds ----------------------------------------------------------------------------------------
-
-
-def encode_seed(rng: random.Random) -> str:
-    """A token from which :func:`decode_seed` makes a generator in the same state as ``rng``.
-
-    For Python's Mersenne Twister the token is ``mt19937:`` and the base64 of its 625 state words
-    (little-endian 32-bit). Any other generator gives a plain number drawn from it.
-    """
-    try:
-        version, words, _ = rng.getstate()
-    except (NotImplementedError, TypeError, ValueError):
-        return str(rng.getrandbits(64))
-    if version != 3 or len(words) != _MT_WORDS:
-        return str(rng.getrandbits(64))
-    return _MT_PREFIX + base64.b64encode(struct.pack(f"<{_MT_WORDS}I", *words)).decode("ascii")
-
-
-def decode_seed(token: str) -> random.Random:
-    """The generator a seed token stands for (see :func:`encode_seed`).
-
-    A token that is not an ``mt19937:`` state seeds a fresh generator with the token as a string.
-
-    Raises:
-        ValueError: an ``mt19937:`` token that is not a valid state.
-    """
-    rng = random.Random()
-    if not token.startswith(_MT_PREFIX):
-        rng.seed(token)
-        return rng
-    try:
-        data = base64.b64decode(token[len(_MT_PREFIX) :], validate=True)
-        words = struct.unpack(f"<{_MT_WORDS}I", data)
-        rng.setstate((3, words, None))
-    except (ValueError, struct.error):
-        raise ValueError("the seed token is not a valid mt19937 state") from None
-    return rng
 
 
 # --- commands -------------------------------------------------------------------------------------
@@ -143,7 +99,13 @@ def _seconds(value: float) -> str:
 
 
 def format_go(time_left: float | None, timeout: float, seed: str | None) -> str:
-    """The ``go`` command: the mover's clock (if any), the answer's deadline and a seed token."""
+    """The ``go`` command: the mover's clock (if any), the answer's deadline and a seed token.
+
+    Raises:
+        ValueError: a seed token that is empty or holds a space or a control character.
+    """
+    if seed is not None and not is_seed_token(seed):
+        raise ValueError(f"{quote(seed)} cannot be a seed token: it must be one printable word")
     parts = ["go"]
     if time_left is not None:
         parts += ["time", _seconds(time_left)]
@@ -151,6 +113,11 @@ def format_go(time_left: float | None, timeout: float, seed: str | None) -> str:
     if seed is not None:
         parts += ["seed", seed]
     return " ".join(parts)
+
+
+def is_seed_token(text: str) -> bool:
+    """Whether ``text`` can be sent as a seed: one word of printable characters."""
+    return bool(text) and text.isprintable() and " " not in text
 
 
 def parse_go(argument: str) -> dict[str, str]:
@@ -237,7 +204,7 @@ class EngineClient:
             moves: every move since ``start`` in canonical notation, chance events included.
             time_left: the mover's clock, or ``None`` without a clock.
             limit: seconds to wait for the answer.
-            seed: the seed token for this move.
+            seed: the seed token for this move (see :func:`is_seed_token`), or ``None``.
 
         Raises:
             EngineResigned: the engine resigned.
@@ -387,7 +354,7 @@ class _Server:
         if state.is_terminal() or state.is_chance():
             what = "the game is over" if state.is_terminal() else "a chance event is due"
             raise ValueError(f"no move to make in {state.position()}: {what}")
-        rng = decode_seed(options["seed"]) if "seed" in options else self.rng
+        rng = SeededRandom(options["seed"]) if "seed" in options else self.rng
         time_left = float(options["time"]) if "time" in options else None
         move = player.choose(state, rng, time_left)
         self.say(f"move {move}")
@@ -413,7 +380,8 @@ def serve(
         lines: the referee's commands (e.g. standard input).
         output: where the answers go (flushed after every line).
         game: the only game to accept; any game the referee names if ``None``.
-        rng: the generator for a ``go`` without a seed.
+        rng: the generator for every ``go`` without a seed (a ``go ... seed S`` uses
+            ``random.Random(S)``, as the referee's generator labelled ``S``).
     """
     server = _Server(game, player_spec, output, rng or random.Random())
     try:

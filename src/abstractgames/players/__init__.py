@@ -2,7 +2,9 @@
 
 A player is asked for a move with :meth:`Player.choose` whenever it is its turn (never at a chance
 node: whoever drives the game resolves chance). Every random choice a player makes goes through the
-``random.Random`` it is given, so a seed replays the same game.
+``random.Random`` it is given, so a seed replays the same game. The referee also tells every player
+what happens in the game through the hooks :meth:`Player.game_started`, :meth:`Player.move_played`,
+:meth:`Player.moves_taken_back` and :meth:`Player.game_ended`; the built-in bots ignore them.
 
 >>> import random
 >>> from abstractgames import get_game
@@ -27,6 +29,7 @@ __all__ = [
     "InvalidPlayerError",
     "Player",
     "RandomPlayer",
+    "SeededRandom",
     "available_players",
     "make_player",
     "register_player",
@@ -36,6 +39,25 @@ __all__ = [
 
 class InvalidPlayerError(AbstractGamesError, ValueError):
     """A player spec that names no player, or gives it options it does not take."""
+
+
+class SeededRandom(random.Random):
+    """A ``random.Random`` seeded with a string that it keeps as its :attr:`label`.
+
+    ``random.Random(label)`` makes the same generator, so the label alone can be sent to another
+    program (an engine's ``go ... seed LABEL``) for it to make the same random choices.
+
+    >>> SeededRandom("42/1/17/player2").random() == random.Random("42/1/17/player2").random()
+    True
+    """
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        """The string the generator was seeded with."""
+        super().__init__(label)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return type(self), (self.label,), self.getstate()
 
 
 class Player(abc.ABC):
@@ -54,8 +76,28 @@ class Player(abc.ABC):
             time_left: seconds left on the player's clock, or ``None`` without a clock.
         """
 
+    def game_started(self, seat: int, game_number: int, start: State) -> None:
+        """A game of the match begins, with this player as player ``seat`` (1 or 2).
+
+        ``start`` is the game's first position. A game resumed from a record is told from its
+        start too: :meth:`move_played` follows for each recorded move.
+        """
+        return None
+
+    def move_played(self, move: Move, state: State) -> None:
+        """A ply was played (a chance event, or either player's move); ``state`` is after it."""
+        return None
+
+    def moves_taken_back(self, state: State) -> None:
+        """An undo took plies back; ``state`` is the position now (one seen before)."""
+        return None
+
+    def game_ended(self, state: State) -> None:
+        """The game is over (by the rules, a resignation, a forfeit or time) at ``state``."""
+        return None
+
     def close(self) -> None:
-        """Release what the player holds (a process, a file); called when the game is over."""
+        """Release what the player holds (a process, a file); called when the match is over."""
         return None
 
     def __repr__(self) -> str:

@@ -16,9 +16,12 @@ loses the match: ``choose`` raises :class:`~abstractgames.referee.PlayerFailed` 
 happened, e.g. ``player 2 exited with status 1``, naming the log file when the program wrote to its
 standard error. The program's whole process group is killed and reaped whatever happens.
 
-A player only sees the position it is asked about, so it works out the moves since its last turn
-(the opponent's, and the referee's chance events) by a short search, and tells the program the
-whole game so far.
+The referee tells a player the whole game through the :class:`~abstractgames.players.Player` hooks
+(chance events and both players' moves, also for a game resumed from a record), and the player tells
+its program the game so far. Without the hooks (``choose`` called alone) an engine is sent only the
+position it is asked about, and a CodeCup program cannot play. An engine is sent the label of the
+:class:`~abstractgames.players.SeededRandom` handed to ``choose`` as its seed; a generator without
+a label (or with one that is not a single printable word) sends none.
 """
 
 from __future__ import annotations
@@ -49,13 +52,13 @@ from ..engines.protocol import (
     EngineClient,
     EngineFailure,
     EngineResigned,
-    encode_seed,
+    is_seed_token,
     quote,
 )
 from ..entropy import CHAOS, ORDER, Draw, EntropyState, Placement
-from ..protocol import AbstractGamesError, Game, MatchError, Move, State
+from ..protocol import AbstractGamesError, Game, Move, State
 from ..referee import PlayerFailed, Resign
-from . import InvalidPlayerError, Player, takes_raw_argument
+from . import InvalidPlayerError, Player, SeededRandom, takes_raw_argument
 
 __all__ = [
     "DEFAULT_GRACE",
@@ -66,7 +69,6 @@ __all__ = [
     "ExternalPlayer",
     "codecup_player",
     "engine_player",
-    "find_moves",
     "parse_command",
 ]
 
@@ -142,86 +144,14 @@ def _check_program(kind: str, program: str) -> None:
         raise InvalidPlayerError(f"{kind}: cannot run {program!r}: no such program")
 
 
-# --- working out the moves since the last turn ----------------------------------------------------
-
-
-def find_moves(
-    start: State, target: State, *, max_plies: int = 3, budget: int = 20000
-) -> list[Move] | None:
-    """The shortest list of moves (chance events included) that leads from ``start`` to
-    ``target``, trying at most ``budget`` moves; ``None`` if there is none that short."""
-    if start == target:
-        return []
-    frontier: list[tuple[State, list[Move]]] = [(start, [])]
-    for _ in range(max_plies):
-        reached: list[tuple[State, list[Move]]] = []
-        for state, path in frontier:
-            if state.is_terminal():
-                continue
-            for move in state.legal_moves():
-                budget -= 1
-                if budget < 0:
-                    return None
-                after = state.apply(move)
-                if after == target:
-                    return [*path, move]
-                reached.append((after, [*path, move]))
-        frontier = reached
-    return None
-
-
-class _History:
-    """The game so far as one player knows it: where it started and every move since."""
-
-    CONTINUED, REWOUND, NEW, JOINED = "continued", "rewound", "new", "joined"
-
-    def __init__(self, game: Game) -> None:
-        self.game = game
-        self.start: str | None = None  # a position string, or None for the initial position
-        self.states: list[State] = []
-        self.moves: list[Move] = []
-
-    def sync(self, state: State) -> str:
-        """Bring the history up to ``state`` and say how: the game went on (``CONTINUED``), went
-        back first (``REWOUND``, an undo), a new game began (``NEW``), or ``state`` comes from
-        nowhere known (``JOINED``: the history starts at it)."""
-        if self.states:
-            path = find_moves(self.states[-1], state)
-            if path is not None:
-                self._extend(path)
-                return self.CONTINUED
-        initial = self.game.initial_state()
-        path = find_moves(initial, state)
-        if path is not None:
-            self._restart(None, initial)
-            self._extend(path)
-            return self.NEW
-        for index in range(len(self.states) - 2, -1, -1):
-            path = find_moves(self.states[index], state, max_plies=2, budget=2000)
-            if path is not None:
-                del self.states[index + 1 :], self.moves[index:]
-                self._extend(path)
-                return self.REWOUND
-        self._restart(state.position(), state)
-        return self.JOINED
-
-    def push(self, move: Move, after: State) -> None:
-        self.moves.append(move)
-        self.states.append(after)
-
-    def _restart(self, start: str | None, state: State) -> None:
-        self.start, self.states, self.moves = start, [state], []
-
-    def _extend(self, path: list[Move]) -> None:
-        for move in path:
-            self.push(move, self.states[-1].apply(move))
-
-
 # --- the players ----------------------------------------------------------------------------------
 
 
 class ExternalPlayer(Player):
     """A player whose moves come from a program; subclasses speak its protocol.
+
+    The game so far comes from the :class:`~abstractgames.players.Player` hooks, which the referee
+    calls.
 
     Args:
         game: the game.
@@ -231,8 +161,11 @@ class ExternalPlayer(Player):
         log_dir: the directory for the error-output logs (default: the temporary directory).
 
     Attributes:
-        seat: the player's number (1 or 2) for messages; worked out from the match rules and the
-            games seen when not set (set it when seating the player in a resumed match).
+        seat: the player's number (1 or 2) in the match, from :meth:`game_started`; ``None``
+            before, and messages then name "the engine program" instead of "player 2".
+        states: the positions of the current game, its start first.
+        moves: the moves of the current game (chance events included); ``states[i + 1]`` is
+            ``states[i]`` after ``moves[i]``.
         logs: the log file of every program started so far (empty ones are deleted at the end).
     """
 
@@ -253,15 +186,34 @@ class ExternalPlayer(Player):
         self.grace = grace
         self.log_dir = Path(log_dir) if log_dir is not None else None
         self.seat: int | None = None
+        self.states: list[State] = []
+        self.moves: list[Move] = []
         self.logs: list[Path] = []
-        self.history = _History(game)
-        self._games = 0
+
+    def game_started(self, seat: int, game_number: int, start: State) -> None:
+        self.seat = seat
+        self._restart(start)
+
+    def move_played(self, move: Move, state: State) -> None:
+        self.moves.append(move)
+        self.states.append(state)
+
+    def moves_taken_back(self, state: State) -> None:
+        for index in range(len(self.states) - 2, -1, -1):
+            if self.states[index] == state:
+                del self.states[index + 1 :], self.moves[index:]
+                return
+        self._restart(state)
+
+    def _restart(self, start: State) -> None:
+        """Begin a new history at ``start``."""
+        self.states, self.moves = [start], []
 
     def limit(self, time_left: float | None) -> float:
         """Seconds to wait for a move: the time left plus the grace, or the timeout."""
         return self.timeout if time_left is None else max(time_left, 0.0) + self.grace
 
-    def _start(self, role: str | None) -> Process:
+    def _start(self) -> Process:
         label = re.sub(r"[^A-Za-z0-9._-]", "_", Path(self.argv[0]).name) or "program"
         directory = self.log_dir or Path(tempfile.gettempdir())
         try:
@@ -271,7 +223,7 @@ class ExternalPlayer(Player):
             )
         except OSError as error:
             raise PlayerFailed(
-                f"{self._who(role)} could not be started: cannot write its log in "
+                f"{self._who()} could not be started: cannot write its log in "
                 f"{str(directory)!r}: {error.strerror or error}"
             ) from None
         os.close(handle)
@@ -280,14 +232,10 @@ class ExternalPlayer(Player):
         try:
             return Process(self.argv, log_path=log)
         except ProcessError as error:
-            raise PlayerFailed(f"{self._who(role)} {error}") from None
+            raise PlayerFailed(f"{self._who()} {error}") from None
 
-    def _who(self, role: str | None) -> str:
-        seat = self.seat
-        if seat is None and role is not None:
-            with contextlib.suppress(MatchError):
-                seat = self.game.new_match().player_of(role, max(self._games, 1))
-        return f"player {seat}" if seat is not None else f"the {self.kind} program"
+    def _who(self) -> str:
+        return f"the {self.kind} program" if self.seat is None else f"player {self.seat}"
 
     def _failure(self, message: str) -> PlayerFailed:
         """Stop the program; the failure to raise, naming the log if the program wrote to it."""
@@ -298,11 +246,11 @@ class ExternalPlayer(Player):
                 message += f"; its error output is in {log}"
         return PlayerFailed(message)
 
-    def _failed(self, what: str, role: str | None) -> PlayerFailed:
-        return self._failure(f"{self._who(role)} {what}")
+    def _failed(self, what: str) -> PlayerFailed:
+        return self._failure(f"{self._who()} {what}")
 
-    def _illegal(self, text: str, why: str, role: str | None) -> PlayerFailed:
-        return self._failure(f"illegal move {quote(text)} by {self._who(role)}: {why}")
+    def _illegal(self, text: str, why: str) -> PlayerFailed:
+        return self._failure(f"illegal move {quote(text)} by {self._who()}: {why}")
 
     def _stop_program(self) -> None:
         """Make the program quit (or kill it); nothing if none runs."""
@@ -323,8 +271,11 @@ class EnginePlayer(ExternalPlayer):
     """A program speaking the abstractgames engine protocol, for any game.
 
     One process plays the whole match; it is started at the first move it is asked for. Each
-    request tells it the whole game so far and a seed token made from the generator the referee
-    hands this player, so ``abstractgames engine`` runs our bots exactly as in-process.
+    request tells it the whole game so far, and, when the generator handed to :meth:`choose` is a
+    :class:`~abstractgames.players.SeededRandom` (the referee's always are), its label as the
+    seed, so ``abstractgames engine`` runs our bots exactly as in-process. Asked about a position
+    that is not the last one the hooks told (``choose`` called without a referee), it sends that
+    position alone, as a new game.
     """
 
     kind = "engine"
@@ -332,40 +283,44 @@ class EnginePlayer(ExternalPlayer):
     def __init__(self, game: Game, argv: Sequence[str], **options: Any) -> None:
         super().__init__(game, argv, **options)
         self._client: EngineClient | None = None
+        self._new_game = True
         self.engine_name: str | None = None
         """The name the engine gave in the handshake (``id name``), once started."""
 
+    def _restart(self, start: State) -> None:
+        super()._restart(start)
+        self._new_game = True
+
     def choose(self, state: State, rng: random.Random, time_left: float | None = None) -> Move:
-        role = state.to_move
-        how = self.history.sync(state)
-        new_game = how in (_History.NEW, _History.JOINED)
-        if new_game:
-            self._games += 1
+        if not self.states or self.states[-1] != state:
+            self._restart(state)
+        start = None if self.states[0] == self.game.initial_state() else self.states[0].position()
+        label = rng.label if isinstance(rng, SeededRandom) else None
         try:
             if self._client is None:
-                self._client = EngineClient(self._start(role), self.timeout)
+                self._client = EngineClient(self._start(), self.timeout)
                 self._client.handshake(self.game)
                 self.engine_name = self._client.name
-                new_game = True
-            if new_game:
+                self._new_game = True
+            if self._new_game:
                 self._client.new_game()
+                self._new_game = False
             text = self._client.request_move(
-                self.history.start,
-                [str(move) for move in self.history.moves],
+                start,
+                [str(move) for move in self.moves],
                 time_left=time_left,
                 limit=self.limit(time_left),
-                seed=encode_seed(rng),
+                seed=label if label is not None and is_seed_token(label) else None,
             )
         except EngineResigned:
             raise Resign() from None
         except EngineFailure as failure:
-            raise self._failed(str(failure), role) from None
+            raise self._failed(str(failure)) from None
         try:
             move = self.game.parse_move(text, state)
-            after = state.apply(move)
+            state.apply(move)
         except AbstractGamesError as error:
-            raise self._illegal(text, str(error), role) from None
-        self.history.push(move, after)
+            raise self._illegal(text, str(error)) from None
         return move
 
     def _stop_program(self) -> None:
@@ -377,10 +332,11 @@ class EnginePlayer(ExternalPlayer):
 class CodecupPlayer(ExternalPlayer):
     """A program speaking the CodeCup 2023 Entropy protocol (7×7 Entropy only).
 
-    A fresh process plays each game, as at the CodeCup; it reads ``Quit`` when the game is over
-    (at the latest when the next game starts or the match ends). Such a program cannot join a game
-    in progress nor take moves back: asking it to raises
-    :class:`~abstractgames.protocol.AbstractGamesError`.
+    A fresh process plays each game, as at the CodeCup; it reads ``Quit`` when the game is over.
+    The protocol cannot set up a position or take a move back, so the program must see its game
+    from the start: it cannot take over a game (one resumed from a record, or after an undo) in
+    which its side has already moved, nor a game the hooks did not tell it from the start;
+    asking it to raises :class:`~abstractgames.protocol.AbstractGamesError`.
     """
 
     kind = "codecup"
@@ -392,45 +348,51 @@ class CodecupPlayer(ExternalPlayer):
             raise InvalidPlayerError(str(error)) from None
         super().__init__(game, argv, **options)
         self._client: CodecupClient | None = None
-        self._told = 0  # how many moves of the history the program knows
+        self._seen: list[Move] = []  # the moves of the game as the running program knows them
+
+    def game_started(self, seat: int, game_number: int, start: State) -> None:
+        self._stop_program()
+        super().game_started(seat, game_number, start)
+
+    def game_ended(self, state: State) -> None:
+        self._stop_program()
 
     def choose(self, state: State, rng: random.Random, time_left: float | None = None) -> Move:
         assert isinstance(state, EntropyState)
         role = state.to_move
-        how = self.history.sync(state)
-        if how == _History.NEW:
-            self._stop_program()
-            self._games += 1
-        elif how != _History.CONTINUED or self._client is None:
+        told = bool(self.states) and self.states[-1] == state
+        if self._client is not None and not (told and self.moves[: len(self._seen)] == self._seen):
+            self._stop_program()  # its game is no longer this one (moves were taken back)
+        if self._client is None and not (
+            told
+            and self.states[0] == self.game.initial_state()
+            and all(before.to_move != role for before in self.states[:-1])
+        ):
             raise _CannotJoin(
                 "a CodeCup program plays games from their start only: it cannot join a game in "
                 "progress or take moves back"
             )
         try:
             if self._client is None:
-                self._client = CodecupClient(self._start(role), self.timeout)
-                self._told = 0
+                self._client = CodecupClient(self._start(), self.timeout)
+                self._seen = []
                 if role == CHAOS:
                     self._client.tell([START])
             self._client.tell(self._news(role))
             text = self._client.answer(self.limit(time_left))
         except EngineFailure as failure:
-            raise self._failed(str(failure), role) from None
+            raise self._failed(str(failure)) from None
         move, why = self._read_move(text, state)
         if move is None:
-            raise self._illegal(text, why, role)
-        after = state.apply(move)
-        self.history.push(move, after)
-        self._told = len(self.history.moves)
-        if after.is_terminal():
-            self._stop_program()
+            raise self._illegal(text, why)
+        self._seen = [*self.moves, move]
         return move
 
     def _news(self, role: str | None) -> list[str]:
         """What happened since the program's last move, in its lines."""
         lines = []
-        moves = self.history.moves
-        for index in range(self._told, len(moves)):
+        moves = self.moves
+        for index in range(len(self._seen), len(moves)):
             move = moves[index]
             if isinstance(move, Draw):
                 if role == CHAOS:
