@@ -285,3 +285,16 @@ def test_clocks_are_shown_to_people() -> None:
     assert code == 0
     assert "your clock: 1:30.0" in out
     assert "clocks — player 1: 1:30.0 · player 2: 1:30.0" in out
+
+
+def test_show_writes_an_svg_picture(tmp_path: Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    path = tmp_path / "board.svg"
+    code, out = run("show", "orderchaos", "6/6/6/6/6/XXXXX1", "chaos", "--svg", str(path))
+    assert code == 0, out
+    root = ET.fromstring(path.read_text())
+    pieces = [e for e in root.iter() if e.get("class") == "piece"]
+    assert len(pieces) == 5
+    code, out = run("show", "orderchaos", "--svg", str(tmp_path / "missing" / "x.svg"))
+    assert code == 1 and "cannot write" in out
