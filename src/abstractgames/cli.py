@@ -10,6 +10,7 @@ import json
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -281,7 +282,13 @@ def replay(file: str, step: bool, no_color: bool) -> None:
 @click.argument("game")
 @click.argument("position", nargs=-1)
 @click.option("--no-color", is_flag=True, help="Draw the board with letters only.")
-def show(game: str, position: tuple[str, ...], no_color: bool) -> None:
+@click.option(
+    "--svg",
+    "svg_path",
+    type=click.Path(dir_okay=False),
+    help="Also write the position as an SVG picture to this file.",
+)
+def show(game: str, position: tuple[str, ...], no_color: bool, svg_path: str | None) -> None:
     """Draw a position of GAME (default: the start); quotes around POSITION are optional."""
     from .terminal import make_console, show_position
 
@@ -291,6 +298,11 @@ def show(game: str, position: tuple[str, ...], no_color: bool) -> None:
         console = make_console(colour=not no_color)
         show_position(console, state)
         console.print(state.position())
+        if svg_path is not None:
+            try:
+                Path(svg_path).write_text(state.to_svg(), encoding="utf-8")
+            except OSError as error:
+                raise click.ClickException(f"cannot write {svg_path}: {error.strerror}") from None
 
 
 def _serve_lines() -> Iterator[str]:
