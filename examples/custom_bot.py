@@ -1,0 +1,46 @@
+"""Write your own bot and seat it in the referee: a one-ply bot for Order and Chaos.
+
+Run: python examples/custom_bot.py
+"""
+
+from __future__ import annotations
+
+import random
+
+from abstractgames import Move, State, get_game
+from abstractgames.players import Player, make_player
+from abstractgames.referee import Referee
+
+
+class CentreBot(Player):
+    """Wins at once when it can; otherwise plays the empty square nearest the centre."""
+
+    spec = "centre"
+
+    def choose(self, state: State, rng: random.Random, time_left: float | None = None) -> Move:
+        moves = state.legal_moves()
+        for move in moves:
+            outcome = state.apply(move).outcome()
+            if outcome is not None and outcome.winner == state.to_move:
+                return move
+
+        def distance(move: Move) -> float:
+            square = str(move).split("@")[1]
+            file, rank = "abcdef".index(square[0]), int(square[1]) - 1
+            return abs(file - 2.5) + abs(rank - 2.5) + rng.random() / 10
+
+        return min(moves, key=distance)
+
+
+def main() -> None:
+    game = get_game("orderchaos")
+    wins = 0
+    for seed in range(20):
+        record = Referee(game, (CentreBot(), make_player("random", game)), seed=seed).play()
+        assert record.result is not None
+        wins += record.result.winner == 1
+    print(f"CentreBot as Order won {wins} of 20 games against random Chaos")
+
+
+if __name__ == "__main__":
+    main()
