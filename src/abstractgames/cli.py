@@ -7,8 +7,9 @@ non-zero exit status, never a traceback.
 from __future__ import annotations
 
 import json
+import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,6 +20,8 @@ from . import __version__
 from .protocol import AbstractGamesError, Game, available_games, parse_game_spec
 
 if TYPE_CHECKING:
+    from rich.progress import TaskID
+
     from .players import Player
 
 EXIT_INTERRUPTED = 130
@@ -373,3 +376,180 @@ def codecup(player_spec: str, seed: int | None) -> None:
             sys.exit(serve_codecup(player_spec, _serve_lines(), sys.stdout, rng=rng))
         except (KeyboardInterrupt, BrokenPipeError):
             sys.exit(EXIT_INTERRUPTED)
+
+
+def _default_state(game: Game, seed: int) -> str:
+    return f"abstractgames-arena-{re.sub(r'[^A-Za-z0-9=-]+', '_', game.spec)}-{seed}.jsonl"
+
+
+@contextmanager
+def _progress_bar(enabled: bool, unit: str) -> Iterator[Callable[[int, int], None] | None]:
+    """A rich progress bar on stderr (when it is a terminal): finished/total, rate, time left."""
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    if not enabled or not console.is_terminal:
+        yield None
+        return
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        ProgressColumn,
+        Task,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+    from rich.text import Text
+
+    from .arena import plural
+
+    units = plural(unit)
+
+    class Rate(ProgressColumn):
+        def render(self, task: Task) -> Text:
+            speed = task.finished_speed or task.speed
+            if speed is None:
+                text = ""
+            elif speed >= 1:
+                text = f"{speed:.1f} {units}/s"
+            else:
+                text = f"{60 * speed:.1f} {units}/min"
+            return Text(text, style="progress.data.speed")
+
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        Rate(),
+        TimeElapsedColumn(),
+        TextColumn("·"),
+        TimeRemainingColumn(),
+        TextColumn("left"),
+    )
+    with Progress(*columns, console=console, speed_estimate_period=600) as progress:
+        ids: list[TaskID] = []
+
+        def update(done: int, total: int) -> None:
+            if not ids:  # what a resumed tournament had done does not count in the rate
+                ids.append(progress.add_task(units, total=total, completed=done))
+            progress.update(ids[0], completed=done, total=total)
+
+        yield update
+
+
+@main.command()
+@click.argument("game")
+@click.argument("more_players", nargs=-1, metavar="[SPEC]...")
+@click.option(
+    "--players",
+    "-p",
+    multiple=True,
+    metavar="SPEC",
+    help="The players (two or more): --players SPEC SPEC [SPEC]...",
+)
+@click.option(
+    "--games",
+    "-n",
+    default=20,
+    show_default=True,
+    type=int,
+    help="Games per pair of players (Entropy: matches of two games); even, as every seed is "
+    "played with the players in both seats.",
+)
+@click.option("--seed", default=0, show_default=True, type=int, help="Seed of the tournament.")
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    help="Matches played at once in local processes. [default: one per core]",
+)
+@click.option(
+    "--executor",
+    default="local",
+    show_default=True,
+    metavar="local|dask://HOST:PORT",
+    help="Where the matches are played: local processes, or a dask.distributed cluster.",
+)
+@click.option(
+    "--json",
+    "json_path",
+    type=click.Path(dir_okay=False),
+    help="Write the results as JSON here.",
+)
+@click.option(
+    "--records",
+    "records_dir",
+    type=click.Path(file_okay=False),
+    help="Write the game record of every match in this directory.",
+)
+@click.option(
+    "--state",
+    "state_path",
+    type=click.Path(dir_okay=False),
+    help="Keep the finished matches in this file. [default: abstractgames-arena-GAME-SEED.jsonl, "
+    "deleted once the tournament is complete]",
+)
+@click.option(
+    "--resume", is_flag=True, help="Continue the interrupted tournament of the state file."
+)
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def arena(
+    game: str,
+    more_players: tuple[str, ...],
+    players: tuple[str, ...],
+    games: int,
+    seed: int,
+    jobs: int | None,
+    executor: str,
+    json_path: str | None,
+    records_dir: str | None,
+    state_path: str | None,
+    resume: bool,
+    quiet: bool,
+) -> None:
+    """Play a seeded round robin between bots and show how strong each one is.
+
+    Every pair of players (e.g. --players random greedy search:depth=2 "engine:./mybot") plays
+    --games games, on paired seeds: each seed once with each player first, so both meet the
+    same chance events (Entropy's bag draws). The table gives wins, draws and losses, Elo-style
+    ratings with 95% error bars and, in Entropy, the mean Order score with its 95% interval.
+    The same seed gives the same results whatever --jobs or --executor (for bots whose moves do
+    not depend on a time budget).
+
+    Finished matches are kept in the state file as they finish: after Ctrl-C, the same command
+    with --resume continues the tournament.
+    """
+    from .arena import Arena, ArenaState, make_executor, plural
+
+    with _user_errors():
+        the_game = parse_game_spec(game)
+        tournament = Arena(the_game, [*players, *more_players], games=games, seed=seed)
+        runner = make_executor(executor, jobs)
+        path = Path(state_path or _default_state(the_game, seed))
+        state = (ArenaState.resume if resume else ArenaState.create)(path, tournament)
+        units = plural(tournament.unit)
+        try:
+            with _progress_bar(not quiet, tournament.unit) as progress:
+                report = tournament.run(
+                    runner, state=state, records=records_dir, on_progress=progress
+                )
+        except KeyboardInterrupt:
+            click.echo(
+                f"\ninterrupted: the finished {units} are kept in {path}; the same command with "
+                "--resume continues the tournament",
+                err=True,
+            )
+            sys.exit(EXIT_INTERRUPTED)
+        except AbstractGamesError as error:
+            raise click.ClickException(
+                f"{error} (the finished {units} are kept in {path}: --resume continues)"
+            ) from None
+        finally:
+            state.close()
+        if state_path is None:
+            path.unlink(missing_ok=True)
+        if json_path is not None:
+            report.save(json_path)
+    click.echo(report.format_table(), nl=False)
