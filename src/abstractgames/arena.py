@@ -12,12 +12,15 @@ never by the order in which they finish, so the same seed gives the same results
 :class:`Executor` runs the matches: one process, local processes, or a dask.distributed cluster
 (as long as the players themselves are deterministic: a time budget depends on the machine).
 
+```pycon
 >>> arena = Arena("orderchaos", ["random", "greedy"], games=2, seed=1)
 >>> [(task.round, task.players) for task in arena.tasks]
 [(1, ('random', 'greedy')), (1, ('greedy', 'random'))]
 >>> report = arena.run()
 >>> [(s.player, s.wins, s.losses) for s in report.standings]
 [('greedy', 2, 0), ('random', 0, 2)]
+
+```
 """
 
 from __future__ import annotations
