@@ -1,0 +1,891 @@
+"""How the bots judge and search an Entropy position (see docs/bots-entropy.md).
+
+**Line values.** A position is worth the sum of the values of its ranks and files. A line is worth
+its score plus terms that look ahead to the full board (weighted by :data:`WEIGHTS`):
+
+- *potential*: for each empty square and each colour, the points that colour would add to the
+  line there, times that colour's share of the bag (a colour that is all on the board opens no
+  pattern);
+- *segment*: minus, for each maximal stretch of empty squares (a fragmented board gives Chaos
+  places to hide counters);
+- *hole*: minus, for each stretch of one empty square, where Chaos can drop a useless colour that
+  Order can hardly move out again;
+- *guarantee*: plus, for each hole, the least that any colour scores there (``A.A`` becomes at
+  least ``ABA`` whatever fills it).
+
+A full line has no such terms, so on a full board the value is the score.
+
+**Greedy** (:func:`evaluate`, on the position after the mover's move): Order takes the line
+values; Chaos takes minus (the score + Order's best immediate slide gain + :data:`OPEN` × the open
+patterns of the board, counted with the bag's shares).
+
+**Search** (:class:`EntropySearch`): expectimax over the line values by iterative deepening, Order
+maximising, Chaos minimising, draws averaged over the bag. Order's best reply to each Chaos
+placement is found incrementally: only the slides through the placed counter's rank and file
+change value.
+"""
+
+from __future__ import annotations
+
+import random
+import time as _time
+from collections.abc import Callable, Iterable
+from typing import NamedTuple
+
+from ..entropy import CHAOS, ORDER, PASS, EntropyState, Placement, Slide, _variant
+from ..protocol import Game, IllegalMoveError, Move, State
+from . import Player
+
+__all__ = [
+    "CHAOS_WIDTH",
+    "OPEN",
+    "ORDER_WIDTH",
+    "ROOT_WIDTH",
+    "WEIGHTS",
+    "EntropySearch",
+    "Weights",
+    "evaluate",
+    "line_value",
+    "position_value",
+]
+
+
+class Weights(NamedTuple):
+    """The weights of the shape terms of a line (see the module docstring)."""
+
+    potential: float
+    """Weight of the open patterns: the points each colour would score on each empty square,
+    weighted by that colour's share of the bag."""
+    segment: float
+    """Cost of each maximal stretch of empty squares."""
+    hole: float
+    """Extra cost of a stretch of one empty square."""
+    guarantee: float
+    """Weight of the points a hole guarantees (the least any colour scores there)."""
+
+
+WEIGHTS = Weights(potential=0.6, segment=0.5, hole=0.5, guarantee=0.5)
+"""The weights of :func:`position_value`, for greedy Order and the search of both roles."""
+OPEN = 0.3
+"""Weight of Chaos's open patterns in the greedy evaluation."""
+ROOT_WIDTH = 12
+"""Root moves searched again at each deeper iteration."""
+ORDER_WIDTH = 8
+"""Slides tried at an inner Order node (by their one-ply value)."""
+CHAOS_WIDTH = 8
+"""Squares tried at an inner Chaos node deeper than two plies (by Order's best reply)."""
+
+_CACHE_LIMIT = 200_000
+
+# What a line value is made of: (score, empty stretches, holes, points guaranteed by the holes,
+# for each colour the points it would score summed over the empty squares).
+_Features = tuple[int, int, int, int, tuple[int, ...]]
+
+
+class _FeatureCache(dict[int, _Features]):
+    """Line code -> its features, computed when first asked for."""
+
+    def __init__(self, size: int, scores: bytes) -> None:
+        super().__init__()
+        self.size = size
+        self.scores = scores
+
+    def __missing__(self, code: int) -> _Features:
+        if len(self) > _CACHE_LIMIT:
+            self.clear()
+        found = self[code] = _line_features(self.size, self.scores, code)
+        return found
+
+
+def _line_features(size: int, scores: bytes, code: int) -> _Features:
+    now = scores[code]
+    cells = [code >> 3 * i & 7 for i in range(size)]
+    colours = range(1, size + 1)
+    gains = [0] * size
+    segments = holes = guarantee = 0
+    for i in range(size):
+        if cells[i]:
+            continue
+        shift = 3 * i
+        here = [scores[code | c << shift] - now for c in colours]
+        for k in range(size):
+            gains[k] += here[k]
+        if i == 0 or cells[i - 1]:
+            segments += 1
+            if i == size - 1 or cells[i + 1]:
+                holes += 1
+                guarantee += min(here)
+    return now, segments, holes, guarantee, tuple(gains)
+
+
+class _LineValues(dict[int, float]):
+    """Line code -> line value for given weights and bag, computed when first asked for."""
+
+    def __init__(self, features: _FeatureCache, weights: Weights, bag: list[int]) -> None:
+        super().__init__()
+        self.features = features
+        self.weights = weights
+        total = sum(bag)
+        self.shares = [left / total for left in bag] if total else [0.0] * len(bag)
+
+    def __missing__(self, code: int) -> float:
+        score, segments, holes, guarantee, gains = self.features[code]
+        w = self.weights
+        value = (
+            score
+            - w.segment * segments
+            - w.hole * holes
+            + w.guarantee * guarantee
+            + w.potential * sum([g * p for g, p in zip(gains, self.shares, strict=True)])
+        )
+        self[code] = value
+        return value
+
+
+class _Tables:
+    """Everything precomputed for one board size."""
+
+    def __init__(self, size: int) -> None:
+        n = size
+        v = _variant(size)
+        self.size = n
+        self.squares = n * n
+        self.scores: bytes = v.line_scores
+        self.features = _FeatureCache(n, self.scores)
+        self.colour_value = {c: i + 1 for i, c in enumerate(v.colours)} | {".": 0}
+        self.colours = v.colours
+        self.placements = v.placements
+        self.slides = v.slides
+        # targets[occupancy][i]: the empty squares a counter on square i of a line can slide to.
+        self.targets: list[list[tuple[int, ...]]] = []
+        self.bits: list[tuple[int, ...]] = []
+        for occ in range(1 << n):
+            self.bits.append(tuple(i for i in range(n) if occ >> i & 1))
+            row = []
+            for i in range(n):
+                found = []
+                for step in (-1, 1):
+                    j = i + step
+                    while 0 <= j < n and not occ >> j & 1:
+                        found.append(j)
+                        j += step
+                row.append(tuple(found))
+            self.targets.append(row)
+        self.empty_bits = [tuple(i for i in range(n) if not occ >> i & 1) for occ in range(1 << n)]
+        # nearest[occupancy][i]: the occupied squares nearest to square i of a line on either side.
+        self.nearest = [
+            [
+                tuple(
+                    next(iter(js), -1)
+                    for js in (
+                        [j for j in range(i - 1, -1, -1) if occ >> j & 1],
+                        [j for j in range(i + 1, n) if occ >> j & 1],
+                    )
+                    if js
+                )
+                for i in range(n)
+            ]
+            for occ in range(1 << n)
+        ]
+
+
+_TABLES: dict[int, _Tables] = {}
+
+
+def _tables(size: int) -> _Tables:
+    tables = _TABLES.get(size)
+    if tables is None:
+        tables = _TABLES[size] = _Tables(size)
+    return tables
+
+
+def line_value(line: str, weights: Weights = WEIGHTS, bag: dict[str, int] | None = None) -> float:
+    """The value of one rank or file: its score plus the shape terms (see the module).
+
+    Args:
+        line: 5 or 7 characters, a colour letter or ``"."`` each (e.g. ``"R.R...."``).
+        weights: the weights of the shape terms.
+        bag: the counters left of each colour (default: the same number of each).
+    """
+    tables = _tables(len(line))
+    code = sum(tables.colour_value[ch] << 3 * i for i, ch in enumerate(line))
+    counts = [1] * tables.size if bag is None else [bag.get(c, 0) for c in tables.colours]
+    return _LineValues(tables.features, weights, counts)[code]
+
+
+class _Timeout(Exception):
+    """The search ran out of its time budget (the board it left half-changed is thrown away)."""
+
+
+class _Board:
+    """A mutable copy of a position for search: line codes, occupancy and the bag.
+
+    ``rc[r]`` / ``fc[f]``: the code of rank ``r`` / file ``f`` (3 bits a square, 0 empty);
+    ``ro`` / ``fo``: their occupancy bits; ``lr`` / ``lf``: their line values; ``value``: the sum.
+    """
+
+    def __init__(self, state: EntropyState, weights: Weights | None = None) -> None:
+        tables = _tables(state.size)
+        n = tables.size
+        self.tables = tables
+        self.n = n
+        self.bag = list(state.bag().values())
+        self.lv: _LineValues | bytes = (
+            tables.scores if weights is None else _LineValues(tables.features, weights, self.bag)
+        )
+        self.cells = [tables.colour_value[ch] for ch in state.board]
+        cells = self.cells
+        self.rc = [sum(cells[r * n + f] << 3 * f for f in range(n)) for r in range(n)]
+        self.fc = [sum(cells[r * n + f] << 3 * r for r in range(n)) for f in range(n)]
+        self.ro = [sum(1 << f for f in range(n) if cells[r * n + f]) for r in range(n)]
+        self.fo = [sum(1 << r for r in range(n) if cells[r * n + f]) for f in range(n)]
+        self.lr = [self.lv[code] for code in self.rc]
+        self.lf = [self.lv[code] for code in self.fc]
+        self.value = sum(self.lr) + sum(self.lf)
+        self.empties = cells.count(0)
+
+    # -- making and unmaking moves --------------------------------------------------------------
+
+    def place(self, square: int, colour: int) -> None:
+        n = self.n
+        r, f = divmod(square, n)
+        lv = self.lv
+        self.cells[square] = colour
+        self.rc[r] += colour << 3 * f
+        self.fc[f] += colour << 3 * r
+        self.ro[r] |= 1 << f
+        self.fo[f] |= 1 << r
+        old = self.lr[r] + self.lf[f]
+        self.lr[r] = lv[self.rc[r]]
+        self.lf[f] = lv[self.fc[f]]
+        self.value += self.lr[r] + self.lf[f] - old
+        self.empties -= 1
+
+    def remove(self, square: int) -> None:
+        n = self.n
+        r, f = divmod(square, n)
+        lv = self.lv
+        colour = self.cells[square]
+        self.cells[square] = 0
+        self.rc[r] -= colour << 3 * f
+        self.fc[f] -= colour << 3 * r
+        self.ro[r] ^= 1 << f
+        self.fo[f] ^= 1 << r
+        old = self.lr[r] + self.lf[f]
+        self.lr[r] = lv[self.rc[r]]
+        self.lf[f] = lv[self.fc[f]]
+        self.value += self.lr[r] + self.lf[f] - old
+        self.empties += 1
+
+    def slide(self, origin: int, target: int) -> None:
+        colour = self.cells[origin]
+        self.remove(origin)
+        self.place(target, colour)
+
+    # -- move lists with one-ply values ---------------------------------------------------------
+
+    def order_moves(self) -> list[tuple[float, int, int]]:
+        """``(value change, origin, target)`` for the pass (``-1, -1``) and every slide."""
+        n = self.n
+        cells, rc, fc, ro, fo, lr, lf = (
+            self.cells,
+            self.rc,
+            self.fc,
+            self.ro,
+            self.fo,
+            self.lr,
+            self.lf,
+        )
+        lv = self.lv
+        targets, bits = self.tables.targets, self.tables.bits
+        out: list[tuple[float, int, int]] = [(0.0, -1, -1)]
+        append = out.append
+        for r in range(n):
+            row_occ = ro[r]
+            if not row_occ:
+                continue
+            rcode = rc[r]
+            row_value = lr[r]
+            row_targets = targets[row_occ]
+            base = r * n
+            shift_r = 3 * r
+            for f in bits[row_occ]:
+                square = base + f
+                colour = cells[square]
+                without_r = rcode - (colour << 3 * f)
+                without_f = fc[f] - (colour << shift_r)
+                file_value = lf[f]
+                file_loss = lv[without_f] - file_value
+                for f2 in row_targets[f]:
+                    append(
+                        (
+                            lv[without_r + (colour << 3 * f2)]
+                            - row_value
+                            + file_loss
+                            + lv[fc[f2] + (colour << shift_r)]
+                            - lf[f2],
+                            square,
+                            base + f2,
+                        )
+                    )
+                col_targets = targets[fo[f]][r]
+                if col_targets:
+                    row_loss = lv[without_r] - row_value
+                    shift_f = 3 * f
+                    for r2 in col_targets:
+                        append(
+                            (
+                                lv[without_f + (colour << 3 * r2)]
+                                - file_value
+                                + row_loss
+                                + lv[rc[r2] + (colour << shift_f)]
+                                - lr[r2],
+                                square,
+                                r2 * n + f,
+                            )
+                        )
+        return out
+
+    def best_order_gain(self) -> float:
+        """The largest value change among Order's moves (0 for the pass)."""
+        n = self.n
+        cells, rc, fc, ro, fo, lr, lf = (
+            self.cells,
+            self.rc,
+            self.fc,
+            self.ro,
+            self.fo,
+            self.lr,
+            self.lf,
+        )
+        lv = self.lv
+        targets, bits = self.tables.targets, self.tables.bits
+        best = 0.0
+        for r in range(n):
+            row_occ = ro[r]
+            if not row_occ:
+                continue
+            rcode = rc[r]
+            row_value = lr[r]
+            row_targets = targets[row_occ]
+            shift_r = 3 * r
+            for f in bits[row_occ]:
+                colour = cells[r * n + f]
+                without_r = rcode - (colour << 3 * f)
+                without_f = fc[f] - (colour << shift_r)
+                file_value = lf[f]
+                file_loss = lv[without_f] - file_value - row_value
+                for f2 in row_targets[f]:
+                    gain = (
+                        lv[without_r + (colour << 3 * f2)]
+                        + file_loss
+                        + lv[fc[f2] + (colour << shift_r)]
+                        - lf[f2]
+                    )
+                    if gain > best:
+                        best = gain
+                col_targets = targets[fo[f]][r]
+                if col_targets:
+                    row_loss = lv[without_r] - row_value - file_value
+                    shift_f = 3 * f
+                    for r2 in col_targets:
+                        gain = (
+                            lv[without_f + (colour << 3 * r2)]
+                            + row_loss
+                            + lv[rc[r2] + (colour << shift_f)]
+                            - lr[r2]
+                        )
+                        if gain > best:
+                            best = gain
+        return best
+
+    def reply_gains(self) -> list[tuple[float, int, int]]:
+        """``(value change, ranks, files)`` of every slide, best first.
+
+        ``ranks`` and ``files`` are bit masks of the lines the slide changes: a placement on
+        none of them leaves the slide and its value change as they are.
+        """
+        n = self.n
+        out = []
+        for gain, origin, target in self.order_moves()[1:]:
+            ro, fo = divmod(origin, n)
+            rt, ft = divmod(target, n)
+            out.append((gain, 1 << ro | 1 << rt, 1 << fo | 1 << ft))
+        out.sort(reverse=True)
+        return out
+
+    def origin_gain(self, r: int, f: int) -> float:
+        """The largest value change among the slides of the counter on rank ``r``, file ``f``."""
+        n = self.n
+        rc, fc, lr, lf, lv = self.rc, self.fc, self.lr, self.lf, self.lv
+        targets = self.tables.targets
+        colour = self.cells[r * n + f]
+        shift_r = 3 * r
+        without_r = rc[r] - (colour << 3 * f)
+        without_f = fc[f] - (colour << shift_r)
+        row_value, file_value = lr[r], lf[f]
+        best = float("-inf")
+        loss = lv[without_f] - file_value - row_value
+        for f2 in targets[self.ro[r]][f]:
+            gain = (
+                lv[without_r + (colour << 3 * f2)]
+                + loss
+                + lv[fc[f2] + (colour << shift_r)]
+                - lf[f2]
+            )
+            if gain > best:
+                best = gain
+        loss = lv[without_r] - row_value - file_value
+        shift_f = 3 * f
+        for r2 in targets[self.fo[f]][r]:
+            gain = (
+                lv[without_f + (colour << 3 * r2)]
+                + loss
+                + lv[rc[r2] + (colour << shift_f)]
+                - lr[r2]
+            )
+            if gain > best:
+                best = gain
+        return best
+
+    def gain_through(self, rs: int, fs: int) -> float:
+        """The largest value change among the slides that change rank ``rs`` or file ``fs``."""
+        n = self.n
+        rc, fc, ro, fo, lr, lf, lv, cells = (
+            self.rc,
+            self.fc,
+            self.ro,
+            self.fo,
+            self.lr,
+            self.lf,
+            self.lv,
+            self.cells,
+        )
+        bits, nearest = self.tables.bits, self.tables.nearest
+        best = float("-inf")
+        origin_gain = self.origin_gain
+        for f in bits[ro[rs]]:
+            gain = origin_gain(rs, f)
+            if gain > best:
+                best = gain
+        for r in bits[fo[fs]]:
+            if r != rs:
+                gain = origin_gain(r, fs)
+                if gain > best:
+                    best = gain
+        # Slides from elsewhere that land on file fs (along a rank) or on rank rs (along a file).
+        shift_fs = 3 * fs
+        for r in range(n):
+            occ = ro[r]
+            if r == rs or occ >> fs & 1:
+                continue
+            shift_r = 3 * r
+            into = fc[fs]
+            for f in nearest[occ][fs]:
+                colour = cells[r * n + f]
+                gain = (
+                    lv[rc[r] - (colour << 3 * f) + (colour << shift_fs)]
+                    - lr[r]
+                    + lv[fc[f] - (colour << shift_r)]
+                    - lf[f]
+                    + lv[into + (colour << shift_r)]
+                    - lf[fs]
+                )
+                if gain > best:
+                    best = gain
+        shift_rs = 3 * rs
+        for f in range(n):
+            occ = fo[f]
+            if f == fs or occ >> rs & 1:
+                continue
+            shift_f = 3 * f
+            into = rc[rs]
+            for r in nearest[occ][rs]:
+                colour = cells[r * n + f]
+                gain = (
+                    lv[fc[f] - (colour << 3 * r) + (colour << shift_rs)]
+                    - lf[f]
+                    + lv[rc[r] - (colour << shift_f)]
+                    - lr[r]
+                    + lv[into + (colour << shift_f)]
+                    - lr[rs]
+                )
+                if gain > best:
+                    best = gain
+        return best
+
+    def replies(self, colour: int, moves: list[tuple[float, int]]) -> list[tuple[float, int]]:
+        """``(value after Order's best reply, square)`` for ``colour`` on each square, best first.
+
+        ``moves`` are Chaos's ``(value change, square)``. Order's best reply is the best of the
+        slides the placement leaves alone (from :meth:`reply_gains`) and of the slides through
+        the placed counter's rank and file. A square whose bound (its value with the first
+        kind of reply only) is no better for Chaos than the best found so far is not searched
+        further: its bound stands for its value, and the first value is exact.
+        """
+        n = self.n
+        gains = self.reply_gains()
+        bounds = []
+        value = self.value
+        for change, square in moves:
+            rs, fs = divmod(square, n)
+            kept = 0.0  # the pass
+            for gain, ranks, files in gains:
+                if gain <= 0.0:
+                    break
+                if not (ranks >> rs & 1 or files >> fs & 1):
+                    kept = gain
+                    break
+            bounds.append((value + change + kept, kept, square))
+        bounds.sort()
+        out = []
+        lowest = float("inf")
+        for bound, kept, square in bounds:
+            if bound >= lowest:
+                out.append((bound, square))
+                continue
+            self.place(square, colour)
+            if self.empties:
+                through = self.gain_through(*divmod(square, n))
+                found = self.value + (through if through > kept else kept)
+            else:
+                found = self.value
+            self.remove(square)
+            if found < lowest:
+                lowest = found
+            out.append((found, square))
+        out.sort()
+        return out
+
+    def chaos_moves(self, colour: int) -> list[tuple[float, int]]:
+        """``(value change, square)`` for every empty square, placing ``colour`` there."""
+        n = self.n
+        rc, fc, ro, lr, lf = self.rc, self.fc, self.ro, self.lr, self.lf
+        lv = self.lv
+        empty_bits = self.tables.empty_bits
+        out: list[tuple[float, int]] = []
+        append = out.append
+        for r in range(n):
+            row_value = lr[r]
+            rcode = rc[r]
+            shift_r = 3 * r
+            base = r * n
+            for f in empty_bits[ro[r]]:
+                append(
+                    (
+                        lv[rcode + (colour << 3 * f)]
+                        - row_value
+                        + lv[fc[f] + (colour << shift_r)]
+                        - lf[f],
+                        base + f,
+                    )
+                )
+        return out
+
+    def open_patterns(self) -> float:
+        """Sum over empty squares and colours in the bag of (score there) × (share of the bag)."""
+        n = self.n
+        scores = self.tables.scores
+        rc, fc, ro = self.rc, self.fc, self.ro
+        total = sum(self.bag)
+        if not total:
+            return 0.0
+        weights = [(k + 1, left) for k, left in enumerate(self.bag) if left]
+        found = 0
+        for r in range(n):
+            rcode = rc[r]
+            row_score = scores[rcode]
+            shift_r = 3 * r
+            for f in self.tables.empty_bits[ro[r]]:
+                fcode = fc[f]
+                file_score = scores[fcode]
+                shift_f = 3 * f
+                for colour, left in weights:
+                    gain = (
+                        scores[rcode + (colour << shift_f)]
+                        - row_score
+                        + scores[fcode + (colour << shift_r)]
+                        - file_score
+                    )
+                    found += gain * left
+        return found / total
+
+
+# --- the greedy player's evaluation ---------------------------------------------------------------
+
+
+def position_value(state: EntropyState, weights: Weights = WEIGHTS) -> float:
+    """The sum of the line values of all ranks and files: the search's static evaluation.
+
+    It is the live score plus the shape terms of the module docstring, with the bag of ``state``,
+    and equals the score on a full board.
+    """
+    return float(_Board(state, weights).value)
+
+
+def evaluate(state: State, role: str) -> float:
+    """Higher is better for ``role``; greedy calls it on the state after the mover's move.
+
+    A finished game is worth its final score to Order and minus that to Chaos. Otherwise Order
+    gets :func:`position_value` (the score plus the compactness terms), and Chaos gets minus
+    (the score + Order's best slide gain on this board + ``OPEN`` × the open patterns); see the
+    module docstring.
+    """
+    if not isinstance(state, EntropyState):
+        raise TypeError(f"{state!r} is not an Entropy state")
+    outcome = state.outcome()
+    if outcome is not None:
+        final = float(outcome.scores[ORDER])
+        return final if role == ORDER else -final
+    if role == ORDER:
+        return position_value(state, WEIGHTS)
+    board = _Board(state)
+    threat = board.best_order_gain() if state.to_move == ORDER else 0.0
+    return -(state.score() + threat + OPEN * board.open_patterns())
+
+
+# --- the search -----------------------------------------------------------------------------------
+
+
+class _Search:
+    """One move's expectimax search over a :class:`_Board`, with an optional deadline."""
+
+    def __init__(
+        self,
+        board: _Board,
+        deadline: float | None,
+        order_width: int = ORDER_WIDTH,
+        chaos_width: int = CHAOS_WIDTH,
+    ) -> None:
+        self.board = board
+        self.deadline = deadline
+        self.order_width = order_width
+        self.chaos_width = chaos_width
+        self.cut = False  # whether a leaf was cut by depth (not a finished game)
+
+    def check_clock(self) -> None:
+        if self.deadline is not None and _time.perf_counter() > self.deadline:
+            raise _Timeout
+
+    def order_node(self, depth: int) -> float:
+        """Order to move on a board that is not full."""
+        board = self.board
+        if depth <= 1:
+            self.cut = True
+            return board.value + board.best_order_gain()
+        self.check_clock()
+        moves = board.order_moves()
+        moves.sort(reverse=True)
+        best = float("-inf")
+        for _, origin, target in moves[: self.order_width]:
+            if origin >= 0:
+                board.slide(origin, target)
+                value = self.chance_node(depth - 1)
+                board.slide(target, origin)
+            else:
+                value = self.chance_node(depth - 1)
+            if value > best:
+                best = value
+        return best
+
+    def chance_node(self, depth: int) -> float:
+        """A draw is due (the board is not full)."""
+        bag = self.board.bag
+        total = 0.0
+        count = 0
+        for index, left in enumerate(bag):
+            if left:
+                bag[index] = left - 1
+                total += left * self.chaos_node(index + 1, depth)
+                bag[index] = left
+                count += left
+        return total / count
+
+    def chaos_node(self, colour: int, depth: int) -> float:
+        """Chaos must place ``colour``."""
+        board = self.board
+        moves = board.chaos_moves(colour)
+        if board.empties == 1:
+            return board.value + moves[0][0]
+        if depth <= 1:
+            self.cut = True
+            return board.value + min(moves)[0]
+        self.check_clock()
+        replies = board.replies(colour, moves)
+        if depth == 2:
+            self.cut = True
+            return replies[0][0]
+        best = float("inf")
+        for _, square in replies[: self.chaos_width]:
+            board.place(square, colour)
+            value = self.order_node(depth - 1)
+            board.remove(square)
+            if value < best:
+                best = value
+        return best
+
+    # -- the roots ------------------------------------------------------------------------------
+
+    def order_root(
+        self,
+        moves: list[tuple[int, int]],
+        depth: int,
+        indices: Iterable[int],
+        found: list[tuple[float, int]] | None = None,
+    ) -> list[tuple[float, int]]:
+        """Append ``(value, index)`` to ``found`` for each ``moves[index]``, ``depth`` plies."""
+        board = self.board
+        out = [] if found is None else found
+        for index in indices:
+            origin, target = moves[index]
+            if origin >= 0:
+                board.slide(origin, target)
+            if depth <= 1:
+                value = board.value
+                self.cut = True
+            else:
+                value = self.chance_node(depth - 1)
+            if origin >= 0:
+                board.slide(target, origin)
+            out.append((value, index))
+        return out
+
+    def chaos_root(
+        self,
+        squares: list[int],
+        colour: int,
+        depth: int,
+        indices: Iterable[int],
+        found: list[tuple[float, int]] | None = None,
+    ) -> list[tuple[float, int]]:
+        """Append ``(value, index)`` to ``found`` for ``colour`` on each ``squares[index]``."""
+        board = self.board
+        out = [] if found is None else found
+        for index in indices:
+            square = squares[index]
+            board.place(square, colour)
+            if board.empties == 0:
+                value = board.value
+            elif depth <= 1:
+                value = board.value
+                self.cut = True
+            else:
+                value = self.order_node(depth - 1)
+            board.remove(square)
+            out.append((value, index))
+        return out
+
+
+def _depths(first: int, limit: int | None) -> list[int]:
+    """The iterations after depth 1: ``first``, ``first + 2``, … below ``limit``, then ``limit``."""
+    if limit is None:
+        return list(range(first, 200, 2))
+    if limit <= 1:
+        return []
+    return [*range(first, limit, 2), limit]
+
+
+class EntropySearch(Player):
+    """Expectimax search for either role of Entropy (the ``search`` player).
+
+    Args:
+        game: the Entropy game (7×7 or 5×5).
+        time: seconds to think per move; with a clock, at most the time left shared out over the
+            player's remaining moves.
+        depth: search exactly this many plies (Order's and Chaos's moves; draws are expanded in
+            full and do not count) instead, with no time limit: deterministic for a given
+            ``rng`` seed.
+        root_width: root moves searched at each iteration after the first.
+        order_width: slides tried at an inner Order node.
+        chaos_width: squares tried at an inner Chaos node.
+        weights: the weights of the line values (default :data:`WEIGHTS`).
+    """
+
+    def __init__(
+        self,
+        game: Game,
+        time: float = 1.0,
+        depth: int | None = None,
+        root_width: int = ROOT_WIDTH,
+        order_width: int = ORDER_WIDTH,
+        chaos_width: int = CHAOS_WIDTH,
+        weights: Weights | None = None,
+    ) -> None:
+        self.game = game
+        self.time = time
+        self.depth = depth
+        self.root_width = root_width
+        self.order_width = order_width
+        self.chaos_width = chaos_width
+        self.weights = weights
+        self.spec = f"search:depth={depth}" if depth is not None else f"search:time={time}"
+        self.last_depth = 0
+        """The deepest iteration of the last search that valued at least one move."""
+
+    def budget(self, state: EntropyState, time_left: float | None) -> float:
+        """Seconds to spend on a move in ``state``."""
+        if time_left is None:
+            return self.time
+        # Order moves after every placement but the last; Chaos places once per empty square.
+        remaining = max(1, state.size**2 - state.placements)
+        return max(0.0, min(self.time, 0.9 * max(time_left, 0.0) / remaining))
+
+    def choose(self, state: State, rng: random.Random, time_left: float | None = None) -> Move:
+        if not isinstance(state, EntropyState) or state.to_move not in (ORDER, CHAOS):
+            raise IllegalMoveError(f"no move to choose in {state.position()}")
+        start = _time.perf_counter()
+        deadline = None if self.depth is not None else start + self.budget(state, time_left)
+        order = state.to_move == ORDER
+        board = _Board(state, self.weights or WEIGHTS)
+        search = _Search(board, deadline, self.order_width, self.chaos_width)
+        tables = board.tables
+        colour = 0
+        if order:
+            moves = [(o, t) for _, o, t in board.order_moves()]
+            rng.shuffle(moves)
+            ranked = _rank(search.order_root(moves, 1, range(len(moves))), order)
+            first = 3
+        else:
+            colour = tables.colour_value[str(state.drawn)]
+            squares = [sq for _, sq in board.chaos_moves(colour)]
+            rng.shuffle(squares)
+            ranked = _rank(search.chaos_root(squares, colour, 1, range(len(squares))), order)
+            first = 2
+        self.last_depth = 1
+        for depth in _depths(first, self.depth):
+            if not search.cut:
+                break
+            search.cut = False
+            keep = ranked if self.last_depth == 1 else ranked[: self.root_width]
+            found: list[tuple[float, int]] = []
+            try:
+                if order:
+                    search.order_root(moves, depth, keep, found)
+                else:
+                    search.chaos_root(squares, colour, depth, keep, found)
+            except _Timeout:
+                if not found:
+                    break
+            self.last_depth = depth
+            valued = _rank(found, order)
+            ranked = valued + [i for i in ranked if i not in set(valued)]
+            if len(found) < len(keep):
+                break
+        best = ranked[0]
+        if order:
+            origin, target = moves[best]
+            if origin < 0:
+                return PASS
+            slide = tables.slides[origin][target]
+            assert isinstance(slide, Slide)
+            return slide
+        placement: Placement = tables.placements[str(state.drawn)][squares[best]]
+        return placement
+
+
+def _rank(values: list[tuple[float, int]], highest_first: bool) -> list[int]:
+    """The indices sorted best first; equal values keep their (shuffled) order."""
+    key: Callable[[tuple[float, int]], float] = (
+        (lambda item: -item[0]) if highest_first else (lambda item: item[0])
+    )
+    return [index for _, index in sorted(values, key=key)]
