@@ -298,3 +298,16 @@ def test_show_writes_an_svg_picture(tmp_path: Path) -> None:
     assert len(pieces) == 5
     code, out = run("show", "orderchaos", "--svg", str(tmp_path / "missing" / "x.svg"))
     assert code == 1 and "cannot write" in out
+
+
+def test_solve_dispersal_from_the_command_line() -> None:
+    code, out = run("solve", "dispersal", "S1O1O/O1SOS/S4/OOSSO/S4", "S")
+    assert code == 0, out
+    assert out.strip() == "S wins in 1 move: d2-e1"
+    code, out = run("solve", "dispersal", "SSSSS/S3S/5/O3O/OOOOO", "O", "--moves", "2")
+    assert code == 0, out
+    assert "no forced win for O within 2 moves" in out
+    code, out = run("solve", "orderchaos", "6/6/6/6/6/6", "order")
+    assert code == 1 and "there is no solver for 'orderchaos'" in out
+    code, out = run("solve", "dispersal", "SOSOS/1S3/O1O1O/2S2/SOSO1", "X")
+    assert code == 1 and "Error:" in out

@@ -553,3 +553,39 @@ def arena(
         if json_path is not None:
             report.save(json_path)
     click.echo(report.format_table(), nl=False)
+
+
+@main.command()
+@click.argument("game")
+@click.argument("position", nargs=-1, required=True)
+@click.option(
+    "--moves",
+    "-n",
+    "max_moves",
+    default=5,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Look for a win within this many own moves.",
+)
+@click.option(
+    "--time",
+    "time_limit",
+    type=click.FloatRange(min=0, min_open=True),
+    help="Stop after this many seconds and say how far the search got.",
+)
+def solve(game: str, position: tuple[str, ...], max_moves: int, time_limit: float | None) -> None:
+    """Find a forced win for the side to move in POSITION, or show that none exists.
+
+    Only dispersal has a solver: e.g. abstractgames solve dispersal S1O1O/O1SOS/S4/OOSSO/S4 S
+    """
+    from .players.search import solver_for
+
+    with _user_errors():
+        the_game = parse_game_spec(game)
+        solver = solver_for(the_game)
+        state = the_game.from_position(" ".join(position))
+        try:
+            solution = solver(state, max_moves, time_limit)
+        except ValueError as error:
+            raise click.ClickException(str(error)) from None
+    click.echo(str(solution))

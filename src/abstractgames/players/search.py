@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+from collections.abc import Callable
+from typing import Any
 
 from ..protocol import Game
 from . import InvalidPlayerError, Player
 
-__all__ = ["DEFAULT_TIME", "search_player"]
+__all__ = ["DEFAULT_TIME", "search_player", "solver_for"]
 
 DEFAULT_TIME = 1.0
 
@@ -22,6 +24,22 @@ _SEARCHERS: dict[str, str] = {
     "entropy": "abstractgames.players.entropy:EntropySearch",
     "orderchaos": "abstractgames.players.orderchaos:OrderChaosSearch",
 }
+
+
+_SOLVERS: dict[str, str] = {
+    "dispersal": "abstractgames.players.dispersal:solve",
+}
+
+
+def solver_for(game: Game) -> Callable[..., Any]:
+    """The exact solver of ``game``: ``solve(state, max_moves, time_limit) -> solution``."""
+    target = _SOLVERS.get(game.name)
+    if target is None:
+        names = ", ".join(sorted(_SOLVERS))
+        raise InvalidPlayerError(f"there is no solver for {game.name!r} (solvers: {names})")
+    module, _, attr = target.partition(":")
+    solver: Callable[..., Any] = getattr(importlib.import_module(module), attr)
+    return solver
 
 
 def search_player(game: Game, time: float = DEFAULT_TIME, depth: int | None = None) -> Player:
