@@ -157,3 +157,11 @@ def test_outcomes_are_immutable_values() -> None:
     assert repr(outcome) == (
         "Outcome(winner='order', scores={'order': 1, 'chaos': 0}, reason='five in a row')"
     )
+
+
+def test_import_object_finds_table_entries_or_says_none() -> None:
+    from abstractgames.protocol import import_object
+
+    assert import_object("abstractgames.orderchaos:OrderChaosGame").name == "orderchaos"
+    assert import_object("abstractgames.orderchaos:NoSuchThing") is None
+    assert import_object("abstractgames.no_such_module:Thing") is None

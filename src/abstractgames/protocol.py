@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import abc
 import importlib
+import importlib.util
 import inspect
 import random
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -459,14 +460,23 @@ def register_game(name: str, factory: GameFactory) -> None:
     _registered[name] = factory
 
 
+def import_object(target: str) -> Any:
+    """The object named by ``"package.module:attribute"``, importing the module on first use.
+
+    Returns ``None`` when the module or the attribute does not exist (a table entry for code that
+    is not there); an error inside an existing module is raised as it is.
+    """
+    module, _, attr = target.partition(":")
+    if importlib.util.find_spec(module) is None:
+        return None
+    return getattr(importlib.import_module(module), attr, None)
+
+
 def _factory(name: str) -> GameFactory | None:
     if name in _registered:
         return _registered[name]
     target = _BUILTIN_GAMES.get(name)
-    if target is None:
-        return None
-    module, _, attr = target.partition(":")
-    factory: GameFactory = getattr(importlib.import_module(module), attr)
+    factory: GameFactory | None = None if target is None else import_object(target)
     return factory
 
 

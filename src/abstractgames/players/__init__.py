@@ -17,13 +17,12 @@ what happens in the game through the hooks :meth:`Player.game_started`, :meth:`P
 from __future__ import annotations
 
 import abc
-import importlib
 import inspect
 import random
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from ..protocol import AbstractGamesError, Game, IllegalMoveError, Move, State
+from ..protocol import AbstractGamesError, Game, IllegalMoveError, Move, State, import_object
 
 __all__ = [
     "InvalidPlayerError",
@@ -158,10 +157,7 @@ def _factory(name: str) -> PlayerFactory | None:
     if name in _registered:
         return _registered[name]
     target = _BUILTIN_PLAYERS.get(name)
-    if target is None:
-        return None
-    module, _, attr = target.partition(":")
-    factory: PlayerFactory = getattr(importlib.import_module(module), attr)
+    factory: PlayerFactory | None = None if target is None else import_object(target)
     return factory
 
 

@@ -7,12 +7,10 @@ Each game has its own evaluation, ``evaluate(state, role) -> float`` (higher is 
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import random
 from collections.abc import Callable
 
-from ..protocol import Game, IllegalMoveError, Move, State
+from ..protocol import Game, IllegalMoveError, Move, State, import_object
 from . import InvalidPlayerError, Player
 
 __all__ = ["GreedyPlayer", "evaluation_for"]
@@ -31,10 +29,9 @@ def evaluation_for(game: Game) -> Evaluation:
     target = _EVALUATIONS.get(game.name)
     if target is None:
         raise InvalidPlayerError(f"the greedy player has no evaluation for {game.name!r}")
-    module, _, attr = target.partition(":")
-    if importlib.util.find_spec(module) is None:
+    evaluate: Evaluation | None = import_object(target)
+    if evaluate is None:
         raise InvalidPlayerError(f"the greedy player for {game.name!r} is not built yet")
-    evaluate: Evaluation = getattr(importlib.import_module(module), attr)
     return evaluate
 
 

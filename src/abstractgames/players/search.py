@@ -7,12 +7,10 @@ search depth in plies instead of a time budget, where the bot supports it).
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 from collections.abc import Callable
 from typing import Any
 
-from ..protocol import Game
+from ..protocol import Game, import_object
 from . import InvalidPlayerError, Player
 
 __all__ = ["DEFAULT_TIME", "search_player", "solver_for"]
@@ -37,8 +35,9 @@ def solver_for(game: Game) -> Callable[..., Any]:
     if target is None:
         names = ", ".join(sorted(_SOLVERS))
         raise InvalidPlayerError(f"there is no solver for {game.name!r} (solvers: {names})")
-    module, _, attr = target.partition(":")
-    solver: Callable[..., Any] = getattr(importlib.import_module(module), attr)
+    solver: Callable[..., Any] | None = import_object(target)
+    if solver is None:
+        raise InvalidPlayerError(f"the solver for {game.name!r} is not built yet")
     return solver
 
 
@@ -51,9 +50,8 @@ def search_player(game: Game, time: float = DEFAULT_TIME, depth: int | None = No
     target = _SEARCHERS.get(game.name)
     if target is None:
         raise InvalidPlayerError(f"there is no search player for {game.name!r}")
-    module, _, attr = target.partition(":")
-    if importlib.util.find_spec(module) is None:
+    factory = import_object(target)
+    if factory is None:
         raise InvalidPlayerError(f"the search player for {game.name!r} is not built yet")
-    factory = getattr(importlib.import_module(module), attr)
     player: Player = factory(game, time=float(time), depth=depth)
     return player
