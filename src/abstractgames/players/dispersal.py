@@ -21,7 +21,8 @@ scores ``±inf`` (or 0 for a draw).
 variation search on bitboards, a transposition table, wins detected before anything else, and
 move ordering by the table's move, killer moves and a check-aware static order. A pass does not
 use up depth. Wins and losses are scored by their distance in plies, so the bot takes the fastest
-win and resists a loss the longest. The forced draws of the rules (repetition, passes, ply limit)
+win and resists a loss the longest. Without a win in sight it gives an opponent who must pass a
+move again. The forced draws of the rules (repetition, passes, ply limit)
 are handled so that the table stays sound: see :class:`_Searcher`.
 
 **Solver** (:func:`solve`): an exact proof search for a forced win within a number of own moves.
@@ -591,19 +592,29 @@ class DispersalSearch(Player):
             budget, deadline, max_depth = float("inf"), None, self.depth
         searcher = _Searcher(state)
         moves = _moves(me, opp)
-        rng.shuffle(moves)
-        moves.sort(key=lambda move: -_static(opp, me ^ move, False), reverse=True)
-        best, best_value, reached = moves[0], -_INF, 0
+        rng.shuffle(moves)  # the tie-break: sorting keeps the order of equals
+        moves.sort(key=lambda move: _static(opp, me ^ move, False))  # the opponent's value
+        ranked = [(-_INF, move) for move in moves]
+        reached = 0
         for depth in range(1, max_depth + 1):
             searcher.deadline = deadline if depth > 1 else None
             try:
-                value, ordered = _root(searcher, state, me, opp, moves, depth)
+                ranked = _root(searcher, state, me, opp, [move for _, move in ranked], depth)
             except _Timeout:
                 break
-            moves, best, best_value, reached = ordered, ordered[0], value, depth
-            elapsed = time.monotonic() - started
-            if abs(value) > _MATED or elapsed > budget / 2:
+            reached = depth
+            if abs(ranked[0][0]) > _MATED or time.monotonic() - started > budget / 2:
                 break
+        best_value, best = ranked[0]
+        if best_value <= _MATED and _stuck(opp, me, _touched(opp)):
+            # The opponent must pass and no win is in sight: give it moves back (the best move
+            # that does, unless it is lost), or the bot would keep putting that off beyond its
+            # horizon until the ply limit.
+            near_opp = _touched(opp)
+            for value, move in ranked:
+                if value >= -_MATED and not _stuck(opp, me ^ move, near_opp):
+                    best_value, best = value, move
+                    break
         self.last = SearchInfo(reached, best_value, searcher.nodes, time.monotonic() - started)
         return _move_of(state, best)
 
@@ -636,11 +647,15 @@ class SearchInfo:
 
 def _root(
     searcher: _Searcher, state: DispersalState, me: int, opp: int, moves: list[int], depth: int
-) -> tuple[int, list[int]]:
-    """Search every root move to ``depth``; return the best value and the moves, best first."""
+) -> list[tuple[int, int]]:
+    """Search every root move to ``depth``; return ``(value, move)`` pairs, best first.
+
+    Only the first value is exact; the others are upper bounds, or exact where they are wins or
+    losses at once.
+    """
     side = 0 if state.side == "O" else 1
     alpha, beta = -_INF, _INF
-    scored: list[tuple[int, int]] = []
+    scored: list[tuple[int, int, int]] = []
     for index, move in enumerate(moves):
         value_or_none = searcher.child(me, opp, side, move, 0)
         after = me ^ move
@@ -652,11 +667,11 @@ def _root(
             value = -searcher.negamax(opp, after, side ^ 1, False, 1, depth - 1, -alpha - 1, -alpha)
             if value > alpha:
                 value = -searcher.negamax(opp, after, side ^ 1, False, 1, depth - 1, -beta, -alpha)
-        scored.append((value, index))
+        scored.append((value, index, move))
         alpha = max(alpha, value)
     # Stable: among equal values the earlier (shuffled, then previously better) move stays first.
-    scored.sort(key=lambda pair: (-pair[0], pair[1]))
-    return scored[0][0], [moves[index] for _, index in scored]
+    scored.sort(key=lambda entry: (-entry[0], entry[1]))
+    return [(value, move) for value, _, move in scored]
 
 
 # --- the solver -----------------------------------------------------------------------------------
