@@ -160,11 +160,16 @@ def test_report_statistics_by_hand() -> None:
     (pair,) = report.pairs
     assert (pair.players, pair.wins, pair.draws, pair.losses) == (("random", "greedy"), 2, 1, 1)
     assert (pair.elo, pair.elo_error) == pytest.approx(elo_difference(2.5, 4))
+    # random in seat 1: won match 1, drew match 3; in seat 2: lost match 2, won match 4.
+    assert [t.players[0] for t in arena.tasks] == ["random", "greedy", "random", "greedy"]
+    assert pair.by_seat == ((1, 1, 0), (1, 0, 1))
     data = report.to_json()
     assert data["standings"][0]["mean_score"] == 25.0
     assert data["matches"][3]["ended_by"] == {"event": "forfeit", "player": 1}
+    assert data["pairs"][0]["by_seat"] == [[1, 1, 0], [1, 0, 1]]
     table = report.format_table()
     assert "mean score (95%)" in table and "25.0 ± 17.2" in table
+    assert "in seat 1  in seat 2" in table and "1-1-0      1-0-1" in table
     assert "greedy: 1 match, e.g. match 4: player 1 exited with status 1" in table
     partial = arena.report({t1.key: records[t1.key]})
     assert not partial.complete and "(1 of 4 matches played)" in partial.format_table()

@@ -467,6 +467,8 @@ class PairResult:
 
     ``elo`` is how much stronger the first player is, with the half-width ``elo_error`` of its
     95% interval, from these matches alone (:func:`~abstractgames.stats.elo_difference`).
+    ``by_seat`` splits the first player's ``(wins, draws, losses)`` by the seat it played in
+    (seat 1 moves first: Order in Order and Chaos, O in dispersal, Chaos of game 1 in Entropy).
     """
 
     players: tuple[str, str]
@@ -477,6 +479,11 @@ class PairResult:
     points: float
     elo: float
     elo_error: float
+    by_seat: tuple[tuple[int, int, int], tuple[int, int, int]] = ((0, 0, 0), (0, 0, 0))
+
+
+def _triple(counts: list[int]) -> tuple[int, int, int]:
+    return counts[0], counts[1], counts[2]
 
 
 def _round(value: float | None, digits: int) -> float | None:
@@ -559,6 +566,7 @@ class ArenaReport:
                     "points": p.points,
                     "elo_difference": _round(p.elo, 1),
                     "elo_error": _round(p.elo_error, 1),
+                    "by_seat": [list(results) for results in p.by_seat],
                 }
                 for p in self.pairs
             ],
@@ -593,6 +601,7 @@ class ArenaReport:
                 row.append(_mean(s.mean_score, s.score_error))
             rows.append(row)
         pair_header = ["pair", f"{units}", "won", "drawn", "lost", "points", "Elo difference (95%)"]
+        pair_header += ["in seat 1", "in seat 2"]
         pair_rows = [
             [
                 f"{p.players[0]} vs {p.players[1]}",
@@ -602,6 +611,7 @@ class ArenaReport:
                 str(p.losses),
                 _percent(p.points / p.games if p.games else None),
                 _elo(p.elo, p.elo_error),
+                *("-".join(map(str, results)) for results in p.by_seat),
             ]
             for p in self.pairs
         ]
@@ -926,6 +936,8 @@ class Arena:
         draws = [[0] * n for _ in range(n)]
         scores: list[list[float]] = [[] for _ in range(n)]
         forfeits = [0] * n
+        # by_seat[i][j][seat]: player i's [wins, draws, losses] against j from that seat.
+        by_seat = [[[[0, 0, 0], [0, 0, 0]] for _ in range(n)] for _ in range(n)]
         for match in matches:
             seats = [index[p] for p in match.players]
             if match.winner is None:
@@ -933,6 +945,9 @@ class Arena:
                 draws[seats[1]][seats[0]] += 1
             else:
                 wins[seats[match.winner - 1]][seats[2 - match.winner]] += 1
+            for seat in (0, 1):
+                result = 1 if match.winner is None else 0 if match.winner == seat + 1 else 2
+                by_seat[seats[seat]][seats[1 - seat]][seat][result] += 1
             for seat, who in enumerate(seats):
                 score = match.scores[seat]
                 if score is not None:
@@ -980,6 +995,7 @@ class Arena:
                         points=points[i][j],
                         elo=elo,
                         elo_error=elo_error,
+                        by_seat=(_triple(by_seat[i][j][0]), _triple(by_seat[i][j][1])),
                     )
                 )
         return ArenaReport(
