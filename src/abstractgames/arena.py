@@ -467,8 +467,8 @@ class PairResult:
 
     ``elo`` is how much stronger the first player is, with the half-width ``elo_error`` of its
     95% interval, from these matches alone (:func:`~abstractgames.stats.elo_difference`).
-    ``by_seat`` splits the first player's ``(wins, draws, losses)`` by the seat it played in
-    (seat 1 moves first: Order in Order and Chaos, O in dispersal, Chaos of game 1 in Entropy).
+    ``by_seat`` splits the first player's ``(wins, draws, losses)`` by the seat it played in:
+    as player 1 (the game's first role in the match's first game), then as player 2.
     """
 
     players: tuple[str, str]
@@ -479,7 +479,7 @@ class PairResult:
     points: float
     elo: float
     elo_error: float
-    by_seat: tuple[tuple[int, int, int], tuple[int, int, int]] = ((0, 0, 0), (0, 0, 0))
+    by_seat: tuple[tuple[int, int, int], tuple[int, int, int]]
 
 
 def _triple(counts: list[int]) -> tuple[int, int, int]:
