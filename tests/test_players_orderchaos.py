@@ -141,6 +141,15 @@ def test_search_respects_its_time_budget() -> None:
     assert move in state.legal_moves()
 
 
+@pytest.mark.parametrize(
+    "text", ["6/6/6/3X2/6/6 chaos", "6/6/2XO2/2OX2/2X3/6 chaos", "6/1O4/2XXO1/1O1X2/3X2/6 chaos"]
+)
+def test_chaos_with_a_time_budget_plays_its_two_ply_move(text: str) -> None:
+    # Deeper searches defend worse against fallible Orders (docs/bots-orderchaos.md).
+    timed = OrderChaosSearch(GAME, time=5.0).choose(position(text), random.Random(3))
+    assert str(timed) == choose(text, depth=2, seed=3)
+
+
 def test_search_refuses_finished_games() -> None:
     from abstractgames import IllegalMoveError
 

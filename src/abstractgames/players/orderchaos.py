@@ -78,10 +78,11 @@ _VCF_DEPTH = 8
 # Below the root each side searches only its _BEAM best moves, until the board is nearly full.
 _BEAM = 14
 _FULL_WIDTH = 12
-# How many of Order's threats are searched past the horizon, by the role to move at the root:
-# Order sees its own combinations deeper; Chaos gains more from the depth of the main search.
-_QUIESCENCE_ORDER = 1
-_QUIESCENCE_CHAOS = 0
+# How many of Order's threats are searched past the horizon.
+_QUIESCENCE = 1
+# Chaos's deepest search with a time budget: Order wins with best play, and deeper searches
+# defended worse against fallible Orders (see the bots' documentation for the measurements).
+_CHAOS_DEPTH = 2
 # A lost player searches again seeing less of Order's threats: (quiescence, longest chain of fours).
 _BLINDER = ((0, 2), (-1, 2))
 
@@ -641,6 +642,8 @@ class OrderChaosSearch(Player):
     Args:
         game: the Order and Chaos game.
         time: seconds to think per move; with a clock, at most a twentieth of the time left.
+            As Chaos the search stops at two plies (and Order's threats past them), which
+            defends best against fallible Orders; Order searches as deep as the time allows.
         depth: search exactly this many plies instead (deterministic for a given ``rng`` seed).
     """
 
@@ -653,10 +656,10 @@ class OrderChaosSearch(Player):
     def choose(self, state: State, rng: random.Random, time_left: float | None = None) -> Move:
         if not isinstance(state, OrderChaosState) or state.to_move is None:
             raise IllegalMoveError(f"no move to choose in {state.position()}")
-        quiescence = _QUIESCENCE_ORDER if state.to_move == ORDER else _QUIESCENCE_CHAOS
         if self.depth is not None:
-            search = _Search(None, quiescence)
+            search = _Search(None, _QUIESCENCE)
             return MOVES[search.root(state.x, state.o, rng, self.depth, None)]
         budget = self.time if time_left is None else min(self.time, max(time_left, 0.0) / 20)
-        search = _Search(_time.perf_counter() + budget, quiescence)
-        return MOVES[search.root(state.x, state.o, rng, _SIZE, budget)]
+        search = _Search(_time.perf_counter() + budget, _QUIESCENCE)
+        max_depth = _SIZE if state.to_move == ORDER else _CHAOS_DEPTH
+        return MOVES[search.root(state.x, state.o, rng, max_depth, budget)]
