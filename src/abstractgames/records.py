@@ -14,12 +14,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import attrs
 
+from .files import write_atomic
 from .protocol import (
     AbstractGamesError,
     Game,
@@ -222,18 +222,7 @@ class MatchRecord:
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the record atomically: the file is either the old one or the whole new one."""
-        target = Path(path)
-        text = self.dumps()
-        fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(temporary, target)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        write_atomic(path, self.dumps())
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> MatchRecord:
