@@ -34,8 +34,8 @@ try:
 except ImportError:  # a checkout whose package is not installed
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
+from abstractgames import AbstractGamesError, parse_game_spec
 from abstractgames.grid import grid
-from abstractgames.protocol import AbstractGamesError, parse_game_spec
 from abstractgames.svg import board_svg
 
 MARKER = re.compile(r"^(?P<indent>\s*)<!--\s*board\s+(?P<args>.*?)\s*-->\s*$")

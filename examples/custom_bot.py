@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import random
 
-from abstractgames import Move, State, get_game
-from abstractgames.players import Player, make_player
+from abstractgames import Move, State, get_game, make_player
+from abstractgames.players import Player
 from abstractgames.referee import Referee
 
 

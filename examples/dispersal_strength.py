@@ -19,8 +19,7 @@ import random
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-from abstractgames import get_game
-from abstractgames.players import make_player
+from abstractgames import get_game, make_player
 
 
 def play(search: str, opponent: str, search_side: str, seed: int) -> tuple[float, int, float]:

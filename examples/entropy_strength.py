@@ -18,8 +18,7 @@ import statistics
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-from abstractgames import get_game, random_move
-from abstractgames.players import make_player
+from abstractgames import get_game, make_player, random_move
 
 
 def play(order: str, chaos: str, size: int, seed: int) -> tuple[int, float, float]:

@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from abstractgames import AbstractGamesError, get_game, random_move
+from abstractgames import AbstractGamesError, get_game, make_player, random_move
 from abstractgames.cli import main
-from abstractgames.engines.codecup import (
+from abstractgames.engines.codecup_entropy import (
+    CodecupPlayer,
     cell_name,
     decode_chaos_move,
     decode_order_move,
@@ -27,11 +28,10 @@ from abstractgames.engines.codecup import (
     parse_cell,
 )
 from abstractgames.entropy import PASS, Draw, EntropyState, Placement, Slide
-from abstractgames.players import InvalidPlayerError, Player, make_player
-from abstractgames.players.external import CodecupPlayer
+from abstractgames.players import InvalidPlayerError, Player, UndoRequest
 from abstractgames.protocol import InvalidMoveError, Move, State
 from abstractgames.records import MatchRecord
-from abstractgames.referee import Referee, UndoRequest
+from abstractgames.referee import Referee
 
 from .test_engines import Interrupting, StopAt, assert_reaped, command
 

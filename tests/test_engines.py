@@ -17,20 +17,21 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from abstractgames import get_game
+from abstractgames import get_game, make_player, parse_game_spec
 from abstractgames.cli import EXIT_INTERRUPTED, main
-from abstractgames.engines.process import Process, ProcessEnded, ProcessError, ProcessTimeout
-from abstractgames.engines.protocol import (
+from abstractgames.engines.agp import (
+    EnginePlayer,
     format_go,
     format_position,
     is_seed_token,
     parse_go,
     parse_position,
-    serve,
 )
-from abstractgames.players import InvalidPlayerError, Player, SeededRandom, make_player
-from abstractgames.players.external import EnginePlayer, ExternalPlayer
-from abstractgames.protocol import Move, State, parse_game_spec
+from abstractgames.engines.external import ExternalPlayer
+from abstractgames.engines.process import Process, ProcessEnded, ProcessError, ProcessTimeout
+from abstractgames.engines.serve import serve
+from abstractgames.players import InvalidPlayerError, Player, SeededRandom
+from abstractgames.protocol import Move, State
 from abstractgames.records import ClockSettings, GameEnd, MatchRecord
 from abstractgames.referee import Referee, chance_rng, player_rng
 

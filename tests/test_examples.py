@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from abstractgames import get_game
-from abstractgames.players import make_player
+from abstractgames import get_game, make_player
 from abstractgames.records import MatchRecord
 from abstractgames.referee import Referee
 

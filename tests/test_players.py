@@ -8,15 +8,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from abstractgames import IllegalMoveError, State, get_game
-from abstractgames.players import (
-    InvalidPlayerError,
-    Player,
+from abstractgames import (
+    IllegalMoveError,
+    State,
     available_players,
+    get_game,
     make_player,
     register_player,
 )
-from abstractgames.players import _registered as registered_players
+from abstractgames.players import InvalidPlayerError, Player
+from abstractgames.registry import _players as registered_players
 from abstractgames.testing import states
 
 GAMES_WITH_GREEDY = ["orderchaos"]

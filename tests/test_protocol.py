@@ -24,7 +24,7 @@ from abstractgames import (
     random_move,
     register_game,
 )
-from abstractgames.protocol import _registered
+from abstractgames.registry import _games as _registered
 from abstractgames.testing import check_game, conformance_properties, playout
 
 from .toygame import DiceRace, RaceState
@@ -160,7 +160,7 @@ def test_outcomes_are_immutable_values() -> None:
 
 
 def test_import_object_finds_table_entries_or_says_none() -> None:
-    from abstractgames.protocol import import_object
+    from abstractgames.registry import import_object
 
     assert import_object("abstractgames.orderchaos:OrderChaosGame").name == "orderchaos"
     assert import_object("abstractgames.orderchaos:NoSuchThing") is None

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from abstractgames import Move, State, available_games, get_game, parse_game_spec
-from abstractgames.players import Player, make_player
+from abstractgames import Move, State, available_games, get_game, make_player, parse_game_spec
+from abstractgames.players import Player, PlayerFailed, Resign, UndoRequest
 from abstractgames.records import ClockSettings, GameEnd, MatchRecord, RecordError
-from abstractgames.referee import PlayerFailed, Referee, Resign, UndoRequest
+from abstractgames.referee import Referee
 
 
 class FakeClock:

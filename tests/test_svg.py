@@ -81,7 +81,7 @@ def contrast(a: str, b: str) -> float:
     ],
 )
 def test_one_piece_element_per_piece(spec: str, position: str) -> None:
-    from abstractgames.protocol import parse_game_spec
+    from abstractgames import parse_game_spec
 
     state = parse_game_spec(spec).from_position(position)
     root = parse(state.to_svg())
@@ -92,7 +92,7 @@ def test_one_piece_element_per_piece(spec: str, position: str) -> None:
 
 @pytest.mark.parametrize("spec", [*available_games(), "entropy:size=5"])
 def test_every_start_position_renders(spec: str) -> None:
-    from abstractgames.protocol import parse_game_spec
+    from abstractgames import parse_game_spec
 
     state = parse_game_spec(spec).initial_state()
     root = parse(state.to_svg())

@@ -20,11 +20,16 @@ from .protocol import (
     Outcome,
     State,
     UnknownGameError,
-    available_games,
-    get_game,
-    parse_game_spec,
     random_move,
+)
+from .registry import (
+    available_games,
+    available_players,
+    get_game,
+    make_player,
+    parse_game_spec,
     register_game,
+    register_player,
 )
 
 __version__ = "0.1.0"
@@ -43,8 +48,11 @@ __all__ = [
     "UnknownGameError",
     "__version__",
     "available_games",
+    "available_players",
     "get_game",
+    "make_player",
     "parse_game_spec",
     "random_move",
     "register_game",
+    "register_player",
 ]

@@ -44,10 +44,11 @@ from typing import Any
 import attrs
 
 from . import stats
-from .players import Player, make_player
-from .protocol import AbstractGamesError, Game, SingleGameMatch, parse_game_spec
+from .players import Player
+from .protocol import AbstractGamesError, Game, SingleGameMatch
 from .records import MatchRecord, RecordError
 from .referee import Referee
+from .registry import make_player, parse_game_spec
 
 __all__ = [
     "ARENA_FORMAT",

@@ -16,7 +16,8 @@ from collections.abc import Callable, Sequence
 
 import attrs
 
-from .protocol import CHANCE, Game, parse_game_spec, random_move
+from .protocol import CHANCE, Game, random_move
+from .registry import parse_game_spec
 
 __all__ = ["GameBenchmark", "Measurement", "play_random_games", "run_benchmarks"]
 

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from . import __version__
-from .protocol import AbstractGamesError, Game, available_games, parse_game_spec
+from .protocol import AbstractGamesError, Game
+from .registry import available_games, parse_game_spec
 
 if TYPE_CHECKING:
     from rich.progress import TaskID
@@ -35,10 +36,102 @@ def _user_errors() -> Iterator[None]:
         raise click.ClickException(str(error)) from None
 
 
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: Any = None,
+    line: str | None = None,
+) -> None:
+    """Warnings as one line on stderr, without the source line Python shows by default."""
+    click.echo(f"abstractgames: warning: {message}", err=True)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="abstractgames")
 def main() -> None:
     """Play, referee and measure Entropy, Order and Chaos, and dispersal Entropy."""
+    import warnings
+
+    warnings.showwarning = _show_warning
+
+
+@main.command(name="list")
+@click.option("--json", "as_json", is_flag=True, help="Print the listing as JSON.")
+def list_command(as_json: bool) -> None:
+    """List the games and players: built in, and added by installed plugins.
+
+    Besides these, a player can be a class in a Python file or module:
+    path/to/bot.py:MyBot or package.module:MyBot, with options after a second colon
+    (bot.py:MyBot:depth=3), and 'human' is you at the terminal (abstractgames play).
+    """
+    from .registry import available_players, describe_game, describe_player
+
+    games: list[dict[str, Any]] = []
+    players: list[dict[str, Any]] = []
+    problems: list[str] = []
+    for name in available_games():
+        try:
+            info = describe_game(name)
+        except AbstractGamesError as error:
+            problems.append(str(error))
+            continue
+        games.append(
+            {
+                "name": info.name,
+                "title": info.title,
+                "origin": info.origin,
+                "roles": list(info.roles),
+                "params": info.params,
+                "summary": info.summary,
+            }
+        )
+    for name in available_players():
+        try:
+            player = describe_player(name)
+        except AbstractGamesError as error:
+            problems.append(str(error))
+            continue
+        players.append(
+            {
+                "name": player.name,
+                "origin": player.origin,
+                "options": player.options,
+                "summary": player.summary,
+            }
+        )
+    for problem in problems:
+        click.echo(f"abstractgames: warning: {problem}", err=True)
+    if as_json:
+        click.echo(json.dumps({"games": games, "players": players}, indent=2, sort_keys=True))
+        return
+
+    def options(values: dict[str, Any] | None) -> str:
+        if values is None:
+            return "NAME:[OPTIONS:]COMMAND"
+        return ", ".join(f"{k}={v}" for k, v in values.items()) or "-"
+
+    click.echo("Games (abstractgames play GAME, or GAME:key=value):")
+    rows = [[g["name"], g["title"], options(g["params"]), g["origin"]] for g in games]
+    click.echo(_columns(["name", "title", "parameters", "from"], rows))
+    click.echo("")
+    click.echo("Players (-1/-2 SPEC, --players SPEC ...; SPEC is NAME or NAME:key=value):")
+    rows = [[p["name"], options(p["options"]), p["origin"], p["summary"]] for p in players]
+    click.echo(_columns(["name", "options", "from", "what it is"], rows))
+    click.echo("")
+    click.echo("A class in a file or module is a player too: path/to/bot.py:MyBot[:key=value,...]")
+    click.echo("or package.module:MyBot[:key=value,...]; 'human' is you at the terminal.")
+
+
+def _columns(header: list[str], rows: list[list[str]]) -> str:
+    """A plain table: columns separated by two spaces, the last one left to run on."""
+    widths = [max(len(row[c]) for row in [header, *rows]) for c in range(len(header) - 1)]
+    lines = []
+    for row in [header, *rows]:
+        cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
+        lines.append("  " + "  ".join([*cells, row[-1]]).rstrip())
+    return "\n".join(lines)
 
 
 @main.command()
@@ -100,36 +193,29 @@ def _clock_option(ctx: click.Context, param: click.Parameter, value: str | None)
         raise click.BadParameter(str(error)) from None
 
 
-_PROGRAM_PLAYERS = ("engine", "codecup")
-"""Player specs that start an external program: never started from a record alone."""
-
-
-def _player_kind(spec: str) -> str:
-    return spec.strip().partition(":")[0].strip().lower()
-
-
 def _make_players(game: Game, specs: tuple[str, str], console: Any) -> tuple[Player, Player]:
-    from .players import make_player
+    from .registry import make_player
     from .terminal import HumanPlayer
 
     humans = [spec.strip().lower() == "human" for spec in specs]
-    # A CodeCup program cannot take moves back, so a person playing one cannot undo.
-    fixed = [_player_kind(spec) == "codecup" for spec in specs]
-    players: list[Player] = []
-    for number, (spec, human) in enumerate(zip(specs, humans, strict=True), start=1):
+    bots = [
+        None if human else make_player(spec, game)
+        for spec, human in zip(specs, humans, strict=True)
+    ]
+    players = list(bots)
+    for number, human in enumerate(humans, start=1):
         if human:
-            players.append(
-                HumanPlayer(
-                    game,
-                    console,
-                    input,
-                    allow_undo=not humans[2 - number] and not fixed[2 - number],
-                    name="you" if humans.count(True) == 1 else f"player {number}",
-                )
+            bot = bots[2 - number]  # undo is between a person and a bot that can follow it
+            players[number - 1] = HumanPlayer(
+                game,
+                console,
+                input,
+                allow_undo=bot is not None and bot.supports_undo,
+                name="you" if humans.count(True) == 1 else f"player {number}",
             )
-        else:
-            players.append(make_player(spec, game))
-    return players[0], players[1]
+    first, second = players
+    assert first is not None and second is not None
+    return first, second
 
 
 @main.command()
@@ -176,15 +262,18 @@ def play(
     no_color: bool,
     verbose: bool,
 ) -> None:
-    """Play GAME (entropy, orderchaos, dispersal, or NAME:key=value).
+    """Play GAME (a game's name, or NAME:key=value; 'abstractgames list' shows them).
 
     A player is 'human', a bot ('random', 'greedy', 'search', with options such as
-    search:time=1.5), or an external program: 'engine:COMMAND' (the engine protocol) or
-    'codecup:COMMAND' (a CodeCup 2023 Entropy program). Type 'help' at the prompt for the
-    commands. Ctrl-C saves the game; 'abstractgames play --resume FILE' continues it.
+    search:time=1.5), your own bot (a class in a file or module: mybot.py:MyBot or
+    package.module:MyBot, options after a second colon), or an external program:
+    'engine:COMMAND' (the engine protocol) or 'codecup:COMMAND' (a CodeCup 2023 Entropy
+    program). Type 'help' at the prompt for the commands. Ctrl-C saves the game;
+    'abstractgames play --resume FILE' continues it.
     """
     from .records import MatchRecord
     from .referee import Referee
+    from .registry import outside_code
     from .terminal import TerminalObserver, make_console
 
     console = make_console(colour=not no_color)
@@ -198,11 +287,12 @@ def play(
             the_game = record.make_game()
             for number, recorded in enumerate(record.players, start=1):
                 given = (player1, player2)[number - 1]
-                if given is None and _player_kind(recorded) in _PROGRAM_PLAYERS:
+                what = outside_code(recorded)
+                if given is None and what is not None:
                     raise click.ClickException(
-                        f"player {number} in {resume_path} is an external program ({recorded}); "
-                        f"programs are only started from the command line: give it with "
-                        f"-{number} to continue"
+                        f"player {number} in {resume_path} is {what} ({recorded}); programs, "
+                        f"files and modules are only started from the command line: give it "
+                        f"with -{number} to continue"
                     )
             specs = (player1 or record.players[0], player2 or record.players[1])
             seed, clock = record.seed, record.clock
@@ -302,8 +392,10 @@ def show(game: str, position: tuple[str, ...], no_color: bool, svg_path: str | N
         show_position(console, state)
         console.print(state.position())
         if svg_path is not None:
+            from .files import write_atomic
+
             try:
-                Path(svg_path).write_text(state.to_svg(), encoding="utf-8")
+                write_atomic(Path(svg_path), state.to_svg())
             except OSError as error:
                 raise click.ClickException(f"cannot write {svg_path}: {error.strerror}") from None
 
@@ -323,7 +415,7 @@ def _serve_lines() -> Iterator[str]:
     "player_spec",
     default="greedy",
     show_default=True,
-    help="The bot that chooses the moves: random, greedy, search:time=1.5, ...",
+    help="The bot that chooses the moves: random, greedy, search:time=1.5, mybot.py:MyBot, ...",
 )
 @click.option("--seed", type=int, help="Seed of the moves the referee asks for without a seed.")
 def engine(game: str | None, player_spec: str, seed: int | None) -> None:
@@ -334,8 +426,8 @@ def engine(game: str | None, player_spec: str, seed: int | None) -> None:
     """
     import random
 
-    from .engines.protocol import serve
-    from .players import make_player
+    from .engines.serve import serve
+    from .registry import make_player
 
     with _user_errors():
         the_game = None if game is None else parse_game_spec(game)
@@ -355,7 +447,7 @@ def engine(game: str | None, player_spec: str, seed: int | None) -> None:
     "player_spec",
     default="greedy",
     show_default=True,
-    help="The bot that chooses the moves: random, greedy, search:time=1.5, ...",
+    help="The bot that chooses the moves: random, greedy, search:time=1.5, mybot.py:MyBot, ...",
 )
 @click.option("--seed", type=int, help="Seed of the bot's random choices.")
 def codecup(player_spec: str, seed: int | None) -> None:
@@ -368,7 +460,7 @@ def codecup(player_spec: str, seed: int | None) -> None:
     """
     import random
 
-    from .engines.codecup import serve_codecup
+    from .engines.serve import serve_codecup
 
     with _user_errors():
         rng = random.Random(seed)
@@ -576,9 +668,10 @@ def arena(
 def solve(game: str, position: tuple[str, ...], max_moves: int, time_limit: float | None) -> None:
     """Find a forced win for the side to move in POSITION, or show that none exists.
 
-    Only dispersal has a solver: e.g. abstractgames solve dispersal S1O1O/O1SOS/S4/OOSSO/S4 S
+    The games with a solver say so in their documentation; e.g.
+    abstractgames solve dispersal S1O1O/O1SOS/S4/OOSSO/S4 S
     """
-    from .players.search import solver_for
+    from .registry import solver_for
 
     with _user_errors():
         the_game = parse_game_spec(game)

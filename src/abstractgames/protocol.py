@@ -6,6 +6,8 @@ values whose ``str()`` is their canonical notation (see RULES.md). Randomness in
 hidden: a state whose ``to_move`` is :data:`CHANCE` lists the possible outcomes of a chance event
 with their probabilities, and whoever drives the game (a referee, a bot, a test) picks one.
 
+Games are found by name through :mod:`abstractgames.registry` (``abstractgames.get_game``).
+
 Example:
     >>> import abstractgames
     >>> game = abstractgames.get_game("orderchaos")
@@ -19,9 +21,6 @@ Example:
 from __future__ import annotations
 
 import abc
-import importlib
-import importlib.util
-import inspect
 import random
 from collections.abc import Callable, Collection, Mapping, Sequence
 from types import MappingProxyType
@@ -29,7 +28,7 @@ from typing import Any
 
 import attrs
 
-from .svg import board_svg
+from .specs import format_options, keyword_defaults
 
 __all__ = [
     "CHANCE",
@@ -47,10 +46,9 @@ __all__ = [
     "SingleGameMatch",
     "State",
     "UnknownGameError",
-    "available_games",
-    "get_game",
+    "check_int_param",
+    "check_player",
     "random_move",
-    "register_game",
 ]
 
 CHANCE = "chance"
@@ -124,6 +122,8 @@ class Game(abc.ABC):
 
     name: str
     """The registered name, e.g. ``"orderchaos"``."""
+    title: str = ""
+    """The game's name for people, e.g. ``"Order and Chaos"`` (default: :attr:`name`)."""
     roles: tuple[str, ...]
     """The players' roles in turn order, e.g. ``("order", "chaos")``."""
     max_length: int
@@ -141,9 +141,9 @@ class Game(abc.ABC):
     @property
     def spec(self) -> str:
         """The game and its non-default parameters as one token, e.g. ``"entropy:size=5"``."""
-        defaults = _default_params(type(self))
-        extra = [f"{k}={v}" for k, v in sorted(self.params.items()) if defaults.get(k) != v]
-        return ":".join([self.name, ",".join(extra)]) if extra else self.name
+        defaults = keyword_defaults(type(self))
+        extra = {k: v for k, v in self.params.items() if defaults.get(k) != v}
+        return f"{self.name}:{format_options(extra)}" if extra else self.name
 
     @abc.abstractmethod
     def initial_state(self) -> State:
@@ -265,6 +265,8 @@ class State(abc.ABC):
         Raises:
             NotImplementedError: the game has no board (no :meth:`cells`).
         """
+        from .svg import board_svg  # pictures are drawn on demand, like python-chess's _repr_svg_
+
         game = self.game
         cells = self.cells()
         if game.board_width <= 0:
@@ -437,107 +439,6 @@ def random_move(state: State, rng: random.Random) -> Move:
     if not moves:
         raise IllegalMoveError(f"no legal move in {state.position()}: the game is over")
     return rng.choice(moves)
-
-
-# --- the registry ---------------------------------------------------------------------------------
-
-GameFactory = Callable[..., Game]
-
-_BUILTIN_GAMES: dict[str, str] = {
-    "dispersal": "abstractgames.dispersal:DispersalGame",
-    "entropy": "abstractgames.entropy:EntropyGame",
-    "orderchaos": "abstractgames.orderchaos:OrderChaosGame",
-}
-_registered: dict[str, GameFactory] = {}
-
-
-def register_game(name: str, factory: GameFactory) -> None:
-    """Make ``get_game(name, **params)`` call ``factory(**params)``; for your own games."""
-    if not name or not name.replace("_", "").isalnum() or name != name.lower():
-        raise InvalidParameterError(
-            f"invalid game name {name!r}: use lower-case letters and digits"
-        )
-    _registered[name] = factory
-
-
-def import_object(target: str) -> Any:
-    """The object named by ``"package.module:attribute"``, importing the module on first use.
-
-    Returns ``None`` when the module or the attribute does not exist (a table entry for code that
-    is not there); an error inside an existing module is raised as it is.
-    """
-    module, _, attr = target.partition(":")
-    if importlib.util.find_spec(module) is None:
-        return None
-    return getattr(importlib.import_module(module), attr, None)
-
-
-def _factory(name: str) -> GameFactory | None:
-    if name in _registered:
-        return _registered[name]
-    target = _BUILTIN_GAMES.get(name)
-    factory: GameFactory | None = None if target is None else import_object(target)
-    return factory
-
-
-def available_games() -> tuple[str, ...]:
-    """The names of all registered games, sorted."""
-    return tuple(sorted(set(_BUILTIN_GAMES) | set(_registered)))
-
-
-def _default_params(factory: Callable[..., Any]) -> dict[str, Any]:
-    signature = inspect.signature(factory)
-    return {
-        p.name: p.default
-        for p in signature.parameters.values()
-        if p.default is not inspect.Parameter.empty
-    }
-
-
-def get_game(name: str, **params: Any) -> Game:
-    """The game registered as ``name``, made with ``params``.
-
-    Raises:
-        UnknownGameError: no game has that name (the message lists the valid names).
-        InvalidParameterError: the game has no such parameter, or rejects the value.
-    """
-    factory = _factory(name) if isinstance(name, str) else None
-    if factory is None:
-        raise UnknownGameError(
-            f"unknown game {name!r}; available games: {', '.join(available_games())}"
-        )
-    accepted = _default_params(factory)
-    unknown = sorted(set(params) - set(accepted))
-    if unknown:
-        valid = ", ".join(sorted(accepted)) or "none"
-        raise InvalidParameterError(
-            f"game {name!r} has no parameter {', '.join(map(repr, unknown))}; "
-            f"its parameters: {valid}"
-        )
-    return factory(**params)
-
-
-def parse_game_spec(spec: str) -> Game:
-    """Read ``NAME`` or ``NAME:key=value,key=value`` (integer values) into a game.
-
-    >>> parse_game_spec("entropy:size=5").params["size"]
-    5
-    """
-    name, _, rest = spec.strip().partition(":")
-    params: dict[str, Any] = {}
-    for item in filter(None, (part.strip() for part in rest.split(","))):
-        key, eq, value = item.partition("=")
-        if not eq or not key.strip():
-            raise InvalidParameterError(f"bad game parameter {item!r} in {spec!r}: use key=value")
-        params[key.strip()] = _parse_value(value.strip())
-    return get_game(name.strip().lower(), **params)
-
-
-def _parse_value(text: str) -> Any:
-    try:
-        return int(text)
-    except ValueError:
-        return text
 
 
 def check_int_param(

@@ -29,8 +29,8 @@ from .protocol import (
     Outcome,
     SingleGameMatch,
     State,
-    get_game,
 )
+from .registry import get_game
 
 __all__ = [
     "RECORD_FORMAT",

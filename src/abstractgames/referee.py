@@ -13,8 +13,7 @@ the :class:`~abstractgames.players.Player` hooks: ``game_started`` (a resumed ga
 start, each recorded move through ``move_played``), ``move_played`` after every ply,
 ``moves_taken_back`` after an undo, and ``game_ended``.
 
->>> from abstractgames import get_game
->>> from abstractgames.players import make_player
+>>> from abstractgames import get_game, make_player
 >>> game = get_game("orderchaos")
 >>> referee = Referee(game, (make_player("greedy", game), make_player("random", game)), seed=3)
 >>> record = referee.play()
@@ -30,7 +29,7 @@ from collections.abc import Callable
 
 import attrs
 
-from .players import Player, SeededRandom
+from .players import Player, PlayerFailed, Resign, SeededRandom, UndoRequest
 from .protocol import (
     AbstractGamesError,
     Game,
@@ -45,11 +44,8 @@ from .records import ClockSettings, GameEnd, GameRecord, MatchRecord, MoveRecord
 __all__ = [
     "ClockSettings",
     "Observer",
-    "PlayerFailed",
     "Referee",
     "RefereeError",
-    "Resign",
-    "UndoRequest",
     "chance_rng",
     "player_rng",
 ]
@@ -57,19 +53,6 @@ __all__ = [
 
 class RefereeError(AbstractGamesError):
     """The referee cannot go on, e.g. a built-in player broke the rules."""
-
-
-class Resign(Exception):
-    """Raised from :meth:`Player.choose` by a player who resigns the match."""
-
-
-class UndoRequest(Exception):
-    """Raised from :meth:`Player.choose` by a person who wants to take back their last move."""
-
-
-class PlayerFailed(Exception):
-    """Raised from :meth:`Player.choose` by a player that cannot go on (an external program that
-    crashed, hung or printed garbage); the referee scores it as a loss with this message."""
 
 
 def chance_rng(seed: int, game_number: int, ply: int) -> SeededRandom:

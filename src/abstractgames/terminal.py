@@ -13,10 +13,10 @@ from typing import TextIO
 from rich.console import Console
 from rich.text import Text
 
-from .players import Player
+from .players import Player, Resign, UndoRequest
 from .protocol import CHANCE, Game, IllegalMoveError, Match, Move, State
 from .records import GameRecord, MatchRecord, MoveRecord
-from .referee import Observer, Resign, UndoRequest
+from .referee import Observer
 
 __all__ = ["HumanPlayer", "TerminalObserver", "board_text", "make_console"]
 

@@ -1,13 +1,14 @@
 """External programs as players, and our bots as external programs.
 
-- :mod:`.process`: a program on pipes, in its own process group, read line by line with deadlines.
-- :mod:`.protocol`: the abstractgames engine protocol (AGP, any game): the referee's side
-  (:class:`~.protocol.EngineClient`) and the engine's side (:func:`~.protocol.serve`, behind
-  ``abstractgames engine``).
-- :mod:`.codecup`: the CodeCup 2023 Entropy protocol: the referee's side
-  (:class:`~.codecup.CodecupClient`) and the program's side (:func:`~.codecup.serve_codecup`,
-  behind ``abstractgames codecup``).
+Everything about a program on the other end of a pipe lives here, one module per job:
 
-The players that seat external programs, ``engine:COMMAND`` and ``codecup:COMMAND``, are in
-:mod:`abstractgames.players.external`.
+- :mod:`.process`: a program on pipes, in its own process group, read line by line with deadlines.
+- :mod:`.external`: what every program player shares: the ``NAME:[OPTIONS:]COMMAND`` spec, the
+  program's log, failures as forfeits (:class:`~.external.ExternalPlayer`).
+- :mod:`.agp`: the abstractgames engine protocol (AGP, any game): the referee's side
+  (:class:`~.agp.EngineClient`) and the ``engine:COMMAND`` player (:class:`~.agp.EnginePlayer`).
+- :mod:`.codecup_entropy`: the CodeCup 2023 protocol of 7×7 Entropy: the referee's side
+  (:class:`~.codecup_entropy.CodecupClient`) and the ``codecup:COMMAND`` player.
+- :mod:`.serve`: our bots behind those protocols (``abstractgames engine``, ``abstractgames
+  codecup``).
 """

@@ -1,4 +1,4 @@
-"""Players: the protocol a bot implements, the built-in bots, and a registry that names them.
+"""Players: the contract every player implements, and the built-in bots.
 
 A player is asked for a move with :meth:`Player.choose` whenever it is its turn (never at a chance
 node: whoever drives the game resolves chance). Every random choice a player makes goes through the
@@ -6,38 +6,55 @@ node: whoever drives the game resolves chance). Every random choice a player mak
 what happens in the game through the hooks :meth:`Player.game_started`, :meth:`Player.move_played`,
 :meth:`Player.moves_taken_back` and :meth:`Player.game_ended`; the built-in bots ignore them.
 
+The registry (:func:`abstractgames.make_player`) makes players from specs such as
+``"search:time=1.5"``; this package is the player contract and the bots themselves.
+
 >>> import random
 >>> from abstractgames import get_game
->>> player = make_player("random", get_game("orderchaos"))
->>> move = player.choose(get_game("orderchaos").initial_state(), random.Random(1))
->>> str(move)
+>>> game = get_game("orderchaos")
+>>> str(RandomPlayer(game).choose(game.initial_state(), random.Random(1)))
 'O@c2'
 """
 
 from __future__ import annotations
 
 import abc
-import inspect
 import random
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from ..protocol import AbstractGamesError, Game, IllegalMoveError, Move, State, import_object
+from ..protocol import AbstractGamesError, Game, IllegalMoveError, Move, State
 
 __all__ = [
+    "RAW_ARGUMENT",
+    "RUNS_PROGRAM",
     "InvalidPlayerError",
     "Player",
+    "PlayerFailed",
     "RandomPlayer",
+    "Resign",
     "SeededRandom",
-    "available_players",
-    "make_player",
-    "register_player",
+    "UndoRequest",
+    "runs_program",
     "takes_raw_argument",
 ]
 
 
 class InvalidPlayerError(AbstractGamesError, ValueError):
     """A player spec that names no player, or gives it options it does not take."""
+
+
+class Resign(Exception):
+    """Raised from :meth:`Player.choose` by a player who resigns the match."""
+
+
+class UndoRequest(Exception):
+    """Raised from :meth:`Player.choose` by a person who wants to take back their last move."""
+
+
+class PlayerFailed(Exception):
+    """Raised from :meth:`Player.choose` by a player that cannot go on (an external program that
+    crashed, hung or printed garbage); the referee scores it as a loss with this message."""
 
 
 class SeededRandom(random.Random):
@@ -63,7 +80,10 @@ class Player(abc.ABC):
     """Something that chooses moves: a bot, a person at a terminal, an external program."""
 
     spec: str = ""
-    """How to make this player again with :func:`make_player`, e.g. ``"search:time=0.5"``."""
+    """How to make this player again with :func:`abstractgames.make_player`, e.g.
+    ``"search:time=0.5"`` (set by ``make_player``)."""
+    supports_undo: bool = True
+    """Whether the player can follow a game whose moves are taken back (an undo)."""
 
     @abc.abstractmethod
     def choose(self, state: State, rng: random.Random, time_left: float | None = None) -> Move:
@@ -73,6 +93,11 @@ class Player(abc.ABC):
             state: the position; never a chance node or a finished game.
             rng: the only source of randomness the player may use.
             time_left: seconds left on the player's clock, or ``None`` without a clock.
+
+        Raises:
+            Resign: the player resigns the match.
+            UndoRequest: a person asks to take back their last move.
+            PlayerFailed: the player cannot go on; it loses the match with this message.
         """
 
     def game_started(self, seat: int, game_number: int, start: State) -> None:
@@ -118,9 +143,12 @@ class RandomPlayer(Player):
         return rng.choice(moves)
 
 
-PlayerFactory = Callable[..., Player]
-_Factory = TypeVar("_Factory", bound=PlayerFactory)
-_RAW_ARGUMENT = "takes_raw_argument"
+_Factory = TypeVar("_Factory", bound=Callable[..., Player])
+
+RAW_ARGUMENT = "takes_raw_argument"
+"""The attribute :func:`takes_raw_argument` sets on a player factory."""
+RUNS_PROGRAM = "runs_program"
+"""The attribute :func:`runs_program` sets on a player factory."""
 
 
 def takes_raw_argument(factory: _Factory) -> _Factory:
@@ -129,79 +157,14 @@ def takes_raw_argument(factory: _Factory) -> _Factory:
     ``make_player("NAME:TEXT", game)`` then calls ``factory(game, "TEXT")`` instead of reading
     ``key=value`` options, e.g. for ``engine:COMMAND``, where the text is a command line.
     """
-    setattr(factory, _RAW_ARGUMENT, True)
+    setattr(factory, RAW_ARGUMENT, True)
     return factory
 
 
-_BUILTIN_PLAYERS: dict[str, str] = {
-    "codecup": "abstractgames.players.external:codecup_player",
-    "engine": "abstractgames.players.external:engine_player",
-    "greedy": "abstractgames.players.greedy:GreedyPlayer",
-    "random": "abstractgames.players:RandomPlayer",
-    "search": "abstractgames.players.search:search_player",
-}
-_registered: dict[str, PlayerFactory] = {}
+def runs_program(factory: _Factory) -> _Factory:
+    """Mark a player factory whose players run an external program named in their spec.
 
-
-def register_player(name: str, factory: PlayerFactory) -> None:
-    """Make ``make_player("name:opt=value", game)`` call ``factory(game, opt=value)``."""
-    _registered[name] = factory
-
-
-def available_players() -> tuple[str, ...]:
-    """The names of the registered players, sorted."""
-    return tuple(sorted(set(_BUILTIN_PLAYERS) | set(_registered)))
-
-
-def _factory(name: str) -> PlayerFactory | None:
-    if name in _registered:
-        return _registered[name]
-    target = _BUILTIN_PLAYERS.get(name)
-    factory: PlayerFactory | None = None if target is None else import_object(target)
-    return factory
-
-
-def _option_value(text: str) -> Any:
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text
-
-
-def make_player(spec: str, game: Game) -> Player:
-    """Make the player named by ``spec`` (``NAME`` or ``NAME:option=value,...``) for ``game``.
-
-    For a player registered with :func:`takes_raw_argument`, everything after the first colon is
-    passed on as one string (``engine:python3 bot.py``).
-
-    Raises:
-        InvalidPlayerError: unknown name, unknown option, or a value the player rejects.
+    Such a player is never started from a game record alone: the user names it again.
     """
-    name, _, rest = spec.strip().partition(":")
-    factory = _factory(name.strip().lower())
-    if factory is None:
-        raise InvalidPlayerError(
-            f"unknown player {name!r}; available players: {', '.join(available_players())}"
-        )
-    if getattr(factory, _RAW_ARGUMENT, False):
-        player = factory(game, rest.strip())
-        player.spec = spec.strip()
-        return player
-    options: dict[str, Any] = {}
-    for item in filter(None, (part.strip() for part in rest.split(","))):
-        key, eq, value = item.partition("=")
-        if not eq or not key.strip():
-            raise InvalidPlayerError(f"bad option {item!r} in player {spec!r}: use key=value")
-        options[key.strip()] = _option_value(value.strip())
-    accepted = [p.name for p in list(inspect.signature(factory).parameters.values())[1:]]
-    unknown = sorted(set(options) - set(accepted))
-    if unknown:
-        raise InvalidPlayerError(
-            f"player {name!r} has no option {', '.join(map(repr, unknown))}; "
-            f"its options: {', '.join(accepted) or 'none'}"
-        )
-    player = factory(game, **options)
-    player.spec = spec.strip()
-    return player
+    setattr(factory, RUNS_PROGRAM, True)
+    return factory

@@ -1,8 +1,10 @@
-"""The greedy player: tries every legal move and keeps the one its game's evaluation likes best.
+"""The greedy player: tries every legal move and keeps the one an evaluation likes best.
 
-Each game has its own evaluation, ``evaluate(state, role) -> float`` (higher is better for
-``role``, ``±inf`` for a finished game won or lost), documented in its module under
-``abstractgames.players``. Ties are broken with the player's random generator.
+Each built-in game has its own evaluation, ``evaluate(state, role) -> float`` (higher is better
+for ``role``, ``±inf`` for a finished game won or lost), documented in its module under
+``abstractgames.players``; the registry hands it to the player. A game without one is judged by
+:func:`outcome_evaluation`: the greedy player then wins at once when it can and otherwise plays
+any move. Ties are broken with the player's random generator.
 """
 
 from __future__ import annotations
@@ -10,39 +12,40 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from ..protocol import Game, IllegalMoveError, Move, State, import_object
-from . import InvalidPlayerError, Player
+from ..protocol import Game, IllegalMoveError, Move, State
+from . import Player
 
-__all__ = ["GreedyPlayer", "evaluation_for"]
+__all__ = ["Evaluation", "GreedyPlayer", "outcome_evaluation"]
 
 Evaluation = Callable[[State, str], float]
-
-_EVALUATIONS: dict[str, str] = {
-    "dispersal": "abstractgames.players.dispersal:evaluate",
-    "entropy": "abstractgames.players.entropy:evaluate",
-    "orderchaos": "abstractgames.players.orderchaos:evaluate",
-}
+"""``evaluate(state, role) -> float``: how good ``state`` is for ``role``."""
 
 
-def evaluation_for(game: Game) -> Evaluation:
-    """The evaluation function of ``game`` (raise :class:`InvalidPlayerError` if it has none)."""
-    target = _EVALUATIONS.get(game.name)
-    if target is None:
-        raise InvalidPlayerError(f"the greedy player has no evaluation for {game.name!r}")
-    evaluate: Evaluation | None = import_object(target)
-    if evaluate is None:
-        raise InvalidPlayerError(f"the greedy player for {game.name!r} is not built yet")
-    return evaluate
+def outcome_evaluation(state: State, role: str) -> float:
+    """A finished game's value for ``role`` (``±inf`` for a win or a loss, else its score lead);
+    0 for a game still going on."""
+    outcome = state.outcome()
+    if outcome is None:
+        return 0.0
+    if outcome.winner is not None:
+        return float("inf") if outcome.winner == role else float("-inf")
+    others = [score for other, score in outcome.scores.items() if other != role]
+    return outcome.scores.get(role, 0.0) - max(others, default=0.0)
 
 
 class GreedyPlayer(Player):
-    """One ply of look-ahead: the move after which the evaluation is highest for the mover."""
+    """One ply of look-ahead: the move after which ``evaluate`` is highest for the mover.
+
+    Args:
+        game: the game.
+        evaluate: the evaluation; ``None`` for :func:`outcome_evaluation`.
+    """
 
     spec = "greedy"
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: Game, evaluate: Evaluation | None = None) -> None:
         self.game = game
-        self.evaluate = evaluation_for(game)
+        self.evaluate = outcome_evaluation if evaluate is None else evaluate
 
     def choose(self, state: State, rng: random.Random, time_left: float | None = None) -> Move:
         role = state.to_move

@@ -12,56 +12,47 @@ some of them, one item per line::
                                      < move K@a1   (or: resign / error <why>)
     > quit
 
-:class:`EngineClient` is the referee's side (it drives a :class:`~.process.Process`), and
-:func:`serve` the engine's side: it seats one of our players behind the protocol, so that
-``abstractgames engine`` makes any built-in bot an engine that plays exactly as it does in-process.
+:class:`EngineClient` is the referee's side (it drives a :class:`~.process.Process`) and
+:class:`EnginePlayer` the player that seats an engine (``engine:COMMAND``); the engine's side, our
+bots behind the protocol (``abstractgames engine``), is :func:`abstractgames.engines.serve.serve`.
 """
 
 from __future__ import annotations
 
 import random
 import time
-from collections.abc import Iterable, Sequence
-from typing import TextIO
+from collections.abc import Sequence
+from typing import Any
 
-from ..players import Player, SeededRandom, make_player
-from ..protocol import AbstractGamesError, Game, State, parse_game_spec
+from ..players import Player, Resign, SeededRandom, runs_program, takes_raw_argument
+from ..protocol import AbstractGamesError, Game, Move, State
+from .external import (
+    QUIT_GRACE,
+    EngineFailure,
+    ExternalPlayer,
+    make_external_player,
+    quote,
+)
 from .process import Process, ProcessEnded, ProcessError, ProcessTimeout, describe_status
 
 __all__ = [
     "PROTOCOL_VERSION",
     "EngineClient",
-    "EngineFailure",
+    "EnginePlayer",
     "EngineResigned",
+    "engine_player",
     "format_go",
     "format_position",
     "is_seed_token",
     "parse_go",
     "parse_position",
-    "quote",
-    "serve",
 ]
 
 PROTOCOL_VERSION = 1
 
 
-class EngineFailure(Exception):
-    """An external program crashed, hung or broke its protocol.
-
-    ``str()`` says what it did, without a subject, e.g. ``"exited with status 1"``, so that the
-    caller can put ``"player 2"`` in front.
-    """
-
-
 class EngineResigned(Exception):
     """The engine answered a move request with ``resign``."""
-
-
-def quote(text: str, limit: int = 60) -> str:
-    """``text`` in double quotes for a message, control characters escaped, cut to ``limit``."""
-    shown = text if len(text) <= limit else text[: limit - 1] + "…"
-    escaped = "".join(c if c.isprintable() else repr(c)[1:-1] for c in shown)
-    return f'"{escaped}"'
 
 
 # --- commands -------------------------------------------------------------------------------------
@@ -274,121 +265,73 @@ class EngineClient:
         return EngineFailure(f"sent {quote(line)} where {quote(wanted)} was expected")
 
 
-# --- the engine's side ----------------------------------------------------------------------------
+# --- the player -----------------------------------------------------------------------------------
 
 
-class _Server:
-    """The state of one engine session: the game, the bot, the position."""
+class EnginePlayer(ExternalPlayer):
+    """A program speaking the abstractgames engine protocol, for any game.
 
-    def __init__(
-        self, fixed_game: Game | None, player_spec: str, output: TextIO, rng: random.Random
-    ) -> None:
-        self.fixed_game = fixed_game
-        self.player_spec = player_spec
-        self.output = output
-        self.rng = rng
-        self.game: Game | None = None
-        self.player: Player | None = None
-        self.state: State | None = None
-
-    def say(self, line: str) -> None:
-        self.output.write(line + "\n")
-        self.output.flush()
-
-    def handle(self, line: str) -> bool:
-        """Answer one command; ``False`` after ``quit``."""
-        command, _, argument = line.strip().partition(" ")
-        argument = argument.strip()
-        if not command:
-            return True
-        if command == "quit":
-            return False
-        handler = getattr(self, f"do_{command}", None)
-        if handler is None:
-            self.say(f"error unknown command {quote(command)}")
-            return True
-        try:
-            handler(argument)
-        except (AbstractGamesError, ValueError) as error:
-            self.say(f"error {' '.join(str(error).split())}")
-        return True
-
-    def do_agp(self, argument: str) -> None:
-        if argument != str(PROTOCOL_VERSION):
-            raise ValueError(f"this engine speaks protocol version {PROTOCOL_VERSION}")
-        self.say(f"id name abstractgames {self.player_spec}")
-        self.say("id author abstractgames")
-        self.say("agpok")
-
-    def do_game(self, argument: str) -> None:
-        game = parse_game_spec(argument)
-        if self.fixed_game is not None and game != self.fixed_game:
-            raise ValueError(f"this engine plays {self.fixed_game.spec}, not {game.spec}")
-        if self.player is not None:
-            self.player.close()
-        self.player = make_player(self.player_spec, game)
-        self.game, self.state = game, None
-        self.say("gameok")
-
-    def do_isready(self, argument: str) -> None:
-        self.say("readyok")
-
-    def do_newgame(self, argument: str) -> None:
-        self.state = None
-
-    def do_position(self, argument: str) -> None:
-        game = self._game()
-        self.state = None
-        start, moves = parse_position(argument)
-        state = game.initial_state() if start is None else game.from_position(start)
-        for move in moves:
-            state = state.apply(game.parse_move(move, state))
-        self.state = state
-
-    def do_go(self, argument: str) -> None:
-        self._game()
-        options = parse_go(argument)
-        state, player = self.state, self.player
-        if state is None or player is None:
-            raise ValueError("no position: send 'position' before 'go'")
-        if state.is_terminal() or state.is_chance():
-            what = "the game is over" if state.is_terminal() else "a chance event is due"
-            raise ValueError(f"no move to make in {state.position()}: {what}")
-        rng = SeededRandom(options["seed"]) if "seed" in options else self.rng
-        time_left = float(options["time"]) if "time" in options else None
-        move = player.choose(state, rng, time_left)
-        self.say(f"move {move}")
-
-    def _game(self) -> Game:
-        if self.game is None:
-            raise ValueError("no game: send 'game <spec>' first")
-        return self.game
-
-
-def serve(
-    player_spec: str,
-    lines: Iterable[str],
-    output: TextIO,
-    *,
-    game: Game | None = None,
-    rng: random.Random | None = None,
-) -> int:
-    """Be an engine: read protocol commands from ``lines``, answer on ``output``, return 0.
-
-    Args:
-        player_spec: the bot that chooses the moves (a spec for ``make_player``).
-        lines: the referee's commands (e.g. standard input).
-        output: where the answers go (flushed after every line).
-        game: the only game to accept; any game the referee names if ``None``.
-        rng: the generator for every ``go`` without a seed (a ``go ... seed S`` uses
-            ``random.Random(S)``, as the referee's generator labelled ``S``).
+    One process plays the whole match; it is started at the first move it is asked for. Each
+    request tells it the whole game so far, and, when the generator handed to :meth:`choose` is a
+    :class:`~abstractgames.players.SeededRandom` (the referee's always are), its label as the
+    seed, so ``abstractgames engine`` runs our bots exactly as in-process. Asked about a position
+    that is not the last one the hooks told (``choose`` called without a referee), it sends that
+    position alone, as a new game.
     """
-    server = _Server(game, player_spec, output, rng or random.Random())
-    try:
-        for line in lines:
-            if not server.handle(line):
-                break
-    finally:
-        if server.player is not None:
-            server.player.close()
-    return 0
+
+    kind = "engine"
+
+    def __init__(self, game: Game, argv: Sequence[str], **options: Any) -> None:
+        super().__init__(game, argv, **options)
+        self._client: EngineClient | None = None
+        self._new_game = True
+        self.engine_name: str | None = None
+        """The name the engine gave in the handshake (``id name``), once started."""
+
+    def _restart(self, start: State) -> None:
+        super()._restart(start)
+        self._new_game = True
+
+    def choose(self, state: State, rng: random.Random, time_left: float | None = None) -> Move:
+        if not self.states or self.states[-1] != state:
+            self._restart(state)
+        start = None if self.states[0] == self.game.initial_state() else self.states[0].position()
+        label = rng.label if isinstance(rng, SeededRandom) else None
+        try:
+            if self._client is None:
+                self._client = EngineClient(self._start(), self.timeout)
+                self._client.handshake(self.game)
+                self.engine_name = self._client.name
+                self._new_game = True
+            if self._new_game:
+                self._client.new_game()
+                self._new_game = False
+            text = self._client.request_move(
+                start,
+                [str(move) for move in self.moves],
+                time_left=time_left,
+                limit=self.limit(time_left),
+                seed=label if label is not None and is_seed_token(label) else None,
+            )
+        except EngineResigned:
+            raise Resign() from None
+        except EngineFailure as failure:
+            raise self._failed(str(failure)) from None
+        try:
+            move = self.game.parse_move(text, state)
+            state.apply(move)
+        except AbstractGamesError as error:
+            raise self._illegal(text, str(error)) from None
+        return move
+
+    def _stop_program(self) -> None:
+        if self._client is not None:
+            client, self._client = self._client, None
+            client.quit(QUIT_GRACE)
+
+
+@runs_program
+@takes_raw_argument
+def engine_player(game: Game, argument: str) -> Player:
+    """``engine:[OPTIONS:]COMMAND``: a program speaking the abstractgames engine protocol."""
+    return make_external_player("engine", EnginePlayer, game, argument)

@@ -1,4 +1,4 @@
-"""The CodeCup 2023 Entropy protocol, both ways: seat a CodeCup program, or be one.
+"""The CodeCup 2023 protocol of Solomon's Entropy: seat a CodeCup Entropy program as a player.
 
 The 2023 CodeCup played Solomon's 7×7 Entropy; its programs read and write one item per line:
 
@@ -12,38 +12,56 @@ The 2023 CodeCup played Solomon's 7×7 Entropy; its programs read and write one 
 - at the end of a game, and after an illegal move, the program reads ``Quit`` and must exit.
 
 A pass is accepted as any cell twice, empty or not; a pass is sent as the cell of the counter
-Chaos has just placed, twice. :class:`CodecupClient` is the referee's side (the translation of a
-game into these lines is in :class:`~abstractgames.players.external.CodecupPlayer`), and
-:func:`serve_codecup` runs one of our bots as a CodeCup program.
+Chaos has just placed, twice. :class:`CodecupClient` is the referee's side of the lines,
+:class:`CodecupPlayer` the player that translates a game into them (``codecup:COMMAND``); the
+program's side, one of our bots as a CodeCup program (``abstractgames codecup``), is
+:func:`abstractgames.engines.serve.serve_codecup`.
 """
 
 from __future__ import annotations
 
 import random
-import sys
 import time
-from collections.abc import Iterable
-from typing import TextIO
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from ..entropy import CHAOS, COLOURS, ORDER, PASS, Draw, EntropyGame, EntropyState, Placement, Slide
-from ..players import Player, make_player
-from ..protocol import AbstractGamesError, Game, InvalidMoveError, InvalidParameterError, Move
+from ..players import InvalidPlayerError, Player, runs_program, takes_raw_argument
+from ..protocol import (
+    AbstractGamesError,
+    Game,
+    InvalidMoveError,
+    InvalidParameterError,
+    Move,
+    State,
+)
+from .external import (
+    QUIT_GRACE,
+    EngineFailure,
+    ExternalPlayer,
+    make_external_player,
+    quote,
+)
 from .process import Process, ProcessEnded, ProcessError, ProcessTimeout, describe_status
-from .protocol import EngineFailure, quote
 
 __all__ = [
+    "COLUMNS",
     "QUIT",
+    "ROWS",
+    "SIZE",
     "START",
     "CodecupClient",
+    "CodecupPlayer",
     "cell_name",
     "check_codecup_game",
+    "codecup_player",
     "colour_digit",
+    "colour_of",
     "decode_chaos_move",
     "decode_order_move",
     "encode_chaos_move",
     "encode_order_move",
     "parse_cell",
-    "serve_codecup",
 ]
 
 START = "Start"
@@ -87,7 +105,7 @@ def colour_digit(colour: str) -> str:
     return str(COLOURS.index(colour) + 1)
 
 
-def _colour_of(digit: str) -> str:
+def colour_of(digit: str) -> str:
     if len(digit) != 1 or not "1" <= digit <= "7":
         raise InvalidMoveError(f"{digit!r} is not a CodeCup colour (a digit 1-7)")
     return COLOURS[int(digit) - 1]
@@ -107,7 +125,7 @@ def decode_chaos_move(text: str) -> tuple[str, int]:
     body = text.strip()
     if len(body) != 3:
         raise InvalidMoveError(f"{text!r} is not a CodeCup Chaos move (a colour and a cell: '3Bc')")
-    return _colour_of(body[0]), parse_cell(body[1:])
+    return colour_of(body[0]), parse_cell(body[1:])
 
 
 def encode_order_move(move: Move, last_placed: int) -> str:
@@ -188,106 +206,114 @@ class CodecupClient:
         self.process.stop(QUIT, grace)
 
 
-# --- the program's side ---------------------------------------------------------------------------
+# --- the player -----------------------------------------------------------------------------------
 
 
-class _Unreadable(Exception):
-    """The referee sent something this program cannot read or play."""
+class CodecupPlayer(ExternalPlayer):
+    """A program speaking the CodeCup 2023 Entropy protocol (7×7 Entropy only).
 
-
-def serve_codecup(
-    player_spec: str, lines: Iterable[str], output: TextIO, *, rng: random.Random | None = None
-) -> int:
-    """Be a CodeCup Entropy program: play one game with ``player_spec`` choosing the moves.
-
-    Reads ``Start`` (then it is Chaos) or Chaos's first move (then it is Order) to learn its role,
-    answers each turn on ``output``, and returns 0 on ``Quit`` or at the end of the input. Input it
-    cannot read or play is reported on standard error and ends the program with status 1.
-
-    Args:
-        player_spec: the bot, as for :func:`~abstractgames.players.make_player`.
-        lines: the referee's lines (e.g. standard input).
-        output: where the moves go (flushed after every line).
-        rng: the bot's generator (a fresh one if ``None``).
+    A fresh process plays each game, as at the CodeCup; it reads ``Quit`` when the game is over.
+    The protocol cannot set up a position or take a move back, so the program must see its game
+    from the start: it cannot take over a game (one resumed from a record, or after an undo) in
+    which its side has already moved, nor a game the hooks did not tell it from the start;
+    asking it to raises :class:`~abstractgames.protocol.AbstractGamesError`.
     """
-    game = EntropyGame(SIZE)
-    player = make_player(player_spec, game)
-    try:
-        _CodecupGame(game, player, lines, output, rng or random.Random()).play()
-    except _Unreadable as problem:
-        print(f"abstractgames codecup: {problem}", file=sys.stderr)
-        return 1
-    finally:
-        player.close()
-    return 0
+
+    kind = "codecup"
+    supports_undo = False
+
+    def __init__(self, game: Game, argv: Sequence[str], **options: Any) -> None:
+        try:
+            check_codecup_game(game)
+        except AbstractGamesError as error:
+            raise InvalidPlayerError(str(error)) from None
+        super().__init__(game, argv, **options)
+        self._client: CodecupClient | None = None
+        self._seen: list[Move] = []  # the moves of the game as the running program knows them
+
+    def game_started(self, seat: int, game_number: int, start: State) -> None:
+        self._stop_program()
+        super().game_started(seat, game_number, start)
+
+    def game_ended(self, state: State) -> None:
+        self._stop_program()
+
+    def choose(self, state: State, rng: random.Random, time_left: float | None = None) -> Move:
+        assert isinstance(state, EntropyState)
+        role = state.to_move
+        told = bool(self.states) and self.states[-1] == state
+        if self._client is not None and not (told and self.moves[: len(self._seen)] == self._seen):
+            self._stop_program()  # its game is no longer this one (moves were taken back)
+        if self._client is None and not (
+            told
+            and self.states[0] == self.game.initial_state()
+            and all(before.to_move != role for before in self.states[:-1])
+        ):
+            raise _CannotJoin(
+                "a CodeCup program plays games from their start only: it cannot join a game in "
+                "progress or take moves back"
+            )
+        try:
+            if self._client is None:
+                self._client = CodecupClient(self._start(), self.timeout)
+                self._seen = []
+                if role == CHAOS:
+                    self._client.tell([START])
+            self._client.tell(self._news(role))
+            text = self._client.answer(self.limit(time_left))
+        except EngineFailure as failure:
+            raise self._failed(str(failure)) from None
+        move, why = self._read_move(text, state)
+        if move is None:
+            raise self._illegal(text, why)
+        self._seen = [*self.moves, move]
+        return move
+
+    def _news(self, role: str | None) -> list[str]:
+        """What happened since the program's last move, in its lines."""
+        lines = []
+        moves = self.moves
+        for index in range(len(self._seen), len(moves)):
+            move = moves[index]
+            if isinstance(move, Draw):
+                if role == CHAOS:
+                    lines.append(colour_digit(move.colour))
+            elif isinstance(move, Placement):
+                if role == ORDER:
+                    lines.append(encode_chaos_move(move))
+            elif role == CHAOS:
+                placed = next(m for m in reversed(moves[:index]) if isinstance(m, Placement))
+                lines.append(encode_order_move(move, placed.square))
+        return lines
+
+    def _read_move(self, text: str, state: EntropyState) -> tuple[Move | None, str]:
+        """The move ``text`` stands for and ``""``, or ``None`` and why it is illegal."""
+        try:
+            if state.to_move == CHAOS:
+                assert state.drawn is not None
+                move: Move = Placement(state.drawn, parse_cell(text))
+            else:
+                move = decode_order_move(text)
+        except AbstractGamesError as error:
+            return None, str(error)
+        try:
+            state.apply(move)
+        except AbstractGamesError as error:
+            return None, str(error)
+        return move, ""
+
+    def _stop_program(self) -> None:
+        if self._client is not None:
+            client, self._client = self._client, None
+            client.quit(QUIT_GRACE)
 
 
-class _CodecupGame:
-    """One game as a CodeCup program."""
+class _CannotJoin(AbstractGamesError):
+    """A CodeCup program asked to play from the middle of a game."""
 
-    def __init__(
-        self,
-        game: EntropyGame,
-        player: Player,
-        lines: Iterable[str],
-        output: TextIO,
-        rng: random.Random,
-    ) -> None:
-        self.player = player
-        self.lines = iter(lines)
-        self.output = output
-        self.rng = rng
-        self.state: EntropyState = game.initial_state()
-        self.last_placed = 0
 
-    def read(self) -> str | None:
-        """The next non-blank line, or ``None`` at ``Quit`` or the end of the input."""
-        for raw in self.lines:
-            line = raw.strip()
-            if line == QUIT:
-                return None
-            if line:
-                return line
-        return None
-
-    def play(self) -> None:
-        first = self.read()
-        if first is None:
-            return
-        role = CHAOS if first == START else ORDER
-        pending = None if first == START else first
-        while not self.state.is_terminal():
-            line = pending if pending is not None else self.read()
-            pending = None
-            if line is None:
-                return
-            try:
-                self.take(line, role)
-            except AbstractGamesError as error:
-                raise _Unreadable(f"cannot play {line!r}: {error}") from None
-            if self.state.to_move == role:
-                self.move()
-        while self.read() is not None:  # the game is over: wait for Quit or the end
-            pass
-
-    def take(self, line: str, role: str) -> None:
-        """Apply what the referee tells: a colour to place, or the opponent's move."""
-        if role == ORDER:
-            colour, square = decode_chaos_move(line)
-            self.state = self.state.apply(Draw(colour)).apply(Placement(colour, square))
-            self.last_placed = square
-        elif self.state.is_chance():
-            self.state = self.state.apply(Draw(_colour_of(line)))
-        else:
-            self.state = self.state.apply(decode_order_move(line))
-
-    def move(self) -> None:
-        move = self.player.choose(self.state, self.rng, None)
-        after = self.state.apply(move)
-        if isinstance(move, Placement):
-            text = cell_name(move.square)
-        else:
-            text = encode_order_move(move, self.last_placed)
-        self.output.write(text + "\n")
-        self.output.flush()
-        self.state = after
+@runs_program
+@takes_raw_argument
+def codecup_player(game: Game, argument: str) -> Player:
+    """``codecup:[OPTIONS:]COMMAND``: a CodeCup 2023 Entropy program (7×7 Entropy only)."""
+    return make_external_player("codecup", CodecupPlayer, game, argument)

@@ -1,0 +1,270 @@
+"""What every external program player shares: the command spec, the process, the failures.
+
+A player spec ``engine:COMMAND`` or ``codecup:COMMAND`` names a program; the command is split like
+a shell would (``shlex``) but never run through one. Options go between the name and the command,
+``engine:timeout=5,grace=1:./bot`` (write ``engine::CMD`` if the command itself starts with
+``NAME=`` and holds a colon):
+
+- ``timeout``: seconds the program has to answer without a clock, and to start up (default 30);
+- ``grace``: with a clock, seconds past its time left before the program counts as hung (default 2);
+- ``log``: the directory for the program's error output (default: the temporary directory).
+
+A program that crashes, hangs, writes what its protocol does not allow, or plays an illegal move
+loses the match: ``choose`` raises :class:`~abstractgames.players.PlayerFailed` saying what
+happened, e.g. ``player 2 exited with status 1``, naming the log file when the program wrote to its
+standard error. The program's whole process group is killed and reaped whatever happens.
+
+The referee tells a player the whole game through the :class:`~abstractgames.players.Player` hooks
+(chance events and both players' moves, also for a game resumed from a record), and the player tells
+its program the game so far in its protocol (:mod:`.agp`, :mod:`.codecup_entropy`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shlex
+import shutil
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..players import InvalidPlayerError, Player, PlayerFailed
+from ..protocol import Game, Move, State
+from .process import Process, ProcessError
+
+__all__ = [
+    "DEFAULT_GRACE",
+    "DEFAULT_TIMEOUT",
+    "QUIT_GRACE",
+    "EngineFailure",
+    "ExternalPlayer",
+    "make_external_player",
+    "parse_command",
+    "quote",
+]
+
+DEFAULT_TIMEOUT = 30.0
+"""Seconds a program has to answer when no clock runs (and to start up)."""
+DEFAULT_GRACE = 2.0
+"""With a clock: seconds past its time left before a program that has not answered is hung."""
+QUIT_GRACE = 1.0
+"""Seconds a program has to exit after ``quit`` before it is killed."""
+
+_OPTIONS = re.compile(r"^\s*[A-Za-z_]\w*\s*=")
+
+
+def parse_command(kind: str, argument: str) -> tuple[dict[str, str], list[str]]:
+    """Split ``[OPTIONS:]COMMAND`` into ``({option: value}, argv)``.
+
+    Raises:
+        InvalidPlayerError: no command, unbalanced quotes, or a bad option.
+    """
+    text = argument.strip()
+    options: dict[str, str] = {}
+    head, colon, rest = text.partition(":")
+    if text.startswith(":"):
+        text = rest
+    elif colon and _OPTIONS.match(head):
+        for item in filter(None, (part.strip() for part in head.split(","))):
+            key, eq, value = item.partition("=")
+            if not eq:
+                raise InvalidPlayerError(f"bad option {item!r} for {kind}: use key=value")
+            options[key.strip()] = value.strip()
+        text = rest
+    try:
+        argv = shlex.split(text)
+    except ValueError as error:
+        raise InvalidPlayerError(f"cannot read the {kind} command {text!r}: {error}") from None
+    if not argv:
+        raise InvalidPlayerError(f"give the command to run, e.g. '{kind}:./mybot --fast'")
+    return options, argv
+
+
+def _player_options(kind: str, options: dict[str, str]) -> dict[str, Any]:
+    """The keyword arguments of :class:`ExternalPlayer` from the spec's options."""
+    unknown = sorted(set(options) - {"timeout", "grace", "log"})
+    if unknown:
+        raise InvalidPlayerError(
+            f"{kind} has no option {', '.join(map(repr, unknown))}; "
+            "its options: timeout, grace, log"
+        )
+    result: dict[str, Any] = {}
+    for name, positive in (("timeout", True), ("grace", False)):
+        if name in options:
+            try:
+                value = float(options[name])
+            except ValueError:
+                value = float("nan")
+            if not (value > 0 if positive else value >= 0) or value == float("inf"):
+                need = "a positive" if positive else "a non-negative"
+                raise InvalidPlayerError(
+                    f"{kind} option {name}={options[name]} must be {need} number of seconds"
+                )
+            result[name] = value
+    if options.get("log"):
+        result["log_dir"] = options["log"]
+    return result
+
+
+def _check_program(kind: str, program: str) -> None:
+    if os.sep in program or (os.altsep and os.altsep in program):
+        found = os.path.isfile(program) and os.access(program, os.X_OK)
+    else:
+        found = shutil.which(program) is not None
+    if not found:
+        raise InvalidPlayerError(f"{kind}: cannot run {program!r}: no such program")
+
+
+class EngineFailure(Exception):
+    """An external program crashed, hung or broke its protocol.
+
+    ``str()`` says what it did, without a subject, e.g. ``"exited with status 1"``, so that the
+    caller can put ``"player 2"`` in front.
+    """
+
+
+def quote(text: str, limit: int = 60) -> str:
+    """``text`` in double quotes for a message, control characters escaped, cut to ``limit``."""
+    shown = text if len(text) <= limit else text[: limit - 1] + "…"
+    escaped = "".join(c if c.isprintable() else repr(c)[1:-1] for c in shown)
+    return f'"{escaped}"'
+
+
+# --- the players ----------------------------------------------------------------------------------
+
+
+class ExternalPlayer(Player):
+    """A player whose moves come from a program; subclasses speak its protocol.
+
+    The game so far comes from the :class:`~abstractgames.players.Player` hooks, which the referee
+    calls.
+
+    Args:
+        game: the game.
+        argv: the program and its arguments.
+        timeout: seconds the program has to answer without a clock (and to start).
+        grace: with a clock, seconds past the time left before the program counts as hung.
+        log_dir: the directory for the error-output logs (default: the temporary directory).
+
+    Attributes:
+        seat: the player's number (1 or 2) in the match, from :meth:`game_started`; ``None``
+            before, and messages then name "the engine program" instead of "player 2".
+        states: the positions of the current game, its start first.
+        moves: the moves of the current game (chance events included); ``states[i + 1]`` is
+            ``states[i]`` after ``moves[i]``.
+        logs: the log file of every program started so far (empty ones are deleted at the end).
+    """
+
+    kind = "external"
+
+    def __init__(
+        self,
+        game: Game,
+        argv: Sequence[str],
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        grace: float = DEFAULT_GRACE,
+        log_dir: str | os.PathLike[str] | None = None,
+    ) -> None:
+        self.game = game
+        self.argv = list(argv)
+        self.timeout = timeout
+        self.grace = grace
+        self.log_dir = Path(log_dir) if log_dir is not None else None
+        self.seat: int | None = None
+        self.states: list[State] = []
+        self.moves: list[Move] = []
+        self.logs: list[Path] = []
+
+    def game_started(self, seat: int, game_number: int, start: State) -> None:
+        self.seat = seat
+        self._restart(start)
+
+    def move_played(self, move: Move, state: State) -> None:
+        self.moves.append(move)
+        self.states.append(state)
+
+    def moves_taken_back(self, state: State) -> None:
+        for index in range(len(self.states) - 2, -1, -1):
+            if self.states[index] == state:
+                del self.states[index + 1 :], self.moves[index:]
+                return
+        self._restart(state)
+
+    def _restart(self, start: State) -> None:
+        """Begin a new history at ``start``."""
+        self.states, self.moves = [start], []
+
+    def limit(self, time_left: float | None) -> float:
+        """Seconds to wait for a move: the time left plus the grace, or the timeout."""
+        return self.timeout if time_left is None else max(time_left, 0.0) + self.grace
+
+    def _start(self) -> Process:
+        label = re.sub(r"[^A-Za-z0-9._-]", "_", Path(self.argv[0]).name) or "program"
+        directory = self.log_dir or Path(tempfile.gettempdir())
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+            handle, name = tempfile.mkstemp(
+                prefix=f"abstractgames-{self.kind}-{label}-", suffix=".log", dir=directory
+            )
+        except OSError as error:
+            raise PlayerFailed(
+                f"{self._who()} could not be started: cannot write its log in "
+                f"{str(directory)!r}: {error.strerror or error}"
+            ) from None
+        os.close(handle)
+        log = Path(name)
+        self.logs.append(log)
+        try:
+            return Process(self.argv, log_path=log)
+        except ProcessError as error:
+            raise PlayerFailed(f"{self._who()} {error}") from None
+
+    def _who(self) -> str:
+        return f"the {self.kind} program" if self.seat is None else f"player {self.seat}"
+
+    def _failure(self, message: str) -> PlayerFailed:
+        """Stop the program; the failure to raise, naming the log if the program wrote to it."""
+        self._stop_program()
+        log = self.logs[-1] if self.logs else None
+        with contextlib.suppress(OSError):
+            if log is not None and log.stat().st_size > 0:
+                message += f"; its error output is in {log}"
+        return PlayerFailed(message)
+
+    def _failed(self, what: str) -> PlayerFailed:
+        return self._failure(f"{self._who()} {what}")
+
+    def _illegal(self, text: str, why: str) -> PlayerFailed:
+        return self._failure(f"illegal move {quote(text)} by {self._who()}: {why}")
+
+    def _stop_program(self) -> None:
+        """Make the program quit (or kill it); nothing if none runs."""
+
+    def close(self) -> None:
+        """Tell the program to quit, kill it if it does not, and delete empty logs."""
+        self._stop_program()
+        for log in self.logs:
+            with contextlib.suppress(OSError):
+                if log.stat().st_size == 0:
+                    log.unlink()
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {shlex.join(self.argv)!r}>"
+
+
+def make_external_player(
+    kind: str, cls: type[ExternalPlayer], game: Game, argument: str
+) -> ExternalPlayer:
+    """``cls(game, argv, **options)`` from the text after ``kind:`` (``[OPTIONS:]COMMAND``).
+
+    Raises:
+        InvalidPlayerError: a bad option or command, or a program that is not there.
+    """
+    options, argv = parse_command(kind, argument)
+    keywords = _player_options(kind, options)
+    _check_program(kind, argv[0])
+    return cls(game, argv, **keywords)

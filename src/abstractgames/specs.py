@@ -1,0 +1,72 @@
+"""The spec grammar that names a game or a player with its options in one token.
+
+A spec is ``NAME`` or ``NAME:key=value,key=value`` (``entropy:size=5``, ``search:time=1.5``).
+Values are read the same way for games and players: an integer, else a decimal number, else
+``true``/``false``, else the text itself. Keys are Python identifiers; values cannot hold a comma.
+
+>>> split_spec("search:time=1.5,depth=3")
+('search', 'time=1.5,depth=3')
+>>> parse_options("time=1.5,depth=3,log=out,fast=true")
+{'time': 1.5, 'depth': 3, 'log': 'out', 'fast': True}
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["format_options", "keyword_defaults", "parse_options", "parse_value", "split_spec"]
+
+
+def split_spec(spec: str) -> tuple[str, str]:
+    """``(name, options text)``: the name in lower case, both stripped."""
+    name, _, rest = spec.strip().partition(":")
+    return name.strip().lower(), rest.strip()
+
+
+def parse_value(text: str) -> Any:
+    """An option value: an ``int``, else a ``float``, else ``True``/``False``, else the text."""
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    lowered = text.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    return text
+
+
+def parse_options(
+    text: str, *, context: str = "the spec", error: type[Exception] = ValueError
+) -> dict[str, Any]:
+    """Read ``key=value,key=value`` into a dict; raise ``error`` naming ``context`` if malformed.
+
+    >>> parse_options("depth=3", context="player 'search:depth=3'")
+    {'depth': 3}
+    """
+    options: dict[str, Any] = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        key, eq, value = item.partition("=")
+        key = key.strip()
+        if not eq or not key.isidentifier():
+            raise error(f"bad option {item!r} in {context}: use key=value")
+        if key in options:
+            raise error(f"option {key!r} is given twice in {context}")
+        options[key] = parse_value(value.strip())
+    return options
+
+
+def format_options(options: dict[str, Any]) -> str:
+    """The options as ``key=value,...`` in key order (the inverse of :func:`parse_options`)."""
+    return ",".join(f"{key}={value}" for key, value in sorted(options.items()))
+
+
+def keyword_defaults(factory: Callable[..., Any]) -> dict[str, Any]:
+    """The parameters of ``factory`` that have a default value, with it."""
+    return {
+        p.name: p.default
+        for p in inspect.signature(factory).parameters.values()
+        if p.default is not inspect.Parameter.empty
+    }
