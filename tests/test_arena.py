@@ -18,6 +18,7 @@ from click.testing import CliRunner
 
 from abstractgames import arena as arena_module
 from abstractgames.arena import Arena, ArenaError, MatchTask, play_match, round_seed
+from abstractgames.arena import executors as executors_module
 from abstractgames.cli import EXIT_INTERRUPTED, main
 from abstractgames.protocol import MatchResult
 from abstractgames.records import GameEnd, GameRecord, MatchRecord
@@ -391,7 +392,8 @@ def test_ctrl_c_keeps_the_finished_matches_and_resume_finishes_the_same_tourname
             raise KeyboardInterrupt
         return real_play(task)
 
-    monkeypatch.setattr(arena_module, "play_match", interrupted_at_the_third)
+    # -j 1: the serial executor calls the play_match of its own module
+    monkeypatch.setattr(executors_module, "play_match", interrupted_at_the_third)
     code, out, err = run(*args)
     state = tmp_path / "abstractgames-arena-dispersal-2.jsonl"
     assert code == EXIT_INTERRUPTED and out == ""
@@ -402,7 +404,7 @@ def test_ctrl_c_keeps_the_finished_matches_and_resume_finishes_the_same_tourname
     code, _, err = run(*args)
     assert code == 1 and "already holds a tournament: resume it, or delete the file" in err
 
-    monkeypatch.setattr(arena_module, "play_match", real_play)
+    monkeypatch.setattr(executors_module, "play_match", real_play)
     calls.clear()
     with open(state, "a") as handle:  # a line cut short by a crash is dropped
         handle.write('{"round": 2, "rec')

@@ -1,0 +1,68 @@
+"""Tournaments: a seeded round robin between players, run in parallel, with honest statistics.
+
+Every pair of players plays ``games`` matches. The matches come in pairings: both matches of a
+pairing are played on the same seed with the seats swapped, so each player of the pair meets the
+same chance events (Entropy's bag draws) in the same roles. A match is whatever the game's match
+rules say (Entropy: two games with the roles swapped; the other games: one game).
+
+The schedule follows from the game, the players, ``games`` and the seed alone; each match is an
+independent, picklable :class:`MatchTask` that a worker plays with the
+:class:`~abstractgames.referee.Referee`. The results are gathered by their place in the schedule,
+never by the order in which they finish, so the same seed gives the same results whichever
+:class:`Executor` runs the matches: one process, local processes, or a dask.distributed cluster
+(as long as the players themselves are deterministic: a time budget depends on the machine).
+
+The package has one module per job: ``schedule`` (the matches and their seeds), ``executors``
+(where they are played), ``state`` (the resumable state file), ``report`` (the results and their
+tables) and ``tournament`` (:class:`Arena`, which ties them together); import their public
+names from here.
+
+```pycon
+>>> arena = Arena("orderchaos", ["random", "greedy"], games=2, seed=1)
+>>> [(task.round, task.players) for task in arena.tasks]
+[(1, ('random', 'greedy')), (1, ('greedy', 'random'))]
+>>> report = arena.run()
+>>> [(s.player, s.wins, s.losses) for s in report.standings]
+[('greedy', 2, 0), ('random', 0, 2)]
+
+```
+"""
+
+from __future__ import annotations
+
+from .errors import ArenaError
+from .executors import (
+    DaskExecutor,
+    Executor,
+    ProcessExecutor,
+    SerialExecutor,
+    default_jobs,
+    make_executor,
+)
+from .report import ARENA_FORMAT, ArenaReport, MatchSummary, PairResult, Standing, plural
+from .schedule import ARENA_VERSION, MatchTask, play_match, round_seed
+from .state import STATE_FORMAT, ArenaState
+from .tournament import Arena
+
+__all__ = [
+    "ARENA_FORMAT",
+    "ARENA_VERSION",
+    "STATE_FORMAT",
+    "Arena",
+    "ArenaError",
+    "ArenaReport",
+    "ArenaState",
+    "DaskExecutor",
+    "Executor",
+    "MatchSummary",
+    "MatchTask",
+    "PairResult",
+    "ProcessExecutor",
+    "SerialExecutor",
+    "Standing",
+    "default_jobs",
+    "make_executor",
+    "play_match",
+    "plural",
+    "round_seed",
+]

@@ -1,0 +1,450 @@
+"""The results of a tournament: standings, pairs and matches, as JSON and as plain-text tables.
+
+The statistics (ratings, intervals) come from :mod:`abstractgames.stats`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+
+from .. import stats
+from ..files import write_atomic
+from ..records import MatchRecord
+from .errors import ArenaError
+from .schedule import ARENA_VERSION, MatchTask
+
+__all__ = [
+    "ARENA_FORMAT",
+    "ArenaReport",
+    "MatchSummary",
+    "PairResult",
+    "Standing",
+    "plural",
+]
+
+ARENA_FORMAT = "abstractgames-arena"
+"""The ``format`` of the JSON results."""
+CONFIDENCE = 0.95
+VIRTUAL_DRAWS = 1.0
+
+
+@attrs.frozen
+class MatchSummary:
+    """How one match of the tournament ended.
+
+    Attributes:
+        number, round, players, seed: as in its :class:`MatchTask`.
+        winner: 1 or 2 (the seat), or ``None`` for a draw.
+        reason: the result's reason, e.g. ``"five in a row"`` or why a program failed.
+        scores: each seat's score where the game has one (Entropy: the Order scores).
+        games: how many games of the match were played.
+        ended_by: ``(event, seat)`` when a player lost outside the rules of the game
+            (``"resigned"``, ``"out of time"``, ``"forfeit"``), else ``None``.
+    """
+
+    number: int
+    round: int
+    players: tuple[str, str]
+    seed: int
+    winner: int | None
+    reason: str
+    scores: tuple[float | None, float | None]
+    games: int
+    ended_by: tuple[str, int] | None
+
+    @classmethod
+    def from_record(cls, task: MatchTask, record: MatchRecord) -> MatchSummary:
+        """The summary of the finished match ``task`` from its record."""
+        result = record.result
+        if result is None:
+            raise ArenaError(f"match {task.number} is not finished")
+        ended = record.games[-1].ended_by if record.games else None
+        return cls(
+            number=task.number,
+            round=task.round,
+            players=task.players,
+            seed=task.seed,
+            winner=result.winner,
+            reason=result.reason,
+            scores=result.scores,
+            games=len(record.games),
+            ended_by=None if ended is None else (ended.event, ended.player),
+        )
+
+    def points(self, seat: int) -> float:
+        """What the player in ``seat`` scored: 1 for a win, 0.5 for a draw, 0 for a loss."""
+        return 0.5 if self.winner is None else float(self.winner == seat)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "number": self.number,
+            "round": self.round,
+            "players": list(self.players),
+            "seed": self.seed,
+            "winner": self.winner,
+            "reason": self.reason,
+            "scores": list(self.scores),
+            "games": self.games,
+            "ended_by": None
+            if self.ended_by is None
+            else {"event": self.ended_by[0], "player": self.ended_by[1]},
+        }
+
+
+@attrs.frozen
+class Standing:
+    """One player's results over the whole tournament.
+
+    Attributes:
+        player: the spec.
+        games: matches played (an Entropy match is two games).
+        wins, draws, losses: match results.
+        points: wins + draws / 2.
+        elo, elo_error: the Bradley–Terry rating (the players average 0) and the half-width of
+            its 95% interval.
+        mean_score, score_error: the mean of the player's scores (Entropy: Order scores, one per
+            match) and the half-width of its 95% interval (Student's t); ``None`` without scores.
+        scored: how many scores the mean is of.
+        forfeits: matches lost outside the rules (resigned, out of time, a failing program).
+    """
+
+    player: str
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    points: float
+    elo: float
+    elo_error: float
+    mean_score: float | None
+    score_error: float | None
+    scored: int
+    forfeits: int
+
+    @property
+    def score(self) -> float | None:
+        """The fraction of the points available, or ``None`` before any match."""
+        return self.points / self.games if self.games else None
+
+
+@attrs.frozen
+class PairResult:
+    """The results of one pair of players, from the first one's point of view.
+
+    ``elo`` is how much stronger the first player is, with the half-width ``elo_error`` of its
+    95% interval, from these matches alone (:func:`~abstractgames.stats.elo_difference`).
+    ``by_seat`` splits the first player's ``(wins, draws, losses)`` by the seat it played in:
+    as player 1 (the game's first role in the match's first game), then as player 2.
+    """
+
+    players: tuple[str, str]
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    points: float
+    elo: float
+    elo_error: float
+    by_seat: tuple[tuple[int, int, int], tuple[int, int, int]]
+
+
+def _triple(counts: list[int]) -> tuple[int, int, int]:
+    return counts[0], counts[1], counts[2]
+
+
+def _round(value: float | None, digits: int) -> float | None:
+    return None if value is None else round(value, digits) + 0.0  # no -0.0
+
+
+@attrs.frozen
+class ArenaReport:
+    """The results of a tournament (of its finished matches, if it was not completed).
+
+    Attributes:
+        game: the game spec.
+        players: the player specs, as given.
+        games: matches per pair of players.
+        seed: the tournament seed.
+        unit: ``"game"``, or ``"match"`` where a match has several games (Entropy).
+        scheduled: the number of matches in the schedule.
+        matches: the finished matches in schedule order.
+        standings: the players, strongest (highest rating) first.
+        pairs: every pair of players in the order given.
+        show_scores: whether the games' scores say more than the results (Entropy).
+    """
+
+    game: str
+    players: tuple[str, ...]
+    games: int
+    seed: int
+    unit: str
+    scheduled: int
+    matches: tuple[MatchSummary, ...]
+    standings: tuple[Standing, ...]
+    pairs: tuple[PairResult, ...]
+    show_scores: bool
+
+    @classmethod
+    def from_matches(
+        cls,
+        matches: Sequence[MatchSummary],
+        *,
+        game: str,
+        players: tuple[str, ...],
+        games: int,
+        seed: int,
+        unit: str,
+        scheduled: int,
+    ) -> ArenaReport:
+        """The results of the finished ``matches`` (in schedule order) of a round robin.
+
+        ``players`` must name every player of the matches; the other arguments are stored as
+        they are (see the attributes).
+        """
+        index = {player: i for i, player in enumerate(players)}
+        n = len(players)
+        wins = [[0] * n for _ in range(n)]
+        draws = [[0] * n for _ in range(n)]
+        scores: list[list[float]] = [[] for _ in range(n)]
+        forfeits = [0] * n
+        # by_seat[i][j][seat]: player i's [wins, draws, losses] against j from that seat.
+        by_seat = [[[[0, 0, 0], [0, 0, 0]] for _ in range(n)] for _ in range(n)]
+        for match in matches:
+            seats = [index[p] for p in match.players]
+            if match.winner is None:
+                draws[seats[0]][seats[1]] += 1
+                draws[seats[1]][seats[0]] += 1
+            else:
+                wins[seats[match.winner - 1]][seats[2 - match.winner]] += 1
+            for seat in (0, 1):
+                result = 1 if match.winner is None else 0 if match.winner == seat + 1 else 2
+                by_seat[seats[seat]][seats[1 - seat]][seat][result] += 1
+            for seat, who in enumerate(seats):
+                score = match.scores[seat]
+                if score is not None:
+                    scores[who].append(score)
+            if match.ended_by is not None:
+                forfeits[seats[match.ended_by[1] - 1]] += 1
+        played = [[wins[i][j] + wins[j][i] + draws[i][j] for j in range(n)] for i in range(n)]
+        points = [[wins[i][j] + draws[i][j] / 2 for j in range(n)] for i in range(n)]
+        ratings = stats.bradley_terry(
+            points, played, virtual_draws=VIRTUAL_DRAWS, confidence=CONFIDENCE
+        )
+        standings = []
+        for i, player in enumerate(players):
+            mean, error = stats.mean_interval(scores[i], CONFIDENCE) if scores[i] else (None, None)
+            standings.append(
+                Standing(
+                    player=player,
+                    games=sum(played[i]),
+                    wins=sum(wins[i]),
+                    draws=sum(draws[i]),
+                    losses=sum(wins[j][i] for j in range(n)),
+                    points=sum(points[i]),
+                    elo=ratings.elo[i],
+                    elo_error=ratings.error[i],
+                    mean_score=mean,
+                    score_error=error,
+                    scored=len(scores[i]),
+                    forfeits=forfeits[i],
+                )
+            )
+        ranked = sorted(range(n), key=lambda i: (-round(ratings.elo[i], 6), i))
+        pairs = []
+        for i in range(n):
+            for j in range(i + 1, n):
+                elo, elo_error = stats.elo_difference(
+                    points[i][j], played[i][j], virtual_draws=VIRTUAL_DRAWS, confidence=CONFIDENCE
+                )
+                pairs.append(
+                    PairResult(
+                        players=(players[i], players[j]),
+                        games=played[i][j],
+                        wins=wins[i][j],
+                        draws=draws[i][j],
+                        losses=wins[j][i],
+                        points=points[i][j],
+                        elo=elo,
+                        elo_error=elo_error,
+                        by_seat=(_triple(by_seat[i][j][0]), _triple(by_seat[i][j][1])),
+                    )
+                )
+        return cls(
+            game=game,
+            players=players,
+            games=games,
+            seed=seed,
+            unit=unit,
+            scheduled=scheduled,
+            matches=tuple(matches),
+            standings=tuple(standings[i] for i in ranked),
+            pairs=tuple(pairs),
+            show_scores=any(_scores_say_more(m) for m in matches),
+        )
+
+    @property
+    def complete(self) -> bool:
+        """Whether every match of the schedule was played."""
+        return len(self.matches) == self.scheduled
+
+    def to_json(self) -> dict[str, Any]:
+        """The results as JSON data (see the arena documentation for the format)."""
+        return {
+            "format": ARENA_FORMAT,
+            "version": ARENA_VERSION,
+            "game": self.game,
+            "players": list(self.players),
+            "games_per_pair": self.games,
+            "seed": self.seed,
+            "unit": self.unit,
+            "scheduled": self.scheduled,
+            "played": len(self.matches),
+            "confidence": CONFIDENCE,
+            "virtual_draws": VIRTUAL_DRAWS,
+            "standings": [
+                {
+                    "rank": rank,
+                    "player": s.player,
+                    "games": s.games,
+                    "wins": s.wins,
+                    "draws": s.draws,
+                    "losses": s.losses,
+                    "points": s.points,
+                    "score": _round(s.score, 4),
+                    "elo": _round(s.elo, 1),
+                    "elo_error": _round(s.elo_error, 1),
+                    "mean_score": _round(s.mean_score, 3),
+                    "mean_score_error": _round(s.score_error, 3),
+                    "scored": s.scored,
+                    "forfeits": s.forfeits,
+                }
+                for rank, s in enumerate(self.standings, start=1)
+            ],
+            "pairs": [
+                {
+                    "players": list(p.players),
+                    "games": p.games,
+                    "wins": p.wins,
+                    "draws": p.draws,
+                    "losses": p.losses,
+                    "points": p.points,
+                    "elo_difference": _round(p.elo, 1),
+                    "elo_error": _round(p.elo_error, 1),
+                    "by_seat": [list(results) for results in p.by_seat],
+                }
+                for p in self.pairs
+            ],
+            "matches": [m.to_json() for m in self.matches],
+        }
+
+    def dumps(self) -> str:
+        """The results as JSON text with sorted keys: the same results give the same bytes."""
+        return json.dumps(self.to_json(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write :meth:`dumps` to ``path`` atomically."""
+        write_atomic(path, self.dumps())
+
+    def format_table(self) -> str:
+        """The standings, the pairs and any losses outside the rules, as plain-text tables."""
+        units = plural(self.unit)
+        title = (
+            f"{self.game}: {len(self.players)} players, {self.games} {units} per pair, "
+            f"seed {self.seed}"
+        )
+        if not self.complete:
+            title += f" ({len(self.matches)} of {self.scheduled} {units} played)"
+        header = ["#", "player", f"{units}", "won", "drawn", "lost", "points", "Elo (95%)"]
+        if self.show_scores:
+            header.append("mean score (95%)")
+        rows = []
+        for rank, s in enumerate(self.standings, start=1):
+            row = [str(rank), s.player, str(s.games), str(s.wins), str(s.draws), str(s.losses)]
+            row += [_percent(s.score), _elo(s.elo, s.elo_error)]
+            if self.show_scores:
+                row.append(_mean(s.mean_score, s.score_error))
+            rows.append(row)
+        pair_header = ["pair", f"{units}", "won", "drawn", "lost", "points", "Elo difference (95%)"]
+        pair_header += ["in seat 1", "in seat 2"]
+        pair_rows = [
+            [
+                f"{p.players[0]} vs {p.players[1]}",
+                str(p.games),
+                str(p.wins),
+                str(p.draws),
+                str(p.losses),
+                _percent(p.points / p.games if p.games else None),
+                _elo(p.elo, p.elo_error),
+                *("-".join(map(str, results)) for results in p.by_seat),
+            ]
+            for p in self.pairs
+        ]
+        parts = [
+            title,
+            "",
+            _table(header, rows, left=2),
+            "",
+            _table(pair_header, pair_rows, left=1),
+        ]
+        notes = self._forfeit_notes()
+        if notes:
+            parts += ["", "Lost outside the rules of the game:", *notes]
+        return "\n".join(parts) + "\n"
+
+    def _forfeit_notes(self) -> list[str]:
+        notes = []
+        for player in self.players:
+            lost = [
+                m
+                for m in self.matches
+                if m.ended_by is not None and m.players[m.ended_by[1] - 1] == player
+            ]
+            if lost:
+                noun = self.unit if len(lost) == 1 else plural(self.unit)
+                example = f"match {lost[0].number}: {lost[0].reason}"
+                notes.append(f"  {player}: {len(lost)} {noun}, e.g. {example}")
+        return notes
+
+
+def plural(unit: str) -> str:
+    """``"games"`` or ``"matches"``."""
+    return unit + ("es" if unit.endswith("ch") else "s")
+
+
+def _elo(elo: float, error: float) -> str:
+    return f"{round(elo):+d} ± {round(error)}"
+
+
+def _percent(fraction: float | None) -> str:
+    return "-" if fraction is None else f"{100 * fraction:.1f}%"
+
+
+def _mean(mean: float | None, error: float | None) -> str:
+    if mean is None:
+        return "-"
+    return f"{mean:.1f}" + ("" if error is None else f" ± {error:.1f}")
+
+
+def _table(header: list[str], rows: list[list[str]], *, left: int) -> str:
+    """Columns separated by two spaces; the first ``left`` columns aligned left, others right."""
+    widths = [max(len(r[c]) for r in [header, *rows]) for c in range(len(header))]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(
+            cell.ljust(width) if c < left else cell.rjust(width)
+            for c, (cell, width) in enumerate(zip(cells, widths, strict=True))
+        ).rstrip()
+
+    return "\n".join(line(r) for r in [header, *rows])
+
+
+def _scores_say_more(match: MatchSummary) -> bool:
+    """Whether the match's scores are more than its points (Entropy's Order scores are)."""
+    if match.scores == (None, None):
+        return False
+    return match.scores != (match.points(1), match.points(2))

@@ -1,0 +1,133 @@
+"""What a tournament plays: the round robin, its seeds, and one match played by the referee.
+
+The schedule follows from the game, the players, the number of games and the seed alone. Every
+match is an independent, picklable :class:`MatchTask` that :func:`play_match` plays in any
+process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+
+import attrs
+
+from ..players import Player
+from ..protocol import Game
+from ..referee import Referee
+from ..registry import make_player, parse_game_spec
+from .errors import ArenaError, MatchInterrupted
+
+__all__ = ["ARENA_VERSION", "MatchTask", "Schedule", "play_match", "round_seed"]
+
+ARENA_VERSION = 1
+"""The version of the arena: of its seeds (:func:`round_seed`), JSON results and state files."""
+
+
+@attrs.frozen
+class MatchTask:
+    """One match of a tournament: everything a worker needs to play it.
+
+    Attributes:
+        number: the match's place in the schedule (1, 2, …).
+        round: its pairing (1, 2, …): the two matches of a pairing share the seed, seats swapped.
+        game: the game spec, e.g. ``"entropy:size=5"``.
+        players: the specs of player 1 and player 2.
+        seed: the match seed.
+    """
+
+    number: int
+    round: int
+    game: str
+    players: tuple[str, str]
+    seed: int
+
+    @property
+    def key(self) -> tuple[int, str, str]:
+        """What identifies the match across runs: its round and its players in their seats."""
+        return (self.round, *self.players)
+
+
+def round_seed(seed: int, round: int) -> int:
+    """The seed of every match of ``round`` in the tournament with ``seed`` (a 32-bit number).
+
+    Every pair of players plays round ``r`` on the same seed, and different tournament seeds share
+    no rounds.
+    """
+    digest = hashlib.sha256(f"abstractgames-arena/{seed}/{round}".encode()).digest()
+    return int.from_bytes(digest[:4], "big")
+
+
+@attrs.frozen
+class Schedule:
+    """A round robin: every pair of players plays ``games`` matches, in pairings on one seed.
+
+    Make one with :meth:`round_robin`, which checks the game, the players and ``games``.
+
+    Attributes:
+        game: the game.
+        players: the player specs, each once.
+        games: matches per pair of players (even).
+        seed: the tournament seed.
+        tasks: every match of the tournament, in schedule order.
+    """
+
+    game: Game
+    players: tuple[str, ...]
+    games: int
+    seed: int
+    tasks: tuple[MatchTask, ...]
+
+    @classmethod
+    def round_robin(
+        cls, game: Game | str, players: Sequence[str], *, games: int, seed: int = 0
+    ) -> Schedule:
+        """The schedule of a round robin (see :class:`~abstractgames.arena.Arena`).
+
+        Raises:
+            ArenaError: fewer than two players, the same one twice, or a bad number of games.
+            AbstractGamesError: a bad game or player spec.
+        """
+        the_game = parse_game_spec(game) if isinstance(game, str) else game
+        specs = tuple(spec.strip() for spec in players)
+        if len(specs) < 2:
+            raise ArenaError("a tournament needs at least two players")
+        repeated = sorted({p for p in specs if specs.count(p) > 1})
+        if repeated:
+            raise ArenaError(f"player {repeated[0]!r} is given twice: give each player once")
+        if isinstance(games, bool) or not isinstance(games, int) or games < 2 or games % 2:
+            raise ArenaError(
+                f"games must be a positive even number (every seed is played with the players in "
+                f"both seats), not {games!r}"
+            )
+        for spec in specs:
+            make_player(spec, the_game).close()
+        tasks: list[MatchTask] = []
+        spec = the_game.spec
+        for round_number in range(1, games // 2 + 1):
+            shared = round_seed(seed, round_number)
+            for i, first in enumerate(specs):
+                for second in specs[i + 1 :]:
+                    for seats in ((first, second), (second, first)):
+                        tasks.append(MatchTask(len(tasks) + 1, round_number, spec, seats, shared))
+        return cls(the_game, specs, games, seed, tuple(tasks))
+
+
+def play_match(task: MatchTask) -> str:
+    """Play one match of the schedule; return its record as JSON text.
+
+    Raises:
+        MatchInterrupted: Ctrl-C stopped the match.
+    """
+    game = parse_game_spec(task.game)
+    first = make_player(task.players[0], game)
+    try:
+        second = make_player(task.players[1], game)
+    except BaseException:
+        first.close()
+        raise
+    players: tuple[Player, Player] = (first, second)
+    record = Referee(game, players, seed=task.seed).play()
+    if not record.finished:
+        raise MatchInterrupted(f"match {task.number} was interrupted")
+    return record.dumps()
