@@ -68,6 +68,8 @@ __all__ = [
     "player_origin",
     "register_game",
     "register_player",
+    "registrations",
+    "restore_registrations",
     "search_player",
     "solver_for",
 ]
@@ -125,7 +127,7 @@ _BUILTIN_GAMES: dict[str, GameEntry] = {
         "abstractgames.dispersal:DispersalGame",
         evaluation="abstractgames.players.dispersal:evaluate",
         search="abstractgames.players.dispersal:DispersalSearch",
-        solver="abstractgames.players.dispersal:solve",
+        solver="abstractgames.solvers.dispersal:solve",
         origin="built in",
     ),
     "entropy": GameEntry(
@@ -689,6 +691,21 @@ def _load_module(name: str, spec: str) -> ModuleType:
         raise _invalid_player(
             f"player {spec!r}: importing {name} failed: {_describe(error)}"
         ) from error
+
+
+def registrations() -> dict[str, dict[str, Any]]:
+    """What :func:`register_game` and :func:`register_player` added in this process.
+
+    ``{"games": {name: GameEntry}, "players": {name: factory}}``: pass it to
+    :func:`restore_registrations` in another process (the arena's local workers do).
+    """
+    return {"games": dict(_games), "players": dict(_players)}
+
+
+def restore_registrations(saved: dict[str, dict[str, Any]]) -> None:
+    """Repeat in this process the registrations :func:`registrations` returned elsewhere."""
+    _games.update(saved.get("games", {}))
+    _players.update(saved.get("players", {}))
 
 
 # --- listings -------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from __future__ import annotations
 import abc
 import importlib
 import os
+import pickle
 import re
 import signal
 from collections.abc import Generator, Sequence
@@ -20,6 +21,8 @@ from types import FrameType
 from typing import Any
 
 from ..protocol import AbstractGamesError
+from ..registry import registrations, restore_registrations
+from ..specs import split_spec
 from .errors import ArenaError, MatchInterrupted
 from .schedule import MatchTask, play_match
 
@@ -84,10 +87,55 @@ _running = False
 """In a worker process: whether a match is being played (Ctrl-C then stops it)."""
 
 
-def _init_worker(stop: Any, pids: Any) -> None:
+_lost: dict[str, str] = {}
+"""In a worker process: the registrations that could not be unpickled, with why."""
+
+Shipped = dict[str, dict[str, bytes]]
+"""Pickled registrations by kind (``"games"``, ``"players"``) and name."""
+
+
+def _names(task: MatchTask) -> set[str]:
+    """The game and player names a task uses."""
+    return {split_spec(spec)[0] for spec in (task.game, *task.players)}
+
+
+def _ship_registrations(tasks: Sequence[MatchTask]) -> Shipped:
+    """This process's registrations, pickled for the workers.
+
+    Raises:
+        ArenaError: one that the tasks use cannot be pickled (a lambda, a class in a function).
+    """
+    used = set().union(*map(_names, tasks))
+    shipped: Shipped = {}
+    for kind, entries in registrations().items():
+        shipped[kind] = {}
+        for name, value in entries.items():
+            try:
+                shipped[kind][name] = pickle.dumps(value)
+            except Exception as error:
+                if name in used:
+                    raise ArenaError(
+                        f"{kind[:-1]} {name!r} was registered in this process with an object that "
+                        f"cannot be sent to worker processes ({type(error).__name__}: {error}): "
+                        "register a class or function defined at the top level of a module, or "
+                        "play in this process (jobs=1)"
+                    ) from None
+    return shipped
+
+
+def _init_worker(stop: Any, pids: Any, shipped: Shipped) -> None:
     global _stop
     _stop = stop
     signal.signal(signal.SIGINT, _interrupt)
+    restored: dict[str, dict[str, Any]] = {}
+    for kind, entries in shipped.items():
+        restored[kind] = {}
+        for name, data in entries.items():
+            try:
+                restored[kind][name] = pickle.loads(data)
+            except Exception as error:
+                _lost[name] = f"{type(error).__name__}: {error}"
+    restore_registrations(restored)
     pids.put(os.getpid())
 
 
@@ -105,6 +153,12 @@ def _worker_play(task: MatchTask) -> str:
     try:
         if _stop is not None and _stop.is_set():
             raise MatchInterrupted(f"match {task.number} was not started")
+        for name in sorted(_names(task) & set(_lost)):
+            raise ArenaError(
+                f"{name!r}, registered in the main process, cannot be loaded in a worker process "
+                f"({_lost[name]}): define it in an importable module, or play in one process "
+                "(jobs=1)"
+            )
         return play_match(task)
     finally:
         _running = False
@@ -127,6 +181,7 @@ class ProcessExecutor(Executor):
             return
         import multiprocessing
 
+        shipped = _ship_registrations(tasks)
         context = multiprocessing.get_context("spawn")
         stop = context.Event()
         pids = context.SimpleQueue()
@@ -134,7 +189,7 @@ class ProcessExecutor(Executor):
             max_workers=min(self.jobs, len(tasks)),
             mp_context=context,
             initializer=_init_worker,
-            initargs=(stop, pids),
+            initargs=(stop, pids, shipped),
         )
         futures: dict[Future[str], MatchTask] = {}
         try:

@@ -1,0 +1,447 @@
+"""The registry: spec grammar, players from files and modules, plugins by entry points."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+import textwrap
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from abstractgames import (
+    InvalidParameterError,
+    UnknownGameError,
+    available_games,
+    available_players,
+    get_game,
+    make_player,
+    parse_game_spec,
+    register_game,
+    register_player,
+)
+from abstractgames.arena import Arena, ArenaError, ProcessExecutor
+from abstractgames.players import InvalidPlayerError, Player, RandomPlayer
+from abstractgames.registry import (
+    PluginError,
+    PluginWarning,
+    _games,
+    _players,
+    describe_game,
+    describe_player,
+    evaluation_for,
+    outside_code,
+    refresh_plugins,
+    solver_for,
+)
+from abstractgames.specs import parse_options, parse_value
+
+from .toygame import DiceRace
+
+ROOT = Path(__file__).resolve().parent.parent
+CENTRE_BOT = ROOT / "examples" / "custom_bot.py"
+
+
+# --- the spec grammar -----------------------------------------------------------------------------
+
+
+def test_values_are_read_the_same_for_games_and_players() -> None:
+    assert [parse_value(v) for v in ("3", "-2", "1.5", "1e3", "true", "False", "out/dir")] == [
+        3,
+        -2,
+        1.5,
+        1000.0,
+        True,
+        False,
+        "out/dir",
+    ]
+    assert parse_options(" depth = 3 , time=0.5 ") == {"depth": 3, "time": 0.5}
+    with pytest.raises(ValueError, match="use key=value"):
+        parse_options("depth")
+    with pytest.raises(ValueError, match="use key=value"):
+        parse_options("my depth=3")
+    with pytest.raises(ValueError, match="'depth' is given twice"):
+        parse_options("depth=3,depth=4")
+
+
+def test_game_and_player_specs_share_the_grammar() -> None:
+    assert parse_game_spec("entropy:size=5").params == {"size": 5}
+    assert parse_game_spec("dispersal:max_plies=12").spec == "dispersal:max_plies=12"
+    with pytest.raises(InvalidParameterError, match="must be an integer"):
+        parse_game_spec("entropy:size=5.5")
+    with pytest.raises(InvalidParameterError, match="given twice"):
+        parse_game_spec("entropy:size=5,size=7")
+    game = get_game("orderchaos")
+    assert make_player("search:time=0.5,depth=2", game).spec == "search:time=0.5,depth=2"
+    with pytest.raises(InvalidPlayerError, match="given twice"):
+        make_player("search:depth=2,depth=3", game)
+
+
+def test_the_generic_players_find_what_each_game_gives_them() -> None:
+    for name in available_games():
+        game = get_game(name)
+        assert evaluation_for(game) is not None
+        assert isinstance(make_player("search:depth=1", game), Player)
+    assert solver_for(get_game("dispersal")) is not None
+    with pytest.raises(PluginError, match=r"no solver for 'orderchaos'.*dispersal"):
+        solver_for(get_game("orderchaos"))
+
+
+def test_listings_describe_every_game_and_player() -> None:
+    for name in available_games():
+        info = describe_game(name)
+        assert info.origin == "built in" and info.roles == get_game(name).roles
+        assert info.title and info.summary
+    for name in available_players():
+        assert describe_player(name).summary
+    assert describe_player("search").options == {"time": 1.0, "depth": None}
+    assert describe_player("engine").options is None
+
+
+def test_built_in_names_cannot_be_taken() -> None:
+    with pytest.raises(InvalidParameterError, match="'entropy' is a built-in game"):
+        register_game("entropy", DiceRace)
+    with pytest.raises(InvalidParameterError, match="'greedy' is a built-in player"):
+        register_player("greedy", RandomPlayer)
+    with pytest.raises(InvalidParameterError, match="invalid player name"):
+        register_player("My Bot", RandomPlayer)
+
+
+# --- players from files and modules ---------------------------------------------------------------
+
+
+def test_a_bot_from_a_file_with_a_constructor_that_takes_nothing() -> None:
+    game = get_game("orderchaos")
+    spec = f"{CENTRE_BOT}:CentreBot"
+    bot = make_player(spec, game)
+    assert type(bot).__name__ == "CentreBot" and bot.spec == spec
+    assert str(bot.choose(game.initial_state(), random.Random(0))) in (
+        "X@c3",
+        "X@c4",
+        "X@d3",
+        "X@d4",
+    )
+    assert type(make_player(spec, game)) is type(bot)  # the file runs once per process
+    assert outside_code(spec) == "a bot from a file or module"
+    assert outside_code("search:depth=2") is None
+    assert outside_code("engine:./mybot") == "an external program"
+    with pytest.raises(InvalidPlayerError, match="has no option 'depth'; its options: none"):
+        make_player(f"{spec}:depth=3", game)
+
+
+@pytest.fixture
+def bot_file(tmp_path: Path) -> Path:
+    path = tmp_path / "mybots.py"
+    path.write_text(
+        textwrap.dedent(
+            """
+            import random
+
+            from abstractgames.players import Player
+            from helper_for_mybots import pick
+
+
+            class FirstBot(Player):
+                def __init__(self, game, offset=0, *, greedy=False):
+                    if offset < 0:
+                        raise ValueError("offset must not be negative")
+                    self.offset = offset
+
+                def choose(self, state, rng, time_left=None):
+                    return pick(state.legal_moves(), self.offset)
+
+
+            class NeedsDepth(Player):
+                def __init__(self, game, depth):
+                    self.depth = depth
+
+                def choose(self, state, rng, time_left=None):
+                    return state.legal_moves()[0]
+
+
+            class Crashes(Player):
+                def __init__(self, game):
+                    raise RuntimeError("out of memory")
+
+                def choose(self, state, rng, time_left=None):
+                    raise NotImplementedError
+
+
+            class NotAPlayer:
+                def choose(self, state, rng, time_left=None):
+                    return state.legal_moves()[0]
+
+
+            def function(game):
+                return None
+            """
+        )
+    )
+    (tmp_path / "helper_for_mybots.py").write_text(
+        "def pick(moves, offset):\n    return moves[offset]\n"
+    )
+    return path
+
+
+def test_options_go_after_a_second_colon(bot_file: Path) -> None:
+    game = get_game("orderchaos")
+    bot = make_player(f"{bot_file}:FirstBot:offset=2,greedy=true", game)
+    assert str(bot.choose(game.initial_state(), random.Random(0))) == "X@b1"
+    assert bot.spec == f"{bot_file}:FirstBot:offset=2,greedy=true"
+
+
+@pytest.mark.parametrize(
+    ("target", "message"),
+    [
+        ("FirstBot:speed=3", "has no option 'speed'; its options: offset, greedy"),
+        ("FirstBot:offset=-1", "offset must not be negative"),
+        ("FirstBot:offset", "use key=value"),
+        ("NeedsDepth", "needs the option 'depth'"),
+        ("Crashes", "failed: RuntimeError: out of memory"),
+        ("NotAPlayer", "is not a Player"),
+        ("function", "function in file .* is not a class"),
+        ("Missing", "has no 'Missing'; its players: Crashes, FirstBot, NeedsDepth"),
+        ("", "name the class after the colon"),
+    ],
+)
+def test_a_bad_bot_spec_says_what_is_wrong(bot_file: Path, target: str, message: str) -> None:
+    with pytest.raises(InvalidPlayerError, match=message):
+        make_player(f"{bot_file}:{target}", get_game("orderchaos"))
+
+
+def test_a_missing_or_broken_file_is_one_clear_error(tmp_path: Path) -> None:
+    game = get_game("orderchaos")
+    with pytest.raises(InvalidPlayerError, match=r"there is no file 'nowhere/bot\.py'"):
+        make_player("nowhere/bot.py:Bot", game)
+    broken = tmp_path / "broken.py"
+    broken.write_text("class Bot(\n")
+    with pytest.raises(InvalidPlayerError, match=r"running .*broken.py' failed \(line 1\)"):
+        make_player(f"{broken}:Bot", game)
+    failing = tmp_path / "failing.py"
+    failing.write_text("import no_such_module_anywhere\n")
+    with pytest.raises(InvalidPlayerError, match="ModuleNotFoundError"):
+        make_player(f"{failing}:Bot", game)
+    with pytest.raises(InvalidPlayerError, match="is not a file"):
+        make_player(f"{tmp_path}/:Bot", game)
+
+
+def test_a_bot_from_a_module(bot_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(bot_file.parent))
+    game = get_game("orderchaos")
+    bot = make_player("mybots:FirstBot:offset=1", game)
+    assert str(bot.choose(game.initial_state(), random.Random(0))) == "O@a1"
+    assert outside_code("mybots:FirstBot") == "a bot from a file or module"
+    with pytest.raises(InvalidPlayerError, match="there is no module 'no_such_bots'"):
+        make_player("no_such_bots:Bot", game)
+    with pytest.raises(InvalidPlayerError, match=r"there is no module 'no_such\.bots'"):
+        make_player("no_such.bots:Bot", game)
+    with pytest.raises(InvalidPlayerError, match="unknown player 'deepblue'; available players"):
+        make_player("deepblue", game)
+
+
+def test_a_bot_from_a_file_plays_from_the_command_line_and_in_the_arena(tmp_path: Path) -> None:
+    record = tmp_path / "game.json"
+    spec = "examples/custom_bot.py:CentreBot"
+    play = [sys.executable, "-m", "abstractgames", "play", "orderchaos", "-1", spec, "-2", "random"]
+    out = subprocess.run(
+        [*play, "--seed", "2", "--record", str(record)], cwd=ROOT, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    assert "Result: player 1 (examples/custom_bot.py:CentreBot) wins" in out.stdout
+    resumed = subprocess.run(
+        [sys.executable, "-m", "abstractgames", "replay", str(record)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    arena = [sys.executable, "-m", "abstractgames", "arena", "orderchaos", "-q", "--seed", "1"]
+    out = subprocess.run(
+        [*arena, "--players", "random", spec, "--games", "4", "--jobs", "2"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    rows = [line.split() for line in out.stdout.splitlines()]
+    assert ["random", "vs", spec, "4"] in [row[:4] for row in rows]  # all 4 games played
+
+
+# --- registrations reach the arena's worker processes ---------------------------------------------
+
+
+class FirstMove(Player):
+    """Plays the first legal move (a module-level class, so worker processes can load it)."""
+
+    def __init__(self, game: object) -> None:
+        pass
+
+    def choose(self, state, rng, time_left=None):  # type: ignore[no-untyped-def]
+        return state.legal_moves()[0]
+
+
+@pytest.fixture
+def registered() -> Iterator[None]:
+    yield
+    _games.pop("dicerace", None)
+    _players.pop("firstmove", None)
+    _players.pop("local", None)
+
+
+def test_registrations_reach_local_worker_processes(registered: None) -> None:
+    register_game("dicerace", DiceRace)
+    register_player("firstmove", FirstMove)
+    arena = Arena("dicerace", ["random", "firstmove"], games=4, seed=3)
+    report = arena.run(ProcessExecutor(jobs=2))
+    assert report.complete and report.dumps() == arena.run().dumps()
+
+
+def test_an_unpicklable_registration_is_refused_before_the_tournament(registered: None) -> None:
+    class Local(FirstMove):
+        pass
+
+    register_player("local", Local)
+    arena = Arena("orderchaos", ["random", "local"], games=2, seed=3)
+    with pytest.raises(ArenaError, match="player 'local' was registered in this process"):
+        arena.run(ProcessExecutor(jobs=2))
+
+
+# --- plugins --------------------------------------------------------------------------------------
+
+
+def install_plugin(site: Path, name: str, entry_points: str, module: str, code: str) -> None:
+    """Distribution ``name`` 1.0 with these entry points and one module, in the folder ``site``."""
+    info = site / f"{name}-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(textwrap.dedent(entry_points))
+    (site / f"{module}.py").write_text(textwrap.dedent(code))
+
+
+@pytest.fixture
+def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.syspath_prepend(str(tmp_path))
+    refresh_plugins()
+    yield tmp_path
+    monkeypatch.undo()
+    refresh_plugins()
+
+
+PLUGIN_GAMES = """
+    from abstractgames.registry import GameEntry
+    from tests.toygame import DiceRace
+
+    class Race(DiceRace):
+        name = "race"
+
+    class Misnamed(DiceRace):
+        name = "something_else"
+
+    def crashes():
+        raise RuntimeError("disk on fire")
+
+    def evaluate(state, role):
+        return 0.0
+
+    RACE = GameEntry(Race, evaluation=evaluate)
+    NOT_A_FACTORY = 42
+"""
+
+
+def test_plugins_add_games_and_players(site: Path) -> None:
+    install_plugin(
+        site,
+        "racing",
+        """
+        [abstractgames.games]
+        race = racing_plugin:RACE
+        [abstractgames.players]
+        firstmove = tests.test_registry:FirstMove
+        """,
+        "racing_plugin",
+        PLUGIN_GAMES,
+    )
+    refresh_plugins()
+    assert "race" in available_games() and "firstmove" in available_players()
+    game = get_game("race")
+    assert describe_game("race").origin == "distribution racing 1.0"
+    assert evaluation_for(game) is not None
+    rolled = game.initial_state().apply("roll1")
+    assert (
+        make_player("firstmove", game).choose(rolled, random.Random(0)) == rolled.legal_moves()[0]
+    )
+    assert outside_code("firstmove") is None  # installed code is trusted in a record
+
+
+def test_broken_plugins_are_named_and_never_hide_the_built_in_games(site: Path) -> None:
+    install_plugin(
+        site,
+        "badgames",
+        """
+        [abstractgames.games]
+        entropy = bad_games:RACE
+        misnamed = bad_games:Misnamed
+        crashing = bad_games:crashes
+        notafactory = bad_games:NOT_A_FACTORY
+        missing = bad_games:Nothing
+        Bad-Name = bad_games:RACE
+        """,
+        "bad_games",
+        PLUGIN_GAMES,
+    )
+    install_plugin(
+        site,
+        "unimportable",
+        """
+        [abstractgames.games]
+        broken = unimportable_plugin:Game
+        """,
+        "unimportable_plugin",
+        "raise ImportError('needs numpy 9')\n",
+    )
+    refresh_plugins()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        names = available_games()
+    messages = sorted(str(w.message) for w in caught if w.category is PluginWarning)
+    assert messages == [
+        "game 'Bad-Name' of distribution badgames 1.0 is ignored: a name is lower-case letters, "
+        "digits and _, starting with a letter",
+        "game 'entropy' of distribution badgames 1.0 is ignored: 'entropy' is a built-in game",
+    ]
+    assert {"dispersal", "entropy", "orderchaos", "broken", "crashing"} <= set(names)
+    assert type(get_game("entropy")).__module__.startswith("abstractgames.")  # still the built-in
+    problems = {
+        "broken": "game 'broken' of distribution unimportable 1.0 cannot be loaded from "
+        "'unimportable_plugin:Game': ImportError: needs numpy 9",
+        "crashing": r"game 'crashing' \(distribution badgames 1.0\) failed: RuntimeError: disk",
+        "misnamed": "made a game called 'something_else'",
+        "notafactory": "is 42: its entry point must name a Game",
+        "missing": "cannot be loaded from 'bad_games:Nothing': AttributeError",
+    }
+    for name, message in problems.items():
+        with pytest.raises(PluginError, match=message):
+            get_game(name)
+    with pytest.raises(UnknownGameError):
+        get_game("nothing")
+
+
+def test_a_plugin_player_that_clashes_is_ignored(site: Path) -> None:
+    install_plugin(
+        site,
+        "clash",
+        """
+        [abstractgames.players]
+        greedy = clash_plugin:Bot
+        """,
+        "clash_plugin",
+        "Bot = None\n",
+    )
+    refresh_plugins()
+    with pytest.warns(PluginWarning, match="player 'greedy' of distribution clash 1.0 is ignored"):
+        assert "greedy" in available_players()
+    assert type(make_player("greedy", get_game("orderchaos"))).__name__ == "GreedyPlayer"
