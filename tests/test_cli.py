@@ -65,3 +65,26 @@ def test_bench_bad_flags() -> None:
     result = runner.invoke(main, ["bench", "orderchaos:size=3"])
     assert result.exit_code == 1
     assert "has no parameter 'size'" in result.output
+
+
+def test_bench_measures_players_on_fixed_positions() -> None:
+    runner = CliRunner()
+    args = ["bench", "dispersal", "-n", "5", "-r", "2", "-p", "random", "-p", "search:depth=1"]
+    result = runner.invoke(main, [*args, "--positions", "4", "--json"])
+    assert result.exit_code == 0, result.output
+    units = [m["unit"] for m in json.loads(result.output)["results"][0]["measurements"]]
+    assert units[-2:] == ["moves by random", "moves by search:depth=1"]
+    result = runner.invoke(main, ["bench", "dispersal", "-n", "5", "-p", "deepblue"])
+    assert result.exit_code == 1 and "unknown player 'deepblue'" in result.output
+
+
+def test_list_shows_games_and_players() -> None:
+    result = CliRunner().invoke(main, ["list"])
+    assert result.exit_code == 0, result.output
+    for name in available_games():
+        assert f"\n  {name} " in result.output
+    assert "search   time=1.0, depth=None" in result.output
+    assert "path/to/bot.py:MyBot" in result.output
+    listing = json.loads(CliRunner().invoke(main, ["list", "--json"]).output)
+    assert [g["name"] for g in listing["games"]] == list(available_games())
+    assert {p["name"]: p["origin"] for p in listing["players"]}["greedy"] == "built in"

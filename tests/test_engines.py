@@ -26,10 +26,10 @@ from abstractgames.engines.agp import (
     is_seed_token,
     parse_go,
     parse_position,
+    serve,
 )
 from abstractgames.engines.external import ExternalPlayer
 from abstractgames.engines.process import Process, ProcessEnded, ProcessError, ProcessTimeout
-from abstractgames.engines.serve import serve
 from abstractgames.players import InvalidPlayerError, Player, SeededRandom
 from abstractgames.protocol import Move, State
 from abstractgames.records import ClockSettings, GameEnd, MatchRecord
@@ -260,7 +260,15 @@ def test_the_engine_server_dialogue() -> None:
         "isready",
     ]
     output = io.StringIO()
-    assert serve("random", commands, output, rng=random.Random(1)) == 0
+    code = serve(
+        lambda game: make_player("random", game),
+        commands,
+        output,
+        read_game=parse_game_spec,
+        name="abstractgames random",
+        rng=random.Random(1),
+    )
+    assert code == 0
     lines = output.getvalue().splitlines()
     assert lines[:5] == [
         "id name abstractgames random",
@@ -284,7 +292,8 @@ def test_the_engine_server_dialogue() -> None:
 def test_the_engine_server_refuses_what_it_cannot_do() -> None:
     output = io.StringIO()
     commands = ["agp 2", "go", "game chess", "game entropy", "go", "position startpos", "go"]
-    serve("random", commands, output, game=get_game("orderchaos"))
+    make = lambda game: make_player("random", game)  # noqa: E731
+    serve(make, commands, output, read_game=parse_game_spec, game=get_game("orderchaos"))
     lines = output.getvalue().splitlines()
     assert lines[0] == "error this engine speaks protocol version 1"
     assert lines[1] == "error no game: send 'game <spec>' first"

@@ -1,4 +1,5 @@
-"""Speed measurements: random games per second through the public protocol, and game extras.
+"""Speed measurements: random games per second through the public protocol, game extras, and
+the moves per second of players on fixed positions.
 
 Every figure is the median of several repeats; nothing here is a pass/fail test.
 
@@ -16,10 +17,16 @@ from collections.abc import Callable, Sequence
 
 import attrs
 
-from .protocol import CHANCE, Game, random_move
-from .registry import parse_game_spec
+from .protocol import CHANCE, Game, State, random_move
+from .registry import make_player, parse_game_spec
 
-__all__ = ["GameBenchmark", "Measurement", "play_random_games", "run_benchmarks"]
+__all__ = [
+    "GameBenchmark",
+    "Measurement",
+    "play_random_games",
+    "run_benchmarks",
+    "sample_positions",
+]
 
 
 @attrs.frozen
@@ -68,6 +75,35 @@ def play_random_games(game: Game, games: int, rng: random.Random) -> int:
     return plies
 
 
+def sample_positions(game: Game, count: int, rng: random.Random) -> list[State]:
+    """``count`` positions of random games, 4 to 30 plies in, where a player is to move."""
+    positions: list[State] = []
+    while len(positions) < count:
+        state = game.initial_state()
+        for _ in range(rng.randrange(4, 31)):
+            if state.is_terminal():
+                break
+            state = state.apply(random_move(state, rng))
+        while state.is_chance():
+            state = state.apply(random_move(state, rng))
+        if not state.is_terminal():
+            positions.append(state)
+    return positions
+
+
+def _player_run(game: Game, spec: str, positions: list[State]) -> Callable[[], int]:
+    make_player(spec, game).close()  # a bad spec fails before anything is measured
+
+    def run() -> int:
+        player = make_player(spec, game)  # afresh, so that no repeat reuses another's tables
+        for index, state in enumerate(positions):
+            player.choose(state, random.Random(index))
+        player.close()
+        return len(positions)
+
+    return run
+
+
 def _rate(run: Callable[[], int], clock: Callable[[], float]) -> float:
     start = clock()
     items = run()
@@ -80,9 +116,16 @@ def run_benchmarks(
     games: int = 2000,
     repeats: int = 5,
     seed: int = 0,
+    players: Sequence[str] = (),
+    positions: int = 50,
     clock: Callable[[], float] = time.perf_counter,
 ) -> list[GameBenchmark]:
-    """Measure each game in ``specs`` (names or ``name:key=value`` specs); ``repeats`` runs each."""
+    """Measure each game in ``specs`` (names or ``name:key=value`` specs); ``repeats`` runs each.
+
+    Each player spec in ``players`` (e.g. ``"search:depth=2"``) also chooses a move in
+    ``positions`` positions of seeded random games: a fixed-depth search then measures the bot's
+    speed (its nodes per second are proportional), the same work on any machine.
+    """
     results = []
     for spec in specs:
         game = parse_game_spec(spec)
@@ -99,6 +142,10 @@ def run_benchmarks(
             Measurement("plies of random games", tuple(ply_rates)),
         ]
         extras = game.benchmarks(random.Random(seed))
+        if players:
+            sample = sample_positions(game, positions, random.Random(seed))
+            for player in players:
+                extras[f"moves by {player}"] = _player_run(game, player, sample)
         for unit, run in extras.items():
             measurements.append(Measurement(unit, tuple(_rate(run, clock) for _ in range(repeats))))
         results.append(GameBenchmark(game.spec, tuple(measurements)))

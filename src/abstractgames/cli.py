@@ -154,23 +154,51 @@ def _columns(header: list[str], rows: list[list[str]]) -> str:
     help="Repeats of each measurement; the median is reported.",
 )
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of the random games.")
+@click.option(
+    "--player",
+    "-p",
+    "players",
+    multiple=True,
+    metavar="SPEC",
+    help="Also measure this player's moves per second (repeatable), e.g. search:depth=2.",
+)
+@click.option(
+    "--positions",
+    default=50,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Positions each --player moves in, from seeded random games.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
-def bench(games: tuple[str, ...], count: int, repeats: int, seed: int, as_json: bool) -> None:
+def bench(
+    games: tuple[str, ...],
+    count: int,
+    repeats: int,
+    seed: int,
+    players: tuple[str, ...],
+    positions: int,
+    as_json: bool,
+) -> None:
     """Measure random games per second (and each game's extras) through the public protocol.
 
     GAME is a game name or NAME:key=value (e.g. entropy:size=5); default: every game.
-    Figures are medians over the repeats, on one core.
+    With --player, also the moves per second of players on fixed positions (a bot at a fixed
+    depth does the same work on every machine). Figures are medians over the repeats, on one core.
     """
     from .bench import run_benchmarks
 
     specs = games or available_games()
     with _user_errors():
-        results = run_benchmarks(specs, games=count, repeats=repeats, seed=seed)
+        results = run_benchmarks(
+            specs, games=count, repeats=repeats, seed=seed, players=players, positions=positions
+        )
     if as_json:
         payload: Any = {
             "games_per_repeat": count,
             "repeats": repeats,
             "seed": seed,
+            "players": list(players),
+            "positions": positions,
             "python": sys.version.split()[0],
             "results": [r.to_json() for r in results],
         }
@@ -426,7 +454,7 @@ def engine(game: str | None, player_spec: str, seed: int | None) -> None:
     """
     import random
 
-    from .engines.serve import serve
+    from .engines.agp import serve
     from .registry import make_player
 
     with _user_errors():
@@ -435,7 +463,16 @@ def engine(game: str | None, player_spec: str, seed: int | None) -> None:
             make_player(player_spec, the_game).close()  # reject a bad spec before serving
         rng = random.Random(seed)
         try:
-            sys.exit(serve(player_spec, _serve_lines(), sys.stdout, game=the_game, rng=rng))
+            code = serve(
+                lambda game: make_player(player_spec, game),
+                _serve_lines(),
+                sys.stdout,
+                read_game=parse_game_spec,
+                name=f"abstractgames {player_spec}",
+                game=the_game,
+                rng=rng,
+            )
+            sys.exit(code)
         except (KeyboardInterrupt, BrokenPipeError):
             sys.exit(EXIT_INTERRUPTED)
 
@@ -460,12 +497,14 @@ def codecup(player_spec: str, seed: int | None) -> None:
     """
     import random
 
-    from .engines.serve import serve_codecup
+    from .engines.codecup_entropy import serve_codecup
+    from .registry import make_player
 
     with _user_errors():
         rng = random.Random(seed)
         try:
-            sys.exit(serve_codecup(player_spec, _serve_lines(), sys.stdout, rng=rng))
+            make = lambda game: make_player(player_spec, game)  # noqa: E731
+            sys.exit(serve_codecup(make, _serve_lines(), sys.stdout, rng=rng))
         except (KeyboardInterrupt, BrokenPipeError):
             sys.exit(EXIT_INTERRUPTED)
 

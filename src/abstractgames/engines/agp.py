@@ -13,16 +13,17 @@ some of them, one item per line::
     > quit
 
 :class:`EngineClient` is the referee's side (it drives a :class:`~.process.Process`) and
-:class:`EnginePlayer` the player that seats an engine (``engine:COMMAND``); the engine's side, our
-bots behind the protocol (``abstractgames engine``), is :func:`abstractgames.engines.serve.serve`.
+:class:`EnginePlayer` the player that seats an engine (``engine:COMMAND``); :func:`serve` is the
+engine's side: it seats one of our players behind the protocol, so that ``abstractgames engine``
+makes any player an engine that plays exactly as it does in-process.
 """
 
 from __future__ import annotations
 
 import random
 import time
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TextIO
 
 from ..players import Player, Resign, SeededRandom, runs_program, takes_raw_argument
 from ..protocol import AbstractGamesError, Game, Move, State
@@ -46,6 +47,7 @@ __all__ = [
     "is_seed_token",
     "parse_go",
     "parse_position",
+    "serve",
 ]
 
 PROTOCOL_VERSION = 1
@@ -335,3 +337,138 @@ class EnginePlayer(ExternalPlayer):
 def engine_player(game: Game, argument: str) -> Player:
     """``engine:[OPTIONS:]COMMAND``: a program speaking the abstractgames engine protocol."""
     return make_external_player("engine", EnginePlayer, game, argument)
+
+
+# --- the engine's side ----------------------------------------------------------------------------
+
+
+class _Server:
+    """The state of one engine session: the game, the bot, the position."""
+
+    def __init__(
+        self,
+        fixed_game: Game | None,
+        make_player: Callable[[Game], Player],
+        read_game: Callable[[str], Game],
+        name: str,
+        output: TextIO,
+        rng: random.Random,
+    ) -> None:
+        self.fixed_game = fixed_game
+        self.make_player = make_player
+        self.read_game = read_game
+        self.name = name
+        self.output = output
+        self.rng = rng
+        self.game: Game | None = None
+        self.player: Player | None = None
+        self.state: State | None = None
+
+    def say(self, line: str) -> None:
+        self.output.write(line + "\n")
+        self.output.flush()
+
+    def handle(self, line: str) -> bool:
+        """Answer one command; ``False`` after ``quit``."""
+        command, _, argument = line.strip().partition(" ")
+        argument = argument.strip()
+        if not command:
+            return True
+        if command == "quit":
+            return False
+        handler = getattr(self, f"do_{command}", None)
+        if handler is None:
+            self.say(f"error unknown command {quote(command)}")
+            return True
+        try:
+            handler(argument)
+        except (AbstractGamesError, ValueError) as error:
+            self.say(f"error {' '.join(str(error).split())}")
+        return True
+
+    def do_agp(self, argument: str) -> None:
+        if argument != str(PROTOCOL_VERSION):
+            raise ValueError(f"this engine speaks protocol version {PROTOCOL_VERSION}")
+        self.say(f"id name {self.name}")
+        self.say("id author abstractgames")
+        self.say("agpok")
+
+    def do_game(self, argument: str) -> None:
+        game = self.read_game(argument)
+        if self.fixed_game is not None and game != self.fixed_game:
+            raise ValueError(f"this engine plays {self.fixed_game.spec}, not {game.spec}")
+        if self.player is not None:
+            self.player.close()
+        self.player = self.make_player(game)
+        self.game, self.state = game, None
+        self.say("gameok")
+
+    def do_isready(self, argument: str) -> None:
+        self.say("readyok")
+
+    def do_newgame(self, argument: str) -> None:
+        self.state = None
+
+    def do_position(self, argument: str) -> None:
+        game = self._game()
+        self.state = None
+        start, moves = parse_position(argument)
+        state = game.initial_state() if start is None else game.from_position(start)
+        for move in moves:
+            state = state.apply(game.parse_move(move, state))
+        self.state = state
+
+    def do_go(self, argument: str) -> None:
+        self._game()
+        options = parse_go(argument)
+        state, player = self.state, self.player
+        if state is None or player is None:
+            raise ValueError("no position: send 'position' before 'go'")
+        if state.is_terminal() or state.is_chance():
+            what = "the game is over" if state.is_terminal() else "a chance event is due"
+            raise ValueError(f"no move to make in {state.position()}: {what}")
+        rng = SeededRandom(options["seed"]) if "seed" in options else self.rng
+        time_left = float(options["time"]) if "time" in options else None
+        move = player.choose(state, rng, time_left)
+        self.say(f"move {move}")
+
+    def _game(self) -> Game:
+        if self.game is None:
+            raise ValueError("no game: send 'game <spec>' first")
+        return self.game
+
+
+def serve(
+    make_player: Callable[[Game], Player],
+    lines: Iterable[str],
+    output: TextIO,
+    *,
+    read_game: Callable[[str], Game],
+    name: str = "abstractgames",
+    game: Game | None = None,
+    rng: random.Random | None = None,
+) -> int:
+    """Be an engine: read protocol commands from ``lines``, answer on ``output``, return 0.
+
+    ``abstractgames engine`` calls it with the registry's ``make_player`` and
+    ``parse_game_spec``, so that any player becomes an engine that plays exactly as in-process.
+
+    Args:
+        make_player: makes the player that chooses the moves, for the game the referee names.
+        read_game: the game of a ``game SPEC`` command (raises an ``AbstractGamesError``).
+        name: what the engine calls itself in the handshake (``id name``).
+        lines: the referee's commands (e.g. standard input).
+        output: where the answers go (flushed after every line).
+        game: the only game to accept; any game the referee names if ``None``.
+        rng: the generator for every ``go`` without a seed (a ``go ... seed S`` uses
+            ``random.Random(S)``, as the referee's generator labelled ``S``).
+    """
+    server = _Server(game, make_player, read_game, name, output, rng or random.Random())
+    try:
+        for line in lines:
+            if not server.handle(line):
+                break
+    finally:
+        if server.player is not None:
+            server.player.close()
+    return 0

@@ -1,4 +1,4 @@
-"""The CodeCup 2023 protocol of Solomon's Entropy: seat a CodeCup Entropy program as a player.
+"""The CodeCup 2023 protocol of Solomon's Entropy, both ways: seat a CodeCup program, or be one.
 
 The 2023 CodeCup played Solomon's 7×7 Entropy; its programs read and write one item per line:
 
@@ -13,17 +13,18 @@ The 2023 CodeCup played Solomon's 7×7 Entropy; its programs read and write one 
 
 A pass is accepted as any cell twice, empty or not; a pass is sent as the cell of the counter
 Chaos has just placed, twice. :class:`CodecupClient` is the referee's side of the lines,
-:class:`CodecupPlayer` the player that translates a game into them (``codecup:COMMAND``); the
-program's side, one of our bots as a CodeCup program (``abstractgames codecup``), is
-:func:`abstractgames.engines.serve.serve_codecup`.
+:class:`CodecupPlayer` the player that translates a game into them (``codecup:COMMAND``), and
+:func:`serve_codecup` the program's side: one of our players as a CodeCup program
+(``abstractgames codecup``).
 """
 
 from __future__ import annotations
 
 import random
+import sys
 import time
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TextIO
 
 from ..entropy import CHAOS, COLOURS, ORDER, PASS, Draw, EntropyGame, EntropyState, Placement, Slide
 from ..players import InvalidPlayerError, Player, runs_program, takes_raw_argument
@@ -56,12 +57,12 @@ __all__ = [
     "check_codecup_game",
     "codecup_player",
     "colour_digit",
-    "colour_of",
     "decode_chaos_move",
     "decode_order_move",
     "encode_chaos_move",
     "encode_order_move",
     "parse_cell",
+    "serve_codecup",
 ]
 
 START = "Start"
@@ -105,7 +106,7 @@ def colour_digit(colour: str) -> str:
     return str(COLOURS.index(colour) + 1)
 
 
-def colour_of(digit: str) -> str:
+def _colour_of(digit: str) -> str:
     if len(digit) != 1 or not "1" <= digit <= "7":
         raise InvalidMoveError(f"{digit!r} is not a CodeCup colour (a digit 1-7)")
     return COLOURS[int(digit) - 1]
@@ -125,7 +126,7 @@ def decode_chaos_move(text: str) -> tuple[str, int]:
     body = text.strip()
     if len(body) != 3:
         raise InvalidMoveError(f"{text!r} is not a CodeCup Chaos move (a colour and a cell: '3Bc')")
-    return colour_of(body[0]), parse_cell(body[1:])
+    return _colour_of(body[0]), parse_cell(body[1:])
 
 
 def encode_order_move(move: Move, last_placed: int) -> str:
@@ -317,3 +318,113 @@ class _CannotJoin(AbstractGamesError):
 def codecup_player(game: Game, argument: str) -> Player:
     """``codecup:[OPTIONS:]COMMAND``: a CodeCup 2023 Entropy program (7×7 Entropy only)."""
     return make_external_player("codecup", CodecupPlayer, game, argument)
+
+
+# --- the program's side ---------------------------------------------------------------------------
+
+
+class _Unreadable(Exception):
+    """The referee sent something this program cannot read or play."""
+
+
+def serve_codecup(
+    make_player: Callable[[Game], Player],
+    lines: Iterable[str],
+    output: TextIO,
+    *,
+    rng: random.Random | None = None,
+) -> int:
+    """Be a CodeCup Entropy program: play one game with the player ``make_player`` makes.
+
+    Reads ``Start`` (then it is Chaos) or Chaos's first move (then it is Order) to learn its role,
+    answers each turn on ``output``, and returns 0 on ``Quit`` or at the end of the input. Input it
+    cannot read or play is reported on standard error and ends the program with status 1.
+
+    Args:
+        make_player: makes the player that chooses the moves, for 7×7 Entropy
+            (``abstractgames codecup`` passes the registry's ``make_player`` with a spec).
+        lines: the referee's lines (e.g. standard input).
+        output: where the moves go (flushed after every line).
+        rng: the bot's generator (a fresh one if ``None``).
+    """
+    game = EntropyGame(SIZE)
+    player = make_player(game)
+    try:
+        _CodecupGame(game, player, lines, output, rng or random.Random()).play()
+    except _Unreadable as problem:
+        print(f"abstractgames codecup: {problem}", file=sys.stderr)
+        return 1
+    finally:
+        player.close()
+    return 0
+
+
+class _CodecupGame:
+    """One game as a CodeCup program."""
+
+    def __init__(
+        self,
+        game: EntropyGame,
+        player: Player,
+        lines: Iterable[str],
+        output: TextIO,
+        rng: random.Random,
+    ) -> None:
+        self.player = player
+        self.lines = iter(lines)
+        self.output = output
+        self.rng = rng
+        self.state: EntropyState = game.initial_state()
+        self.last_placed = 0
+
+    def read(self) -> str | None:
+        """The next non-blank line, or ``None`` at ``Quit`` or the end of the input."""
+        for raw in self.lines:
+            line = raw.strip()
+            if line == QUIT:
+                return None
+            if line:
+                return line
+        return None
+
+    def play(self) -> None:
+        first = self.read()
+        if first is None:
+            return
+        role = CHAOS if first == START else ORDER
+        pending = None if first == START else first
+        while not self.state.is_terminal():
+            line = pending if pending is not None else self.read()
+            pending = None
+            if line is None:
+                return
+            try:
+                self.take(line, role)
+            except AbstractGamesError as error:
+                raise _Unreadable(f"cannot play {line!r}: {error}") from None
+            if self.state.to_move == role:
+                self.move()
+        while self.read() is not None:  # the game is over: wait for Quit or the end
+            pass
+
+    def take(self, line: str, role: str) -> None:
+        """Apply what the referee tells: a colour to place, or the opponent's move."""
+        if role == ORDER:
+            colour, square = decode_chaos_move(line)
+            self.state = self.state.apply(Draw(colour)).apply(Placement(colour, square))
+            self.last_placed = square
+        elif self.state.is_chance():
+            self.state = self.state.apply(Draw(_colour_of(line)))
+        else:
+            self.state = self.state.apply(decode_order_move(line))
+
+    def move(self) -> None:
+        move = self.player.choose(self.state, self.rng, None)
+        after = self.state.apply(move)
+        if isinstance(move, Placement):
+            text = cell_name(move.square)
+        else:
+            text = encode_order_move(move, self.last_placed)
+        self.output.write(text + "\n")
+        self.output.flush()
+        self.state = after
