@@ -18,8 +18,24 @@ from abstractgames import (
     InvalidPositionError,
     get_game,
 )
-from abstractgames.dispersal import PASS, START, DispersalGame, DispersalState, Pass, Slide
-from abstractgames.grid import grid
+from abstractgames.dispersal import (
+    NEIGHBOURS,
+    PASS,
+    START,
+    DispersalGame,
+    DispersalState,
+    Pass,
+    Slide,
+    contacts,
+    is_dispersed,
+    move_masks,
+    reach,
+    slide_of,
+    split_key,
+    touched,
+    winning_masks,
+)
+from abstractgames.grid import QUEEN_DIRECTIONS, grid
 from abstractgames.testing import playout, states
 
 from . import dispersal_reference as reference
@@ -653,6 +669,62 @@ def test_perft_two_plies_matches_the_reference() -> None:
         move = ((ord(a[0]) - 97, int(a[1]) - 1), (ord(b[0]) - 97, int(b[1]) - 1))
         plain += len(reference.legal_moves(reference.after(board, move), "S"))
     assert engine == plain
+
+
+# --- the kernels on bitboards ---------------------------------------------------------------------
+
+
+@QUICK
+@given(states(GAME, max_plies=60))
+def test_the_bitboard_move_generator_agrees_with_the_engine(state: DispersalState) -> None:
+    if state.is_terminal():
+        return
+    me, opp = (state.o, state.s) if state.side == "O" else (state.s, state.o)
+    ours = [str(slide_of(mask, me)) for mask in move_masks(me, opp)]
+    assert sorted(ours) == sorted(str(m) for m in state.legal_moves() if m != PASS)
+    assert ours == [str(m) for m in state.legal_moves() if m != PASS]  # in the same order
+
+
+@QUICK
+@given(states(GAME, max_plies=60))
+def test_the_bitboard_kernels_agree_with_the_engine(state: DispersalState) -> None:
+    me, opp = (state.o, state.s) if state.side == "O" else (state.s, state.o)
+    for side, own, other in (("O", state.o, state.s), ("S", state.s, state.o)):
+        assert is_dispersed(own, other) == state.dispersed(side)
+        lonely = own & ~touched(own | other)
+        assert frozenset(sq for sq in range(25) if lonely >> sq & 1) == state.isolated(side)
+    pairs = sum(
+        1 for a in range(25) for b in range(a) if me >> a & me >> b & NEIGHBOURS[a] >> b & 1
+    )
+    assert contacts(me) == pairs
+    occupied = state.o | state.s
+    for sq in range(25):
+        targets = 0
+        for df, dr in QUEEN_DIRECTIONS:
+            for to in GRID.ray(sq, df, dr):
+                if occupied >> to & 1:
+                    break
+                targets |= 1 << to
+        assert reach(1 << sq, occupied) == targets
+    if state.is_terminal():
+        return
+    wins = [str(slide_of(mask, me)) for mask in winning_masks(me, opp)]
+    expected = []
+    for move in state.legal_moves():
+        outcome = state.apply(move).outcome()
+        if outcome is not None and outcome.winner == state.side:
+            expected.append(str(move))
+    assert wins == expected
+
+
+def test_history_gives_the_position_keys() -> None:
+    state = play(START, *REPEAT)
+    keys = state.history()
+    assert len(keys) == 5 and keys[0] == keys[4] and keys[1] != keys[3]
+    assert split_key(keys[0]) == (GAME.initial_state().o, GAME.initial_state().s, 0)
+    assert split_key(keys[1])[2] == 1 and GAME.from_position(state.position()).history() == keys[4:]
+    passed = play("3OO/4S/5/5/S4 O", "d5-b5", "pass")
+    assert [split_key(key)[:2] for key in passed.history()[-2:]] == [(passed.o, passed.s)] * 2
 
 
 def test_benchmark_extras() -> None:

@@ -9,17 +9,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from abstractgames import IllegalMoveError, State, get_game
+from abstractgames import IllegalMoveError, State, get_game, make_player
 from abstractgames.dispersal import PASS, DispersalGame, DispersalState
-from abstractgames.players import InvalidPlayerError, make_player
+from abstractgames.players import InvalidPlayerError
 from abstractgames.players import dispersal as bots
-from abstractgames.players.dispersal import (
-    WIN_VALUE,
-    DispersalSearch,
-    Solution,
-    evaluate,
-    solve,
-)
+from abstractgames.players.dispersal import WIN_VALUE, DispersalSearch, evaluate
+from abstractgames.solvers.dispersal import Solution, solve
 from abstractgames.testing import states
 
 GAME = get_game("dispersal")
@@ -148,17 +143,6 @@ def test_a_forced_move_or_pass_is_returned_at_once() -> None:
     stuck = position(f"{FIG4} O")  # in check, no clearing move
     assert DispersalSearch(GAME, depth=5).choose(stuck, random.Random(0)) == PASS
     assert make_player("greedy", GAME).choose(stuck, random.Random(0)) == PASS
-
-
-@QUICK
-@given(states(GAME, max_plies=60))
-def test_the_bots_own_move_generator_agrees_with_the_engine(state: State) -> None:
-    assert isinstance(state, DispersalState)
-    if state.is_terminal():
-        return
-    me, opp = (state.o, state.s) if state.side == "O" else (state.s, state.o)
-    ours = sorted(str(bots._move_of(state, mask)) for mask in bots._moves(me, opp))
-    assert ours == sorted(str(m) for m in state.legal_moves() if m != PASS)
 
 
 # --- the evaluation -------------------------------------------------------------------------------

@@ -9,9 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from abstractgames import State, get_game
+from abstractgames import State, get_game, make_player
 from abstractgames.orderchaos import WINDOWS, WINDOWS_THROUGH, OrderChaosState
-from abstractgames.players import make_player
 from abstractgames.players.orderchaos import OrderChaosSearch
 from abstractgames.testing import states
 

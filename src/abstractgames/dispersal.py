@@ -16,6 +16,11 @@ position keys shared with its ancestors plus a small bit filter of the keys seen
 the same at ply 200 as at ply 1 and the chain is walked only when the filter reports a possible
 repetition.
 
+The same rules on bare bitboards are exported for bots and solvers: :func:`touched`,
+:data:`NEIGHBOURS`, :func:`contacts`, :func:`reach`, :func:`move_masks`, :func:`winning_masks`,
+:func:`is_dispersed` and :func:`slide_of`; a move is then the int ``source_bit | target_bit``.
+:meth:`DispersalState.history` gives the position keys of a state's history (:func:`split_key`).
+
 Example:
     >>> from abstractgames import get_game
     >>> state = get_game("dispersal").from_position("S1O1O/O1SOS/S4/OOSSO/S4 S")
@@ -50,33 +55,68 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_MAX_PLIES",
+    "FULL",
+    "NEIGHBOURS",
     "PASS",
+    "SIZE",
     "START",
     "DispersalGame",
     "DispersalState",
     "Pass",
     "Slide",
+    "contacts",
+    "is_dispersed",
+    "move_masks",
+    "reach",
+    "slide_of",
+    "split_key",
+    "touched",
+    "winning_masks",
 ]
 
 SIDE_O, SIDE_S = "O", "S"
 ROLES = (SIDE_O, SIDE_S)
 GRID = grid(5, 5)
 SIZE = GRID.size
+"""The number of squares, 25; bit ``i`` of a bitboard is square ``i`` (a1 = 0, … e5 = 24)."""
 FULL = (1 << SIZE) - 1
+"""The bitboard of every square."""
 START = "SSSSS/S3S/5/O3O/OOOOO O"
 """The starting position: O on rank 1, a2 and e2; S on rank 5, a4 and e4; O to move."""
 DEFAULT_MAX_PLIES = 200
 
 _NOT_FILE_A = FULL & ~GRID.mask(range(0, SIZE, GRID.width))
 _NOT_FILE_E = FULL & ~GRID.mask(range(GRID.width - 1, SIZE, GRID.width))
-_NEIGHBOURS: tuple[int, ...] = tuple(GRID.mask(GRID.neighbours(sq)) for sq in range(SIZE))
+NEIGHBOURS: tuple[int, ...] = tuple(GRID.mask(GRID.neighbours(sq)) for sq in range(SIZE))
+"""``NEIGHBOURS[sq]``: the bitboard of the up to eight squares touching square ``sq``."""
 
 
-def _touched(bits: int) -> int:
-    """The squares touching at least one square of ``bits`` (a square does not touch itself)."""
+def touched(bits: int) -> int:
+    """The squares touching at least one square of ``bits`` (a square does not touch itself).
+
+    Example:
+        >>> touched(1) == NEIGHBOURS[0] == 1 << 1 | 1 << 5 | 1 << 6  # a1 touches b1, a2 and b2
+        True
+    """
     across = ((bits << 1) & _NOT_FILE_A) | ((bits >> 1) & _NOT_FILE_E)
     row = across | bits
     return (across | (row << 5) | (row >> 5)) & FULL
+
+
+def contacts(bits: int) -> int:
+    """The number of pairs of touching squares within ``bits``."""
+    return (
+        (bits & (bits << 1) & _NOT_FILE_A).bit_count()
+        + (bits & (bits << 5)).bit_count()
+        + (bits & (bits << 6) & _NOT_FILE_A).bit_count()
+        + (bits & (bits << 4) & _NOT_FILE_E).bit_count()
+    )
+
+
+def is_dispersed(own: int, other: int) -> bool:
+    """Whether the pieces ``own`` are dispersed around ``other``: each touches a piece of
+    ``other`` and none of ``own``."""
+    return not own & touched(own) and own & touched(other) == own
 
 
 def _squares(bits: int) -> list[int]:
@@ -204,13 +244,130 @@ class _MovesTo(dict[int, tuple[Slide, ...]]):
         return slides
 
 
+class _MasksTo(dict[int, tuple[int, ...]]):
+    """For one source bit, a set of target squares → the move masks there, in square order."""
+
+    def __init__(self, piece: int) -> None:
+        super().__init__()
+        self.piece = piece
+
+    def __missing__(self, targets: int) -> tuple[int, ...]:
+        masks = tuple(self.piece | 1 << t for t in _squares(targets))
+        self[targets] = masks
+        return masks
+
+
 # By the bit of the source square: its orthogonal lines and reach table (256 entries), its
 # diagonal lines and reach table (at most 256), and its moves by target set (filled lazily, at
-# most 29,801 tuples over all squares).
+# most 29,801 tuples over all squares), as Slides for the states and as masks for the kernels.
 _TABLES: dict[int, tuple[int, dict[int, int], int, dict[int, int], _MovesTo]] = {
     1 << sq: (*_reach_table(sq, _ORTHOGONAL), *_reach_table(sq, _DIAGONAL), _MovesTo(sq))
     for sq in range(SIZE)
 }
+_MASK_TABLES: dict[int, tuple[int, dict[int, int], int, dict[int, int], _MasksTo]] = {
+    bit: (*tables[:4], _MasksTo(bit)) for bit, tables in _TABLES.items()
+}
+
+# --- the rules on bitboards -----------------------------------------------------------------------
+
+
+def reach(piece: int, occupied: int) -> int:
+    """The squares a queen on the single bit ``piece`` reaches through the empty squares, the
+    squares of ``occupied`` blocking it.
+
+    Example:
+        >>> bits = reach(1, 1 << 1 | 1 << 12)  # a1, with b1 and c3 occupied
+        >>> [sq for sq in range(SIZE) if bits >> sq & 1]  # a2 … a5 and b2
+        [5, 6, 10, 15, 20]
+    """
+    rook_lines, rook, bishop_lines, bishop, _ = _TABLES[piece]
+    return rook[occupied & rook_lines] | bishop[occupied & bishop_lines]
+
+
+def move_masks(own: int, other: int) -> list[int]:
+    """The legal moves of the side with the pieces ``own`` (to move), ``other`` the enemy's.
+
+    A move is the int ``source_bit | target_bit``; the order is by source, then target square,
+    as in :meth:`DispersalState.legal_moves`, and the list is empty when the side must pass. The
+    draws and wins of a finished game are not looked at.
+    """
+    occupied = own | other
+    near_own = touched(own)
+    movable = own & near_own
+    isolated = own & ~near_own & ~touched(other)
+    out: list[int] = []
+    if not isolated:
+        while movable:
+            piece = movable & -movable
+            movable ^= piece
+            rook_lines, rook, bishop_lines, bishop, masks = _MASK_TABLES[piece]
+            out += masks[rook[occupied & rook_lines] | bishop[occupied & bishop_lines]]
+        return out
+    # In check: the target must touch every isolated piece, and the move must isolate no other.
+    needed = FULL
+    while isolated:
+        low = isolated & -isolated
+        isolated ^= low
+        needed &= NEIGHBOURS[low.bit_length() - 1]
+    while movable:
+        piece = movable & -movable
+        movable ^= piece
+        rook_lines, rook, bishop_lines, bishop, _ = _TABLES[piece]
+        targets = (rook[occupied & rook_lines] | bishop[occupied & bishop_lines]) & needed
+        while targets:
+            target = targets & -targets
+            targets ^= target
+            if not (own ^ piece ^ target) & ~touched(occupied ^ piece ^ target):
+                out.append(piece | target)
+    return out
+
+
+def winning_masks(own: int, other: int) -> list[int]:
+    """The moves (as in :func:`move_masks`) after which the side with the pieces ``own``, to move,
+    is dispersed and ``other`` is not: the moves that win at once.
+
+    Such a move is legal even in check. In the order of :func:`move_masks`.
+    """
+    near_other = touched(other)
+    lonely = own & ~near_other
+    if lonely & (lonely - 1):
+        return []  # two pieces touch no enemy and one move can help only one of them
+    movable = own & touched(own)
+    candidates = lonely & movable if lonely else movable
+    if not candidates:
+        return []
+    occupied = own | other
+    other_can_disperse = not other & touched(other)
+    out = []
+    while candidates:
+        piece = candidates & -candidates
+        candidates ^= piece
+        rest = own ^ piece
+        near_rest = touched(rest)
+        if rest & near_rest:
+            continue
+        rook_lines, rook, bishop_lines, bishop, _ = _TABLES[piece]
+        targets = (rook[occupied & rook_lines] | bishop[occupied & bishop_lines]) & near_other
+        targets &= ~near_rest
+        while targets:
+            target = targets & -targets
+            targets ^= target
+            if other_can_disperse and not other & ~touched(rest | target):
+                continue  # both sides dispersed: a draw
+            out.append(piece | target)
+    return out
+
+
+def slide_of(mask: int, own: int) -> Slide:
+    """The :class:`Slide` of the move ``source_bit | target_bit`` of the side with pieces ``own``.
+
+    Example:
+        >>> slide_of(1 | 1 << 6, 1)
+        Slide('a1-b2')
+    """
+    source = (mask & own).bit_length() - 1
+    return _SLIDES[source * SIZE + (mask ^ 1 << source).bit_length() - 1]
+
 
 # --- outcomes and history -------------------------------------------------------------------------
 
@@ -226,6 +383,11 @@ _S_SHIFT = SIZE
 _SIDE_BIT = 1 << (2 * SIZE)
 
 _Node = tuple[int, Any]
+
+
+def split_key(key: int) -> tuple[int, int, int]:
+    """The ``(o, s, side)`` of a position key (see :meth:`DispersalState.history`)."""
+    return key & FULL, key >> _S_SHIFT & FULL, key >> 2 * SIZE
 
 
 def _prime_at_least(n: int) -> int:
@@ -410,6 +572,27 @@ class DispersalState(_Fields, State):
         """Plies (passes included) played since the start or since ``from_position``."""
         return self._ply
 
+    def history(self) -> tuple[int, ...]:
+        """The position keys of this state's history, oldest first, this state's last.
+
+        A key packs a position into an int: ``o | s << 25 | side << 50``, with ``side`` 0 when O
+        is to move and 1 for S (:func:`split_key` unpacks it). A pass keeps the board and flips
+        the side. The history starts at the start position or at ``from_position``.
+
+        Example:
+            >>> from abstractgames import get_game
+            >>> state = get_game("dispersal").from_position("S4/5/5/5/OO3 O").apply("a1-a2")
+            >>> [split_key(key) for key in state.history()]  # S on a5 = bit 20
+            [(3, 1048576, 0), (34, 1048576, 1)]
+        """
+        keys = []
+        node: _Node | None = self._node
+        while node is not None:
+            keys.append(node[0])
+            node = node[1]
+        keys.reverse()
+        return tuple(keys)
+
     def legal_moves(self) -> tuple[Move, ...]:
         """Slides by source, then target square (a1, b1, … e5); ``(PASS,)`` when there are none."""
         legal = self._legal
@@ -436,7 +619,7 @@ class DispersalState(_Fields, State):
         # leaving the source must not isolate another piece.
         needed = FULL
         for sq in _squares(isolated):
-            needed &= _NEIGHBOURS[sq]
+            needed &= NEIGHBOURS[sq]
         own = self.s if self._side else self.o
         while movable:
             low = movable & -movable
@@ -446,7 +629,7 @@ class DispersalState(_Fields, State):
             reach = (rook[occupied & rook_lines] | bishop[occupied & bishop_lines]) & needed
             for target in _squares(reach):
                 after = own ^ low ^ (1 << target)
-                if not after & ~_touched(occupied ^ low ^ (1 << target)):
+                if not after & ~touched(occupied ^ low ^ (1 << target)):
                     moves.append(_SLIDES[source * SIZE + target])
         return tuple(moves) if moves else _PASS_ONLY
 
@@ -464,7 +647,7 @@ class DispersalState(_Fields, State):
                 else:
                     o ^= source_bit | target_bit
                     own = o
-                # _touched(o) and _touched(s), inlined
+                # touched(o) and touched(s), inlined
                 across = ((o << 1) & _NOT_FILE_A) | ((o >> 1) & _NOT_FILE_E)
                 row = across | o
                 near_o = (across | (row << 5) | (row >> 5)) & FULL
@@ -532,7 +715,7 @@ class DispersalState(_Fields, State):
             return f"{source} is empty"
         if other & source_bit:
             return f"the piece on {source} is {enemy}'s, and {side} is to move"
-        if not own & _NEIGHBOURS[move.source]:
+        if not own & NEIGHBOURS[move.source]:
             return f"the {side} piece on {source} touches no {side} piece, so it may not move"
         if (own | other) & target_bit:
             return f"{target} is occupied"
@@ -547,7 +730,7 @@ class DispersalState(_Fields, State):
             )
             return f"the way from {source} to {target} is blocked on {_names(first)}"
         after = own ^ source_bit ^ target_bit
-        still = after & ~_touched(after | other)
+        still = after & ~touched(after | other)
         return (
             f"{side} is in check (isolated: {_names(self._isolated)}) and this move leaves "
             f"{_names(still)} isolated; a move in check must leave no {side} piece isolated"
@@ -571,7 +754,7 @@ class DispersalState(_Fields, State):
             side: ``"O"`` or ``"S"``; by default :attr:`side`, the side to move.
         """
         own = self._bits(side)
-        return frozenset(_squares(own & ~_touched(self.o | self.s)))
+        return frozenset(_squares(own & ~touched(self.o | self.s)))
 
     def in_check(self) -> bool:
         """Whether the side to move (:attr:`side`) has an isolated piece."""
@@ -584,8 +767,7 @@ class DispersalState(_Fields, State):
             side: ``"O"`` or ``"S"``; by default :attr:`side`, the side to move.
         """
         own = self._bits(side)
-        other = (self.o | self.s) ^ own
-        return not own & _touched(own) and own & _touched(other) == own
+        return is_dispersed(own, (self.o | self.s) ^ own)
 
     def _bits(self, side: str | None) -> int:
         if side is None:
@@ -623,12 +805,7 @@ class DispersalState(_Fields, State):
         return hash(self._node[0])
 
     def __reduce__(self) -> tuple[Any, ...]:
-        keys = []
-        node: _Node | None = self._node
-        while node is not None:
-            keys.append(node[0])
-            node = node[1]
-        return (_restore, (self._game, tuple(reversed(keys))))
+        return (_restore, (self._game, self.history()))
 
 
 _set = object.__setattr__
@@ -649,7 +826,7 @@ def _make(
 ) -> DispersalState:
     """A new state after ``ply`` plies; ``double_pass`` says its move and the one before passed."""
     if near_o < 0:
-        near_o, near_s = _touched(o), _touched(s)
+        near_o, near_s = touched(o), touched(s)
     key = o | s << _S_SHIFT | side << 2 * SIZE
     node = (key, parent)
     mark = 1 << key % game._filter_bits
@@ -700,7 +877,7 @@ def _restore(game: DispersalGame, keys: tuple[int, ...]) -> DispersalState:
     """Rebuild a state and its history from its chain of position keys (for pickle and copy)."""
     state: DispersalState | None = None
     for ply, key in enumerate(keys):
-        o, s, side = key & FULL, key >> _S_SHIFT & FULL, key >> 2 * SIZE
+        o, s, side = split_key(key)
         if state is None:
             state = _make(game, o, s, side, None, 0, 0, False)
             continue

@@ -5,7 +5,9 @@ as soon as five or more like symbols stand in an unbroken line across, down or d
 placed them; Chaos wins when the board fills without such a line. There are no draws.
 
 The board is two int bitboards (one per symbol). The 32 five-square windows are precomputed as
-masks, and after a move only the windows through the square just played are checked.
+masks, and after a move only the windows through the square just played are checked. The tables
+are exported for bots: :data:`WINDOWS`, :data:`WINDOWS_THROUGH`, :data:`WINDOW_INDICES_THROUGH`,
+with :data:`SIZE`, :data:`FULL` and :data:`MOVES`.
 
 Example:
     >>> from abstractgames import get_game
@@ -32,13 +34,28 @@ from .protocol import (
     State,
 )
 
-__all__ = ["LINE_LENGTH", "WINDOWS", "OrderChaosGame", "OrderChaosState", "Placement"]
+__all__ = [
+    "CHAOS",
+    "FULL",
+    "LINE_LENGTH",
+    "MOVES",
+    "ORDER",
+    "SIZE",
+    "WINDOWS",
+    "WINDOWS_THROUGH",
+    "WINDOW_INDICES_THROUGH",
+    "OrderChaosGame",
+    "OrderChaosState",
+    "Placement",
+]
 
 ORDER, CHAOS = "order", "chaos"
 SYMBOLS = "XO"
 GRID = grid(6, 6)
 SIZE = GRID.size
+"""The number of squares, 36; bit ``i`` of a bitboard is square ``i`` (a1 = 0, … f6 = 35)."""
 FULL = (1 << SIZE) - 1
+"""The bitboard of every square: the board is full when ``x | o == FULL``."""
 LINE_LENGTH = 5
 
 
@@ -54,9 +71,16 @@ def _windows() -> tuple[int, ...]:
 
 WINDOWS: tuple[int, ...] = _windows()
 """The 32 bitboards of five squares in a line (rows, columns and both diagonals)."""
-WINDOWS_THROUGH: tuple[tuple[int, ...], ...] = tuple(
-    tuple(w for w in WINDOWS if w >> sq & 1) for sq in range(SIZE)
+WINDOW_INDICES_THROUGH: tuple[tuple[int, ...], ...] = tuple(
+    tuple(i for i, w in enumerate(WINDOWS) if w >> sq & 1) for sq in range(SIZE)
 )
+"""``WINDOW_INDICES_THROUGH[sq]``: the indices in :data:`WINDOWS` of the windows through square
+``sq``, in increasing order."""
+WINDOWS_THROUGH: tuple[tuple[int, ...], ...] = tuple(
+    tuple(WINDOWS[i] for i in indices) for indices in WINDOW_INDICES_THROUGH
+)
+"""``WINDOWS_THROUGH[sq]``: the windows through square ``sq`` (those of
+:data:`WINDOW_INDICES_THROUGH`)."""
 
 
 @attrs.frozen(slots=True, repr=False)

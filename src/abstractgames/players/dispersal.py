@@ -1,4 +1,4 @@
-"""How the bots play dispersal Entropy: the evaluation, the search player and a solver.
+"""How the bots play dispersal Entropy: the evaluation and the search player.
 
 **Evaluation** (:func:`evaluate`, used by the greedy player and at the search's horizon). A side
 wins when each of its pieces touches an enemy and no friend, so for each side it counts
@@ -18,26 +18,37 @@ is worth a draw. A side to move with a winning move scores :data:`WIN_VALUE`; a 
 scores ``±inf`` (or 0 for a draw).
 
 **Search** (:class:`DispersalSearch`): iterative-deepening negamax alpha-beta with principal
-variation search on bitboards, a transposition table, wins detected before anything else, and
-move ordering by the table's move, killer moves and a check-aware static order. A pass does not
-use up depth. Wins and losses are scored by their distance in plies, so the bot takes the fastest
-win and resists a loss the longest. Without a win in sight it gives an opponent who must pass a
-move again. The forced draws of the rules (repetition, passes, ply limit)
-are handled so that the table stays sound: see :class:`_Searcher`.
+variation search on bitboards (the game's kernels: :func:`~abstractgames.dispersal.move_masks`,
+:func:`~abstractgames.dispersal.winning_masks` and the others), a transposition table, wins
+detected before anything else, and move ordering by the table's move, killer moves and a
+check-aware static order. A pass does not use up depth. Wins and losses are scored by their
+distance in plies, so the bot takes the fastest win and resists a loss the longest. Without a win
+in sight it gives an opponent who must pass a move again. The forced draws of the rules
+(repetition, passes, ply limit) are handled so that the table stays sound: see :class:`_Searcher`.
 
-**Solver** (:func:`solve`): an exact proof search for a forced win within a number of own moves.
+The exact solver is :func:`abstractgames.solvers.dispersal.solve`.
 """
 
 from __future__ import annotations
 
 import random
 import time
-from collections.abc import Iterator
-from typing import Any
 
 import attrs
 
-from ..dispersal import PASS, DispersalGame, DispersalState, Slide
+from ..dispersal import (
+    NEIGHBOURS,
+    SIZE,
+    DispersalGame,
+    DispersalState,
+    contacts,
+    is_dispersed,
+    move_masks,
+    slide_of,
+    split_key,
+    touched,
+    winning_masks,
+)
 from ..protocol import Game, IllegalMoveError, Move, State
 from . import InvalidPlayerError, Player
 
@@ -45,140 +56,8 @@ __all__ = [
     "WIN_VALUE",
     "DispersalSearch",
     "SearchInfo",
-    "Solution",
     "evaluate",
-    "solve",
 ]
-
-# --- bitboards ------------------------------------------------------------------------------------
-# Bit i is square i (a1 = 0, b1 = 1, ..., e5 = 24), as in abstractgames.dispersal.
-
-_W = 5
-_N = _W * _W
-_FULL = (1 << _N) - 1
-_NOT_A = _FULL & ~sum(1 << (r * _W) for r in range(_W))
-_NOT_E = _FULL & ~sum(1 << (r * _W + _W - 1) for r in range(_W))
-
-
-def _touched(bits: int) -> int:
-    """The squares touching at least one square of ``bits`` (a square does not touch itself)."""
-    across = ((bits << 1) & _NOT_A) | ((bits >> 1) & _NOT_E)
-    row = across | bits
-    return (across | (row << _W) | (row >> _W)) & _FULL
-
-
-def _contacts(bits: int) -> int:
-    """The number of touching pairs within ``bits``."""
-    return (
-        (bits & (bits << 1) & _NOT_A).bit_count()
-        + (bits & (bits << _W)).bit_count()
-        + (bits & (bits << (_W + 1)) & _NOT_A).bit_count()
-        + (bits & (bits << (_W - 1)) & _NOT_E).bit_count()
-    )
-
-
-def _bits(mask: int) -> Iterator[int]:
-    while mask:
-        low = mask & -mask
-        yield low
-        mask ^= low
-
-
-def _reach_table(
-    square: int, directions: tuple[tuple[int, int], ...]
-) -> tuple[int, dict[int, int]]:
-    """The squares on ``square``'s lines, and the reach of a queen there for each subset of them
-    occupied."""
-    rays = []
-    for df, dr in directions:
-        ray, file, rank = [], square % _W + df, square // _W + dr
-        while 0 <= file < _W and 0 <= rank < _W:
-            ray.append(1 << (rank * _W + file))
-            file, rank = file + df, rank + dr
-        rays.append(ray)
-    lines = sum(sum(ray) for ray in rays)
-    table = {}
-    occupied = 0
-    while True:  # every subset of the lines, by the carry-rippler trick
-        reach = 0
-        for ray in rays:
-            for bit in ray:
-                if occupied & bit:
-                    break
-                reach |= bit
-        table[occupied] = reach
-        occupied = (occupied - lines) & lines
-        if not occupied:
-            return lines, table
-
-
-_ROOK = [_reach_table(sq, ((1, 0), (-1, 0), (0, 1), (0, -1))) for sq in range(_N)]
-_BISHOP = [_reach_table(sq, ((1, 1), (1, -1), (-1, 1), (-1, -1))) for sq in range(_N)]
-_NEIGHBOURS = [_touched(1 << sq) for sq in range(_N)]
-
-
-def _reach(piece: int, occupied: int) -> int:
-    """The empty squares a queen on the single bit ``piece`` reaches."""
-    sq = piece.bit_length() - 1
-    rook_lines, rook = _ROOK[sq]
-    bishop_lines, bishop = _BISHOP[sq]
-    return rook[occupied & rook_lines] | bishop[occupied & bishop_lines]
-
-
-def _moves(me: int, opp: int) -> list[int]:
-    """The legal moves of the side with pieces ``me``, each as ``source_bit | target_bit``.
-
-    Empty when the side must pass.
-    """
-    occupied = me | opp
-    near_me = _touched(me)
-    isolated = me & ~near_me & ~_touched(opp)
-    out: list[int] = []
-    if not isolated:
-        for piece in _bits(me & near_me):
-            reach = _reach(piece, occupied)
-            out += [piece | target for target in _bits(reach)]
-        return out
-    # In check: the target must touch every isolated piece, and the move must isolate no other.
-    needed = _FULL
-    for piece in _bits(isolated):
-        needed &= _NEIGHBOURS[piece.bit_length() - 1]
-    for piece in _bits(me & near_me):
-        for target in _bits(_reach(piece, occupied) & needed):
-            after = me ^ piece ^ target
-            if not after & ~_touched(occupied ^ piece ^ target):
-                out.append(piece | target)
-    return out
-
-
-def _dispersed(own: int, other: int) -> bool:
-    return not own & _touched(own) and own & _touched(other) == own
-
-
-def _wins(me: int, opp: int) -> list[int]:
-    """The moves of ``me`` after which ``me`` alone is dispersed (legal even in check)."""
-    near_opp = _touched(opp)
-    lonely = me & ~near_opp
-    if lonely & (lonely - 1):
-        return []  # two pieces touch no enemy and one move can help only one of them
-    movable = me & _touched(me)
-    candidates = lonely & movable if lonely else movable
-    if not candidates:
-        return []
-    occupied = me | opp
-    opp_can_disperse = not opp & _touched(opp)
-    out = []
-    for piece in _bits(candidates):
-        rest = me ^ piece
-        near_rest = _touched(rest)
-        if rest & near_rest:
-            continue
-        for target in _bits(_reach(piece, occupied) & near_opp & ~near_rest):
-            if opp_can_disperse and not opp & ~_touched(rest | target):
-                continue  # both sides dispersed: a draw
-            out.append(piece | target)
-    return out
-
 
 # --- the evaluation -------------------------------------------------------------------------------
 
@@ -204,7 +83,7 @@ TO_MOVE = 3
 """Having the move."""
 
 
-_SELF_AND_NEIGHBOURS = [_touched(1 << sq) | 1 << sq for sq in range(_N)]
+_SELF_AND_NEIGHBOURS = [NEIGHBOURS[sq] | 1 << sq for sq in range(SIZE)]
 _room_cache: dict[int, int] = {}
 
 
@@ -232,7 +111,7 @@ def _side_score(own: int, other: int, near_own: int, near_other: int) -> int:
     lonely = (own & ~near_other).bit_count()
     movable = (own & near_own).bit_count()
     score = (
-        SETTLED * settled + CONTACT * _contacts(own) + LONELY * lonely + MOVABLE * min(movable, 2)
+        SETTLED * settled + CONTACT * contacts(own) + LONELY * lonely + MOVABLE * min(movable, 2)
     )
     if not movable:
         score += FROZEN
@@ -245,7 +124,7 @@ def _stuck(own: int, other: int, near_own: int) -> bool:
     """Whether the side with pieces ``own`` would have to pass if it were its turn."""
     if not own & near_own:
         return True
-    return bool(own & ~near_own & ~_touched(other)) and not _moves(own, other)
+    return bool(own & ~near_own & ~touched(other)) and not move_masks(own, other)
 
 
 def _cannot_fit(own: int, other: int, near_other: int) -> bool:
@@ -259,9 +138,9 @@ def _static(me: int, opp: int, ours: bool) -> int:
     ``ours`` says whether the side to move is the one the value is wanted for (the root's side in
     a search); the value then leans to caution where the heuristic cannot be trusted.
     """
-    near_me, near_opp = _touched(me), _touched(opp)
+    near_me, near_opp = touched(me), touched(opp)
     value = _side_score(me, opp, near_me, near_opp) - _side_score(opp, me, near_opp, near_me)
-    if _wins(opp, me):
+    if winning_masks(opp, me):
         value -= THREAT  # the opponent threatens to disperse next turn
     value += TO_MOVE
     # A lead over an opponent who must pass is not trusted: the opponent stands still, and only
@@ -299,7 +178,7 @@ def evaluate(state: State, role: str) -> float:
             return 0.0
         return float("inf") if outcome.winner == role else float("-inf")
     me, opp = _mine(state)
-    value = WIN_VALUE if _wins(me, opp) else float(_static(me, opp, role == state.side))
+    value = WIN_VALUE if winning_masks(me, opp) else float(_static(me, opp, role == state.side))
     return value if role == state.side else -value
 
 
@@ -309,28 +188,22 @@ def evaluate(state: State, role: str) -> float:
 def _history(state: DispersalState, times: int) -> tuple[bool, frozenset[int]]:
     """Whether the move that led to ``state`` was a pass, and the positions (as search keys)
     that occur at least ``times`` times in its history, ``state`` included."""
+    keys = state.history()
     counts: dict[int, int] = {}
-    node: Any = state._node  # the engine's chain of position keys (key, parent), newest first
-    newest = node
-    while node is not None:
-        counts[node[0]] = counts.get(node[0], 0) + 1
-        node = node[1]
-    parent = newest[1]
-    passed = parent is not None and parent[0] & _ENGINE_BOARDS == newest[0] & _ENGINE_BOARDS
-    keys = frozenset(_engine_key_to_ours(key) for key, count in counts.items() if count >= times)
-    return passed, keys
+    for key in keys:
+        counts[key] = counts.get(key, 0) + 1
+    passed = len(keys) > 1 and split_key(keys[-1])[:2] == split_key(keys[-2])[:2]
+    return passed, frozenset(_search_key(key) for key, count in counts.items() if count >= times)
 
 
-_ENGINE_BOARDS = (1 << 2 * _N) - 1  # the engine's key: o | s << 25 | side << 50
-
-
-def _engine_key_to_ours(key: int) -> int:
-    o, s, side = key & _FULL, key >> _N & _FULL, key >> 2 * _N
+def _search_key(key: int) -> int:
+    """The search's key of the game's position key."""
+    o, s, side = split_key(key)
     return _key(o, s, side) if not side else _key(s, o, side)
 
 
 def _key(me: int, opp: int, side: int, passed: bool = False) -> int:
-    return me | opp << _N | side << 2 * _N | passed << (2 * _N + 1)
+    return me | opp << SIZE | side << 2 * SIZE | passed << (2 * SIZE + 1)
 
 
 # --- the search -----------------------------------------------------------------------------------
@@ -339,7 +212,7 @@ _MATE = 1_000_000  # a win on ply k from the root scores _MATE - k
 _MATED = _MATE - 1000  # scores beyond this are wins or losses
 _INF = 10 * _MATE
 _EXACT, _LOWER, _UPPER = 0, 1, 2
-_PLY_SHIFT = 2 * _N + 2  # above the key's side and pass bits
+_PLY_SHIFT = 2 * SIZE + 2  # above the key's side and pass bits
 CONTEMPT = 5
 """What the search bot gives up to avoid a draw (in evaluation units)."""
 
@@ -388,7 +261,7 @@ class _Searcher:
                 score = 1 << 39
             else:
                 score = history.get(move, 0)
-                if opp & ~_touched(me ^ move | opp):
+                if opp & ~touched(me ^ move | opp):
                     score += 1 << 30
             keyed.append((score, move))
         keyed.sort(key=_first, reverse=True)
@@ -397,8 +270,8 @@ class _Searcher:
     def child(self, me: int, opp: int, side: int, move: int, ply: int) -> int | None:
         """The value of ``move`` for the mover if the game ends with it, else ``None``."""
         after = me ^ move
-        if not opp & _touched(opp) and not opp & ~_touched(after):
-            return self.draw[side] if _dispersed(after, opp) else -_MATE + ply + 1
+        if not opp & touched(opp) and not opp & ~touched(after):
+            return self.draw[side] if is_dispersed(after, opp) else -_MATE + ply + 1
         if self.root_ply + ply + 1 >= self.max_plies or _key(opp, after, side ^ 1) in self.seen:
             return self.draw[side]
         return None
@@ -416,7 +289,7 @@ class _Searcher:
     ) -> int:
         """The value for the side to move (pieces ``me``) within ``depth`` plies."""
         self._tick()
-        if _wins(me, opp):
+        if winning_masks(me, opp):
             return _MATE - ply - 1
         # No win next ply: the best is the opponent blundering (ply + 2), the worst losing at once.
         alpha = max(alpha, -_MATE + ply + 1)
@@ -424,10 +297,10 @@ class _Searcher:
         if alpha >= beta:
             return alpha
         if depth <= 0:
-            near_me = _touched(me)
-            if me & near_me and not me & ~near_me & ~_touched(opp):
+            near_me = touched(me)
+            if me & near_me and not me & ~near_me & ~touched(opp):
                 return _static(me, opp, side == self.side)  # not in check nor frozen: can move
-        moves = _moves(me, opp)
+        moves = move_masks(me, opp)
         if not moves:
             return self._pass(me, opp, side, passed, ply, depth, alpha, beta)
         if depth <= 0:
@@ -533,16 +406,6 @@ def _from_table(value: int, ply: int) -> int:
     return value
 
 
-def _move_of(state: DispersalState, mask: int) -> Move:
-    """The engine's move object for ``source_bit | target_bit`` in ``state``."""
-    me = state.s if state.side == "S" else state.o
-    source, target = mask & me, mask & ~me
-    return _SLIDES[(source.bit_length() - 1) * _N + target.bit_length() - 1]
-
-
-_SLIDES = {a * _N + b: Slide(a, b) for a in range(_N) for b in range(_N) if a != b}
-
-
 class DispersalSearch(Player):
     """Iterative-deepening alpha-beta with a transposition table and exact wins.
 
@@ -577,10 +440,10 @@ class DispersalSearch(Player):
         started = time.monotonic()
         legal = state.legal_moves()
         me, opp = _mine(state)
-        wins = _wins(me, opp)
+        wins = winning_masks(me, opp)
         if wins:
             self.last = SearchInfo(1, _MATE - 1, 0, 0.0)
-            return _move_of(state, rng.choice(sorted(wins)))
+            return slide_of(rng.choice(sorted(wins)), me)
         if len(legal) == 1:
             self.last = SearchInfo(0, 0, 0, 0.0)
             return legal[0]
@@ -591,7 +454,7 @@ class DispersalSearch(Player):
         else:
             budget, deadline, max_depth = float("inf"), None, self.depth
         searcher = _Searcher(state)
-        moves = _moves(me, opp)
+        moves = move_masks(me, opp)
         rng.shuffle(moves)  # the tie-break: sorting keeps the order of equals
         moves.sort(key=lambda move: _static(opp, me ^ move, False))  # the opponent's value
         ranked = [(-_INF, move) for move in moves]
@@ -606,17 +469,17 @@ class DispersalSearch(Player):
             if abs(ranked[0][0]) > _MATED or time.monotonic() - started > budget / 2:
                 break
         best_value, best = ranked[0]
-        if best_value <= _MATED and _stuck(opp, me, _touched(opp)):
+        if best_value <= _MATED and _stuck(opp, me, touched(opp)):
             # The opponent must pass and no win is in sight: give it moves back (the best move
             # that does, unless it is lost), or the bot would keep putting that off beyond its
             # horizon until the ply limit.
-            near_opp = _touched(opp)
+            near_opp = touched(opp)
             for value, move in ranked:
                 if value >= -_MATED and not _stuck(opp, me ^ move, near_opp):
                     best_value, best = value, move
                     break
         self.last = SearchInfo(reached, best_value, searcher.nodes, time.monotonic() - started)
-        return _move_of(state, best)
+        return slide_of(best, me)
 
 
 @attrs.frozen
@@ -672,307 +535,3 @@ def _root(
     # Stable: among equal values the earlier (shuffled, then previously better) move stays first.
     scored.sort(key=lambda entry: (-entry[0], entry[1]))
     return [(value, move) for value, _, move in scored]
-
-
-# --- the solver -----------------------------------------------------------------------------------
-
-
-@attrs.frozen
-class Solution:
-    """What :func:`solve` found; ``str()`` says it in a line.
-
-    Attributes:
-        position: the position solved.
-        side: the side to move, the one looking for a win.
-        max_moves: the most moves of its own (passes included) the win may take.
-        moves: how many own moves the fastest forced win takes, or ``None`` without one.
-        line: a principal variation, both sides' moves and passes, the defence resisting longest;
-            empty without a win.
-        searched: the largest number of own moves within which no win exists (``moves - 1`` with
-            a win, ``max_moves`` without one, less when the time limit stopped the search).
-        nodes: the positions visited.
-    """
-
-    position: str
-    side: str
-    max_moves: int
-    moves: int | None
-    line: tuple[Move, ...]
-    searched: int
-    nodes: int = attrs.field(default=0, eq=False)
-
-    @property
-    def won(self) -> bool:
-        """Whether a forced win was found."""
-        return self.moves is not None
-
-    @property
-    def complete(self) -> bool:
-        """Whether the answer is final (a win found, or none within ``max_moves`` for certain)."""
-        return self.moves is not None or self.searched >= self.max_moves
-
-    def __str__(self) -> str:
-        if self.moves is not None:
-            plural = "" if self.moves == 1 else "s"
-            return f"{self.side} wins in {self.moves} move{plural}: {' '.join(map(str, self.line))}"
-        if self.complete:
-            return f"no forced win for {self.side} within {self.max_moves} moves"
-        ruled_out = ""
-        if self.searched:
-            ruled_out = f"no forced win for {self.side} within {self.searched} moves; "
-        return (
-            f"{ruled_out}undecided within {self.max_moves}: the time limit stopped the search at "
-            f"{self.searched + 1}"
-        )
-
-
-_PASS_MOVE = -1  # a pass, in the solver's tables
-
-
-class _Prover:
-    """A proof search: can the side to move at the root (the attacker) force a win within ``n``
-    of its own turns?
-
-    The tables are keyed like the search's (board, side to move, last move a pass), with the same
-    treatment of history (see :class:`_Searcher`); a forced win within ``n`` turns never needs to
-    repeat a position, so ignoring repetitions made up inside the proof loses nothing.
-    """
-
-    def __init__(self, state: DispersalState, deadline: float | None) -> None:
-        self.passed, self.repeated = _history(state, 2)
-        self.root_ply = state.ply
-        self.max_plies = state.game.max_plies
-        self.deadline = deadline
-        self.nodes = 0
-        self.proven: dict[int, tuple[int, int]] = {}  # key: (fewest turns known, the move)
-        self.refuted: dict[int, tuple[int, int]] = {}  # key: (most turns known, the move)
-
-    def _tick(self) -> None:
-        self.nodes += 1
-        if not self.nodes & 255 and self.deadline is not None and time.monotonic() > self.deadline:
-            raise _Timeout
-
-    def _table_key(self, key: int, ply: int, n: int) -> int:
-        """The key itself, or with the ply when the ply limit is within reach of ``n`` turns."""
-        if self.root_ply + ply + 2 * n + 2 < self.max_plies:
-            return key
-        return key | self.root_ply + ply + 1 << _PLY_SHIFT
-
-    def attack(self, me: int, opp: int, side: int, passed: bool, ply: int, n: int) -> bool:
-        """Whether the attacker (to move, pieces ``me``) wins within ``n`` of its turns."""
-        self._tick()
-        if n <= 1:
-            return n == 1 and bool(self._attack(me, opp, side, passed, ply, 1))
-        key = self._table_key(_key(me, opp, side, passed), ply, n)
-        proven = self.proven.get(key)
-        if proven is not None and proven[0] <= n:
-            return True
-        refuted = self.refuted.get(key)
-        if refuted is not None and refuted[0] >= n:
-            return False
-        result = self._attack(me, opp, side, passed, ply, n)
-        if result:
-            self.proven[key] = (n, result)
-        else:
-            self.refuted[key] = (n, 0)
-        return bool(result)
-
-    def _attack(self, me: int, opp: int, side: int, passed: bool, ply: int, n: int) -> int:
-        """The attacker's winning move (``_PASS_MOVE`` for a pass), or 0."""
-        wins = _wins(me, opp)
-        if wins:
-            return min(wins)
-        if n == 1:
-            # Only a move after which the defender must disperse the attacker can still win; the
-            # defender cannot undo the attacker's own contacts, so the attacker must leave none.
-            pieces = me & _touched(me)
-            if not any(not (me ^ piece) & _touched(me ^ piece) for piece in _bits(pieces)):
-                return 0
-        moves = _moves(me, opp)
-        limit = self.root_ply + ply + 1 >= self.max_plies
-        if not moves:
-            if passed or limit or n == 1 or _key(opp, me, side ^ 1) in self.repeated:
-                return 0
-            return _PASS_MOVE if self.defend(opp, me, side ^ 1, True, ply + 1, n - 1) else 0
-        if limit:
-            return 0
-        if n == 1:
-            moves = [move for move in moves if not (me ^ move) & _touched(me ^ move)]
-        opp_can_disperse = not opp & _touched(opp)
-        ordered = []
-        for move in moves:
-            after = me ^ move
-            if opp_can_disperse and not opp & ~_touched(after):
-                continue  # disperses the defender: a loss or a draw
-            if _key(opp, after, side ^ 1) in self.repeated:
-                continue
-            # Forcing moves first: checks (the defender may only clear them), then threats.
-            score = 0
-            if opp & ~_touched(after | opp):
-                score += 2
-            if n > 1 and _wins(after, opp):
-                score += 1
-            ordered.append((score, move))
-        ordered.sort(key=_first, reverse=True)
-        for _, move in ordered:
-            if self.defend(opp, me ^ move, side ^ 1, False, ply + 1, n - 1):
-                return move
-        return 0
-
-    def defend(self, me: int, opp: int, side: int, passed: bool, ply: int, n: int) -> bool:
-        """Whether the attacker (pieces ``opp``) wins within ``n`` more turns of its own, the
-        defender (pieces ``me``) to move."""
-        self._tick()
-        key = self._table_key(_key(me, opp, side, passed), ply, n)
-        proven = self.proven.get(key)
-        if proven is not None and proven[0] <= n:
-            return True
-        refuted = self.refuted.get(key)
-        if refuted is not None and refuted[0] >= n:
-            return False
-        refutation = self._refute(me, opp, side, passed, ply, n, key)
-        if refutation:
-            self.refuted[key] = (n, refutation)
-        else:
-            self.proven[key] = (n, 0)
-        return not refutation
-
-    def _refute(
-        self, me: int, opp: int, side: int, passed: bool, ply: int, n: int, key: int
-    ) -> int:
-        """A defender's move that escapes (``_PASS_MOVE`` for a pass), or 0 if none does."""
-        if _wins(me, opp):
-            return _PASS_MOVE  # any escape will do: the defender disperses itself
-        moves = _moves(me, opp)
-        limit = self.root_ply + ply + 1 >= self.max_plies
-        if not moves:
-            if passed or limit or _key(opp, me, side ^ 1) in self.repeated:
-                return _PASS_MOVE
-            return 0 if self.attack(opp, me, side ^ 1, True, ply + 1, n) else _PASS_MOVE
-        opp_can_disperse = not opp & _touched(opp)
-        previous = self.refuted.get(key)
-        ordered = []
-        for move in moves:
-            after = me ^ move
-            if opp_can_disperse and not opp & ~_touched(after):
-                if _dispersed(after, opp):
-                    return move  # both dispersed: a draw
-                continue  # disperses the attacker: not an escape
-            if limit or n <= 0 or _key(opp, after, side ^ 1) in self.repeated:
-                return move
-            # Likely escapes first: the last one found here, then moves leaving no threat.
-            if previous is not None and move == previous[1]:
-                score = -2
-            else:
-                score = -1 if n > 1 and not _wins(opp, after) else 0
-            ordered.append((score, move))
-        ordered.sort(key=_first)
-        for _, move in ordered:
-            if not self.attack(opp, me ^ move, side ^ 1, False, ply + 1, n):
-                return move
-        return 0
-
-    def fewest(self, me: int, opp: int, side: int, passed: bool, ply: int, n: int) -> int | None:
-        """The fewest turns within which the attacker to move wins, up to ``n``."""
-        for k in range(1, n + 1):
-            if self.attack(me, opp, side, passed, ply, k):
-                return k
-        return None
-
-    def line(self, me: int, opp: int, side: int, passed: bool, n: int) -> list[int]:
-        """A principal variation of a win within ``n`` turns, the defender resisting longest."""
-        line: list[int] = []
-        ply = 0
-        while True:
-            turns = self.fewest(me, opp, side, passed, ply, n)
-            assert turns is not None
-            move = self._attack(me, opp, side, passed, ply, turns)
-            line.append(move)
-            passed = move == _PASS_MOVE
-            if not passed:
-                me ^= move
-                if _dispersed(me, opp):
-                    return line
-            reply, n = self._longest_defence(opp, me, side ^ 1, passed, ply + 1, turns - 1)
-            line.append(reply)
-            passed = reply == _PASS_MOVE
-            if not passed:
-                opp ^= reply
-                if n == 0:
-                    return line  # forced to disperse the attacker
-            ply += 2
-
-    def _longest_defence(
-        self, me: int, opp: int, side: int, passed: bool, ply: int, n: int
-    ) -> tuple[int, int]:
-        """The defender's reply after which the attacker needs the most turns, and that number."""
-        moves = _moves(me, opp)
-        if not moves:
-            return _PASS_MOVE, self.fewest(opp, me, side ^ 1, True, ply + 1, n) or n
-        best, most = 0, -1
-        for move in moves:
-            after = me ^ move
-            if not opp & _touched(opp) and not opp & ~_touched(after):
-                turns = 0  # disperses the attacker
-            else:
-                turns = self.fewest(opp, after, side ^ 1, False, ply + 1, n) or n
-            if turns > most:
-                best, most = move, turns
-        return best, most
-
-
-def solve(state: State, max_moves: int, time_limit: float | None = None) -> Solution:
-    """Whether the side to move can force a win within ``max_moves`` of its own turns.
-
-    Exact: a win is reported only if it is forced against every defence, and "no forced win" only
-    if none exists, under all the rules, the history of ``state`` included. Wins are looked for in
-    one own move, then two, and so on, so the win reported is the fastest.
-
-    Args:
-        state: a dispersal Entropy position, not finished.
-        max_moves: how many own turns (passes included) the win may take, at least 1.
-        time_limit: seconds; when they run out the search stops and reports how far it got.
-
-    Returns:
-        A :class:`Solution` with the number of moves and a principal variation, or none.
-
-    Raises:
-        ValueError: the game is over, ``state`` is not dispersal Entropy, or ``max_moves`` < 1.
-    """
-    if not isinstance(state, DispersalState):
-        raise ValueError(f"solve() reads dispersal Entropy positions, not {state!r}")
-    if isinstance(max_moves, bool) or not isinstance(max_moves, int) or max_moves < 1:
-        raise ValueError(f"max_moves={max_moves!r} must be a positive integer")
-    outcome = state.outcome()
-    if outcome is not None:
-        raise ValueError(f"the game is over ({outcome.reason}) in {state.position()}")
-    deadline = None if time_limit is None else time.monotonic() + time_limit
-    prover = _Prover(state, deadline)
-    me, opp = _mine(state)
-    side = 0 if state.side == "O" else 1
-    searched = 0
-    found: int | None = None
-    try:
-        for n in range(1, max_moves + 1):
-            if prover.attack(me, opp, side, prover.passed, 0, n):
-                found = n
-                break
-            searched = n
-    except _Timeout:
-        pass
-    line: tuple[Move, ...] = ()
-    if found is not None:
-        prover.deadline = None
-        masks = prover.line(me, opp, side, prover.passed, found)
-        line = _line_moves(state, masks)
-    return Solution(state.position(), state.side, max_moves, found, line, searched, prover.nodes)
-
-
-def _line_moves(state: DispersalState, masks: list[int]) -> tuple[Move, ...]:
-    """The engine's moves for a line of masks from ``state``, checked by playing them."""
-    moves = []
-    for mask in masks:
-        move = PASS if mask == _PASS_MOVE else _move_of(state, mask)
-        moves.append(move)
-        state = state.apply(move)
-    return tuple(moves)

@@ -22,7 +22,17 @@ from __future__ import annotations
 import random
 import time as _time
 
-from ..orderchaos import CHAOS, MOVES, ORDER, WINDOWS, OrderChaosState
+from ..orderchaos import (
+    CHAOS,
+    FULL,
+    MOVES,
+    ORDER,
+    SIZE,
+    WINDOW_INDICES_THROUGH,
+    WINDOWS,
+    WINDOWS_THROUGH,
+    OrderChaosState,
+)
 from ..protocol import Game, IllegalMoveError, Move, State
 from . import Player
 
@@ -61,13 +71,13 @@ def evaluate(state: State, role: str) -> float:
 # Inside the search a position is the pair of bitboards (x, o); a move is the int ``2 * square``
 # for X and ``2 * square + 1`` for O, its index in ``MOVES``. Values are from Order's side.
 
-_SIZE = 36
-_FULL = (1 << _SIZE) - 1
-_THROUGH = tuple(tuple(i for i, w in enumerate(WINDOWS) if w >> sq & 1) for sq in range(_SIZE))
-_THROUGH_MASKS = tuple(tuple(WINDOWS[i] for i in through) for through in _THROUGH)
+# The windows through either of two squares, for the threes two placements may change.
 _THROUGH_EITHER = tuple(
-    tuple(tuple(WINDOWS[i] for i in sorted({*_THROUGH[a], *_THROUGH[b]})) for b in range(_SIZE))
-    for a in range(_SIZE)
+    tuple(
+        tuple(WINDOWS[i] for i in sorted({*WINDOW_INDICES_THROUGH[a], *WINDOW_INDICES_THROUGH[b]}))
+        for b in range(SIZE)
+    )
+    for a in range(SIZE)
 )
 
 # Values beyond ±_MATE are proven wins; the distance in plies is subtracted to prefer quick ones.
@@ -141,7 +151,7 @@ def _threes(x: int, o: int, windows: tuple[int, ...] = WINDOWS) -> list[tuple[in
 def _fours_through(own: int, opp: int, square: int) -> int:
     """The gaps of the fours of ``own``'s symbol in the windows through ``square``."""
     gaps = 0
-    for w in _THROUGH_MASKS[square]:
+    for w in WINDOWS_THROUGH[square]:
         if not opp & w:
             r = w & ~own
             if r and not r & (r - 1):
@@ -242,7 +252,7 @@ class _Search:
         A Chaos move on none of the returned squares cannot stop the win. ``threes`` are the
         windows of three of the position (see :func:`_threes`).
         """
-        key = x << _SIZE | o
+        key = x << SIZE | o
         found = self.vcf_wins.get(key)
         if found is not None:
             return found
@@ -263,7 +273,7 @@ class _Search:
                 else:
                     own, opp = o | e, x
                 gaps = used = 0
-                for w2 in _THROUGH_MASKS[sq]:
+                for w2 in WINDOWS_THROUGH[sq]:
                     if not opp & w2:
                         r = w2 & ~own
                         if r and not r & (r - 1):
@@ -275,7 +285,7 @@ class _Search:
                 # One four: Chaos puts the other symbol in its gap, which may make a four of that.
                 opp |= gaps
                 gsq = gaps.bit_length() - 1
-                for w3 in _THROUGH_MASKS[gsq]:
+                for w3 in WINDOWS_THROUGH[gsq]:
                     if not own & w3:
                         r = w3 & ~opp
                         if r and not r & (r - 1):
@@ -316,7 +326,7 @@ class _Search:
             sq = bit.bit_length() - 1
             sx = so = 0
             alive = False
-            for i in _THROUGH[sq]:
+            for i in WINDOW_INDICES_THROUGH[sq]:
                 c = codes[i]
                 if c != _DEAD_CODE:
                     alive = True
@@ -336,7 +346,7 @@ class _Search:
 
     def order_moves(self, x: int, o: int, scan: _Scan) -> list[int]:
         """Order's moves, best first."""
-        scored = self.move_scores(x, o, scan.codes, True, _FULL)
+        scored = self.move_scores(x, o, scan.codes, True, FULL)
         scored.sort(key=_first)
         return [m for _, m in scored]
 
@@ -345,7 +355,7 @@ class _Search:
         fx, fo = scan.fx, scan.fo
         scored = [
             item
-            for item in self.move_scores(x, o, scan.codes, False, threat or _FULL)
+            for item in self.move_scores(x, o, scan.codes, False, threat or FULL)
             if not (fo if item[1] & 1 else fx) >> (item[1] >> 1) & 1
         ]
         scored.sort(key=_first)
@@ -360,7 +370,7 @@ class _Search:
                 xs |= WINDOWS[i]
             elif c == 2 or c == 3:
                 os_ |= WINDOWS[i]
-        empty = _FULL & ~(x | o)
+        empty = FULL & ~(x | o)
         xs &= empty
         os_ &= empty
         moves = []
@@ -388,7 +398,7 @@ class _Search:
         """The value of the position for Order (alpha-beta, fail-hard)."""
         self.tick()
         occupied = x | o
-        if occupied == _FULL:
+        if occupied == FULL:
             return -_WIN + ply
         order = not occupied.bit_count() & 1
         scan = _Scan(x, o, self.weights.value)
@@ -405,7 +415,7 @@ class _Search:
             return self.search(x | bit, o, depth, alpha, beta, ply + 1)
         if not scan.live:
             return -_WIN + ply
-        key = x << _SIZE | o
+        key = x << SIZE | o
         entry = self.table.get(key)
         tt_move = -1
         if entry is not None:
@@ -429,7 +439,7 @@ class _Search:
             if self.quiescence >= 0 and self.vcf(x, o, self.vcf_depth, scan.threes):
                 return _WIN - ply - 3
             moves = self.order_moves(x, o, scan)
-            if occupied.bit_count() < _SIZE - _FULL_WIDTH:
+            if occupied.bit_count() < SIZE - _FULL_WIDTH:
                 del moves[_BEAM:]
         else:
             if depth <= 0 and self.quiescence < 0:
@@ -442,7 +452,7 @@ class _Search:
                 return _WIN - ply - 2
             if depth <= 0:
                 return self.answer_threat(x, o, moves, alpha, beta, ply, self.quiescence)
-            if not threat and occupied.bit_count() < _SIZE - _FULL_WIDTH:
+            if not threat and occupied.bit_count() < SIZE - _FULL_WIDTH:
                 del moves[_BEAM:]
         if tt_move in moves:
             moves.remove(tt_move)
@@ -500,7 +510,7 @@ class _Search:
         """
         self.tick()
         occupied = x | o
-        if occupied == _FULL:
+        if occupied == FULL:
             return -_WIN + ply
         scan = _Scan(x, o, self.weights.value)
         if scan.blocks:
@@ -533,7 +543,7 @@ class _Search:
                 value = self.quiesce(cx, co, max(alpha, best), beta, ply + 2, qdepth - 1)
             else:
                 child = [t for t in threes if not t[0] & bit]
-                child += _threes(cx, co, _THROUGH_MASKS[sq])
+                child += _threes(cx, co, WINDOWS_THROUGH[sq])
                 threat = self.vcf(cx, co, self.vcf_depth, child)
                 if not threat:
                     continue
@@ -575,17 +585,17 @@ class _Search:
             return [rng.choice([m ^ 1 for m in answers] if order else answers)]
         codes = scan.codes
         if order:
-            scored = self.move_scores(x, o, codes, True, _FULL)
+            scored = self.move_scores(x, o, codes, True, FULL)
         else:
             fx, fo = scan.fx, scan.fo
             threat = self.vcf(x, o, self.vcf_depth, scan.threes) if scan.live else 0
             scored = [
                 (score, m)
-                for score, m in self.move_scores(x, o, codes, False, threat or _FULL)
+                for score, m in self.move_scores(x, o, codes, False, threat or FULL)
                 if not (fo if m & 1 else fx) >> (m >> 1) & 1
             ]
             if not scored:
-                scored = self.move_scores(x, o, codes, False, _FULL)
+                scored = self.move_scores(x, o, codes, False, FULL)
         rng.shuffle(scored)
         scored.sort(key=_first)
         return [m for _, m in scored]
@@ -607,7 +617,7 @@ class _Search:
         choice of a search that sees fewer of Order's threats (a weaker opponent may miss them).
         """
         best = moves[0]
-        empties = _SIZE - (x | o).bit_count()
+        empties = SIZE - (x | o).bit_count()
         for depth in range(1, max_depth + 1):
             try:
                 value, move = self.root_iteration(x, o, moves, depth, order)
@@ -680,5 +690,5 @@ class OrderChaosSearch(Player):
             return MOVES[search.root(state.x, state.o, rng, self.depth, None)]
         budget = self.time if time_left is None else min(self.time, max(time_left, 0.0) / 20)
         search = _Search(_time.perf_counter() + budget, _QUIESCENCE, weights=weights)
-        max_depth = _SIZE if state.to_move == ORDER else _CHAOS_DEPTH
+        max_depth = SIZE if state.to_move == ORDER else _CHAOS_DEPTH
         return MOVES[search.root(state.x, state.o, rng, max_depth, budget)]
