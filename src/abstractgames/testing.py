@@ -1,18 +1,24 @@
-"""A property-based conformance kit for any game on the shared protocol (needs ``hypothesis``).
+"""A property-based conformance kit for games and players on the shared protocol (needs
+``hypothesis``).
 
-Use it on our games or on your own implementation of :class:`~abstractgames.Game`:
+Use it on our games and bots or on your own implementation of :class:`~abstractgames.Game` or
+:class:`~abstractgames.players.Player`:
 
 - :func:`states` and :func:`moves` are hypothesis strategies: states reached by random legal play
   (chance events drawn with their probabilities) and legal moves of a state;
 - :func:`check_game` runs every protocol property on a game and raises ``AssertionError`` (via
   hypothesis, with a minimal failing example) when one fails;
 - :func:`conformance_properties` returns the same properties by name, so a pytest suite can
-  parametrize over them and see each one pass or fail on its own.
+  parametrize over them and see each one pass or fail on its own;
+- :func:`check_player` and :func:`player_properties` do the same for a player in a game: legal
+  moves, an untouched state, the same move for the same seed, an answer within a time budget, and
+  a clear refusal of a finished game or a chance node.
 
 Example:
     >>> from abstractgames import get_game
-    >>> from abstractgames.testing import check_game
+    >>> from abstractgames.testing import check_game, check_player
     >>> check_game(get_game("orderchaos"), max_examples=5)
+    >>> check_player("random", get_game("orderchaos"), max_examples=5)
 """
 
 from __future__ import annotations
@@ -20,11 +26,13 @@ from __future__ import annotations
 import contextlib
 import math
 import random
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from .players import InvalidPlayerError, Player
 from .protocol import (
     CHANCE,
     AbstractGamesError,
@@ -35,11 +43,14 @@ from .protocol import (
     State,
     random_move,
 )
+from .registry import _construct, make_player, parse_game_spec
 
 __all__ = [
     "check_game",
+    "check_player",
     "conformance_properties",
     "moves",
+    "player_properties",
     "playout",
     "states",
 ]
@@ -251,3 +262,327 @@ def check_game(game: Game, *, max_examples: int = 100) -> None:
             raise
         except Exception as error:
             raise AssertionError(f"{name} failed on {game!r}: {error!r}") from error
+
+
+# --- players --------------------------------------------------------------------------------------
+
+_TIMED_EXAMPLES = 5
+"""The most examples :func:`player_properties` times (each may take the whole budget)."""
+
+
+class _Seats:
+    """Makes the players the properties use, from a spec, a factory or one given player.
+
+    A player it makes is closed after use; a player it is given belongs to the caller.
+    """
+
+    def __init__(self, player: str | Player | Callable[[Game], Player], game: Game) -> None:
+        self.given: Player | None = None
+        if isinstance(player, Player):
+            self.given = player
+            self.name = repr(player)
+        elif isinstance(player, str):
+            self.name = f"player {player.strip()!r}"
+        elif callable(player):
+            self.name = f"player {getattr(player, '__qualname__', repr(player))}"
+        else:
+            raise InvalidPlayerError(
+                f"{player!r} is not a player, a player spec or a function making a player"
+            )
+        self.player = player
+        self.game = game
+
+    def _make(self) -> Player:
+        if isinstance(self.player, str):
+            return make_player(self.player, self.game)
+        assert callable(self.player)
+        made = _construct(self.player, self.game, {}, self.name, "outside")
+        if not isinstance(made, Player):
+            raise InvalidPlayerError(f"{self.name} made {made!r}, which is not a Player")
+        return made
+
+    @contextlib.contextmanager
+    def fresh(self) -> Iterator[Player]:
+        """A new player (the given one, if the kit was given a player), closed afterwards."""
+        if self.given is not None:
+            yield self.given
+            return
+        player = self._make()
+        try:
+            yield player
+        finally:
+            player.close()
+
+
+def _has_a_player_to_move(state: State) -> bool:
+    return not state.is_terminal() and not state.is_chance()
+
+
+def _finished_games(game: Game) -> st.SearchStrategy[State]:
+    """Final states of random games."""
+    return (
+        st.randoms(use_true_random=False)
+        .map(lambda rng: playout(game.initial_state(), rng, game.max_length)[-1])
+        .filter(State.is_terminal)
+    )
+
+
+def _chance_nodes(game: Game) -> st.SearchStrategy[State | None]:
+    """Chance nodes of random games; ``None`` for a game that met none."""
+
+    @st.composite
+    def strategy(draw: st.DrawFn) -> State | None:
+        rng = draw(st.randoms(use_true_random=False))
+        found = [s for s in playout(game.initial_state(), rng, game.max_length) if s.is_chance()]
+        return draw(st.sampled_from(found)) if found else None
+
+    return strategy()
+
+
+_SNAPSHOT_FIELDS = ("position", "hash", "player to move", "legal moves", "outcome", "description")
+
+
+def _full_snapshot(state: State) -> tuple[object, ...]:
+    """What :func:`_snapshot` takes, and ``describe()`` (it shows what the position leaves out,
+    such as a ply count)."""
+    return (*_snapshot(state), state.describe())
+
+
+def player_properties(
+    player: str | Player | Callable[[Game], Player],
+    game: Game | str,
+    *,
+    max_examples: int = 50,
+    time_budget: float = 1.0,
+    slack: float = 2.0,
+) -> dict[str, Callable[[], None]]:
+    """The properties every player keeps in ``game``, by name; call each to run it with hypothesis.
+
+    - ``plays_only_legal_moves``: ``choose`` returns one of ``state.legal_moves()``, with
+      ``time_left`` ``None`` or ``time_budget``;
+    - ``never_mutates_the_state``: the state's position, hash, player to move, legal moves,
+      outcome and ``describe()`` are the same after ``choose``;
+    - ``same_seed_same_move``: two players given ``random.Random(seed)`` with the same seed choose
+      the same move, and neither draws from the ``random`` module's global generator;
+    - ``answers_within_the_time_budget``: with ``time_left=time_budget``, ``choose`` returns
+      within ``time_budget + slack`` seconds;
+    - ``refuses_finished_games`` and ``refuses_chance_nodes``: ``choose`` raises
+      :class:`~abstractgames.IllegalMoveError` for a finished game or a chance node, rather than
+      return a move or raise anything else (the referee never asks there: the refusal makes a
+      mistake in whatever drives the player a clear error).
+
+    The positions are drawn with :func:`states`, those with a player to move (the refusals take
+    the ends of random games and their chance nodes). The kit calls only
+    :meth:`~abstractgames.players.Player.choose`, with a fresh ``random.Random(seed)`` each time,
+    as the referee does.
+
+    Args:
+        player: the player: a spec for :func:`~abstractgames.make_player` (``"greedy"``,
+            ``"mybot.py:MyBot"``); a function or ``Player`` class that makes one from the game
+            (called as ``make_player`` calls a class: ``MyBot(game)``, or ``MyBot()``); or a
+            ``Player`` itself. The kit makes a fresh player for each property, and two per example
+            of ``same_seed_same_move``, and closes them; a ``Player`` you give is used for every
+            example and not closed (give a spec or a factory if your player keeps something from
+            one move to the next).
+        game: the game, or its spec (``"entropy:size=5"``).
+        max_examples: hypothesis examples per property (at most 5 for the time budget, each of
+            which may take the whole budget). A search player should get a fixed depth or a
+            short time per move, or the properties take long.
+        time_budget: the ``time_left``, in seconds, that the player is given on a clock.
+        slack: seconds beyond ``time_budget`` that an answer may take (a generous conformance
+            bound for a loaded machine, not a benchmark).
+
+    Returns:
+        The properties by name, each a function without arguments that raises
+        ``AssertionError`` (with hypothesis's smallest failing example) when the player fails it.
+
+    Raises:
+        InvalidPlayerError: ``player`` is not a player, or its spec or factory makes none.
+        UnknownGameError: ``game`` is a spec naming no game.
+
+    Example:
+        >>> from abstractgames.testing import player_properties
+        >>> sorted(player_properties("random", "orderchaos"))  # doctest: +NORMALIZE_WHITESPACE
+        ['answers_within_the_time_budget', 'never_mutates_the_state', 'plays_only_legal_moves',
+         'refuses_chance_nodes', 'refuses_finished_games', 'same_seed_same_move']
+    """
+    if isinstance(game, str):
+        game = parse_game_spec(game)
+    seats = _Seats(player, game)
+    with seats.fresh():  # a spec that makes no player fails here, not in a property
+        pass
+    who = seats.name
+    config = settings(
+        max_examples=max_examples,
+        deadline=None,
+        suppress_health_check=[
+            HealthCheck.too_slow,
+            HealthCheck.data_too_large,
+            HealthCheck.filter_too_much,
+        ],
+        database=None,
+        report_multiple_bugs=False,
+        # Explaining which parts of a random game matter replays it hundreds of times, slowly.
+        phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink],
+    )
+    # Shrinking a slow answer would cost the whole budget at each try.
+    timed = settings(
+        config,
+        max_examples=min(max_examples, _TIMED_EXAMPLES),
+        phases=[Phase.explicit, Phase.reuse, Phase.generate],
+    )
+    turns = states(game).filter(_has_a_player_to_move)
+    seeds = st.integers(min_value=0, max_value=2**32)
+    clocks = st.sampled_from([None, time_budget])
+
+    def plays_only_legal_moves() -> None:
+        with seats.fresh() as bot:
+
+            @config
+            @given(turns, seeds, clocks)
+            def check(state: State, seed: int, time_left: float | None) -> None:
+                move = bot.choose(state, random.Random(seed), time_left)
+                assert move in state.legal_moves(), (
+                    f"{who} chose {move!r}, which is not a legal move in {state.position()!r}"
+                )
+
+            check()
+
+    def never_mutates_the_state() -> None:
+        with seats.fresh() as bot:
+
+            @config
+            @given(turns, seeds)
+            def check(state: State, seed: int) -> None:
+                before = _full_snapshot(state)
+                bot.choose(state, random.Random(seed))
+                after = _full_snapshot(state)
+                changed = [
+                    f for f, b, a in zip(_SNAPSHOT_FIELDS, before, after, strict=True) if b != a
+                ]
+                assert not changed, (
+                    f"{who} changed the {', '.join(changed)} of the state it was given: "
+                    f"{before[0]!r} is now {after[0]!r}"
+                )
+
+            check()
+
+    @config
+    @given(turns, seeds)
+    def same_seed_same_move(state: State, seed: int) -> None:
+        with seats.fresh() as first, seats.fresh() as second:
+            moves: list[Move] = []
+            for bot in (first, second):
+                shared = random.getstate()
+                moves.append(bot.choose(state, random.Random(seed)))
+                assert random.getstate() == shared, (
+                    f"{who} drew from the random module's global generator in "
+                    f"{state.position()!r}: draw only from the rng it is given"
+                )
+        assert moves[0] == moves[1], (
+            f"{who} chose {moves[0]} and then {moves[1]} with the same seed {seed} in "
+            f"{state.position()!r}"
+        )
+
+    def answers_within_the_time_budget() -> None:
+        with seats.fresh() as bot:
+
+            @timed
+            @given(turns, seeds)
+            def check(state: State, seed: int) -> None:
+                started = time.perf_counter()
+                bot.choose(state, random.Random(seed), time_budget)
+                spent = time.perf_counter() - started
+                assert spent <= time_budget + slack, (
+                    f"{who} took {spent:.2f} s in {state.position()!r} with time_left="
+                    f"{time_budget} s (allowed: {time_budget + slack} s with the slack)"
+                )
+
+            check()
+
+    def refuses(state: State, bot: Player, what: str) -> None:
+        try:
+            move = bot.choose(state, random.Random(0))
+        except IllegalMoveError:
+            return
+        except Exception as error:
+            raise AssertionError(
+                f"{who} raised {error!r} for {what} {state.position()!r}: raise an "
+                "abstractgames.IllegalMoveError (there is no move to choose)"
+            ) from error
+        raise AssertionError(
+            f"{who} chose {move!r} for {what} {state.position()!r}: raise an "
+            "abstractgames.IllegalMoveError (there is no move to choose)"
+        )
+
+    def refuses_finished_games() -> None:
+        with seats.fresh() as bot:
+
+            @config
+            @given(_finished_games(game))
+            def check(state: State) -> None:
+                refuses(state, bot, "the finished game")
+
+            check()
+
+    def refuses_chance_nodes() -> None:
+        with seats.fresh() as bot:
+
+            @config
+            @given(_chance_nodes(game))
+            def check(state: State | None) -> None:
+                if state is not None:
+                    refuses(state, bot, "the chance node")
+
+            check()
+
+    properties: list[Callable[[], None]] = [
+        plays_only_legal_moves,
+        never_mutates_the_state,
+        same_seed_same_move,
+        answers_within_the_time_budget,
+        refuses_finished_games,
+        refuses_chance_nodes,
+    ]
+    return {p.__name__: p for p in properties}
+
+
+def check_player(
+    player: str | Player | Callable[[Game], Player],
+    game: Game | str,
+    *,
+    max_examples: int = 50,
+    time_budget: float = 1.0,
+    slack: float = 2.0,
+) -> None:
+    """Run every player property (see :func:`player_properties`) on ``player`` in ``game``.
+
+    Args:
+        player: a player spec (``"mybot.py:MyBot"``), a ``Player`` class or a function making
+            the player from the game, or a ``Player`` itself.
+        game: the game, or its spec.
+        max_examples: hypothesis examples per property (at most 5 for the time budget).
+        time_budget: the ``time_left``, in seconds, that the player is given on a clock.
+        slack: seconds beyond ``time_budget`` that an answer may take.
+
+    Raises:
+        AssertionError: a property fails (with hypothesis's smallest failing example), or the
+            player raises where it should answer.
+        InvalidPlayerError: ``player`` is not a player, or its spec or factory makes none.
+
+    Example:
+        >>> from abstractgames import get_game
+        >>> from abstractgames.testing import check_player
+        >>> check_player("greedy", get_game("orderchaos"), max_examples=5)
+        >>> check_player("search:depth=1", "entropy:size=5", max_examples=5)
+    """
+    properties = player_properties(
+        player, game, max_examples=max_examples, time_budget=time_budget, slack=slack
+    )
+    for name, prop in properties.items():
+        try:
+            prop()
+        except AssertionError:
+            raise
+        except Exception as error:
+            raise AssertionError(f"{name} failed for {player!r} in {game!r}: {error!r}") from error
