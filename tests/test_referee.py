@@ -13,6 +13,8 @@ from abstractgames.players import Player, PlayerFailed, Resign, UndoRequest
 from abstractgames.records import ClockSettings, GameEnd, MatchRecord, RecordError
 from abstractgames.referee import Referee
 
+from .toygame import DiceRace
+
 
 class FakeClock:
     """A time source that advances only when a player 'thinks'."""
@@ -489,3 +491,16 @@ def test_players_hear_a_resumed_game_from_its_start() -> None:
         assert player.names()[: replayed + 1] == ["game_started", *["move_played"] * replayed]
     bots = (make_player("random", game), make_player("random", game))
     assert Referee(game, bots, seed=2).play(plain).dumps() == record.dumps()
+
+
+def test_the_referee_plays_a_game_it_cannot_find_by_name() -> None:
+    game = DiceRace()  # never registered
+    players = (make_player("random", game), make_player("greedy", game))
+    record = Referee(game, players, seed=1).play()
+    assert record.finished
+    match, _ = MatchRecord.loads(record.dumps()).replay(game)
+    assert match.result() == record.result
+    with pytest.raises(RecordError, match="unknown game 'dicerace'"):
+        record.replay()
+    with pytest.raises(RecordError, match="not of get_game"):
+        record.replay(get_game("orderchaos"))

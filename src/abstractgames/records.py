@@ -179,16 +179,24 @@ class MatchRecord:
     def finished(self) -> bool:
         return self.result is not None
 
-    def make_game(self) -> Game:
-        """The game this record is of (no program named in the record is ever started)."""
+    def make_game(self, game: Game | None = None) -> Game:
+        """The game this record is of (no program named in the record is ever started).
+
+        Given ``game`` (a game not found by name, say), it is checked against the record's
+        name and parameters and returned.
+        """
+        if game is not None:
+            if game.name != self.game or game.params != self.params:
+                raise RecordError(f"this is a record of {self.game} {self.params}, not of {game!r}")
+            return game
         try:
             return get_game(self.game, **self.params)
         except AbstractGamesError as error:
             raise RecordError(f"record of an unknown game: {error}") from None
 
-    def new_match(self) -> Match:
-        """The match this record is of, before any game."""
-        game = self.make_game()
+    def new_match(self, game: Game | None = None) -> Match:
+        """The match this record is of, before any game (``game``: as for :meth:`make_game`)."""
+        game = self.make_game(game)
         if self.single:
             return SingleGameMatch(game)
         return game.new_match(correspondence=self.correspondence)
@@ -246,14 +254,17 @@ class MatchRecord:
             ) from None
         return _from_json(data)
 
-    def replay(self) -> tuple[Match, list[State]]:
+    def replay(self, game: Game | None = None) -> tuple[Match, list[State]]:
         """Check every game against the rules; return the match after its finished games, and
         the last position of each game.
+
+        ``game`` is the game the record is of, when it cannot be found by name (as for
+        :meth:`make_game`).
 
         Raises:
             RecordError: naming the game, move number and reason of the first inconsistency.
         """
-        match = self.new_match()
+        match = self.new_match(game)
         game = match.game
         finals: list[State] = []
         for index, game_record in enumerate(self.games, start=1):

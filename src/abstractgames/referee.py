@@ -178,7 +178,7 @@ class Referee:
     def _replay(self, record: MatchRecord) -> Match:
         """The match after the finished games of ``record`` (the unfinished one stays open)."""
         try:
-            match, _ = record.replay()
+            match, _ = record.replay(self.game)
         except RecordError as error:
             raise RefereeError(f"cannot continue this record: {error}") from None
         return match

@@ -276,9 +276,10 @@ def game_entry(name: str) -> GameEntry:
     Raises:
         UnknownGameError: no game has that name (the message lists the valid names).
     """
+    plugins = _plugins(GAME_GROUP)  # read once per process; warns about a plugin it ignores
     entry = _BUILTIN_GAMES.get(name) or _games.get(name)
     if entry is None and isinstance(name, str):
-        plugin = _plugins(GAME_GROUP).get(name)
+        plugin = plugins.get(name)
         if plugin is not None:
             loaded = plugin.load("game")
             origin = f"distribution {plugin.distribution}"
@@ -367,12 +368,21 @@ def parse_game_spec(spec: str) -> Game:
 
 
 def evaluation_for(game: Game) -> Evaluation | None:
-    """The evaluation the ``greedy`` player maximises in ``game``, or ``None`` if it has none."""
-    entry = game_entry(game.name)
-    if entry.evaluation is None:
+    """The evaluation the ``greedy`` player maximises in ``game``, or ``None`` if it has none
+    (also for a game the registry does not know)."""
+    entry = _entry_of(game)
+    if entry is None or entry.evaluation is None:
         return None
     evaluation: Evaluation = _resolve(entry.evaluation, game.name, entry, "evaluation")
     return evaluation
+
+
+def _entry_of(game: Game) -> GameEntry | None:
+    """The entry of the registered game ``game`` is an instance of, or ``None``."""
+    try:
+        return game_entry(game.name)
+    except UnknownGameError:
+        return None
 
 
 def solver_for(game: Game) -> Callable[..., Any]:
@@ -381,8 +391,8 @@ def solver_for(game: Game) -> Callable[..., Any]:
     Raises:
         PluginError: the game has no solver (the message lists the games that have one).
     """
-    entry = game_entry(game.name)
-    if entry.solver is None:
+    entry = _entry_of(game)
+    if entry is None or entry.solver is None:
         names = ", ".join(n for n in available_games() if _has_solver(n))
         raise PluginError(f"there is no solver for {game.name!r} (solvers: {names or 'none'})")
     solver: Callable[..., Any] = _resolve(entry.solver, game.name, entry, "solver")
@@ -439,12 +449,13 @@ def player_origin(name: str) -> str:
 
 def _player_factory(name: str) -> tuple[PlayerFactory, str] | None:
     """The factory of a named player and its origin, or ``None`` for an unknown name."""
+    plugins = _plugins(PLAYER_GROUP)  # read once per process; warns about a plugin it ignores
     target = _BUILTIN_PLAYERS.get(name)
     if target is not None:
         return import_object(target), "built in"
     if name in _players:
         return _players[name], "registered"
-    plugin = _plugins(PLAYER_GROUP).get(name)
+    plugin = plugins.get(name)
     if plugin is not None:
         return plugin.load("player"), f"distribution {plugin.distribution}"
     return None
@@ -823,8 +834,8 @@ def search_player(
         raise InvalidPlayerError(f"search option time={time!r} must be a positive number")
     if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
         raise InvalidPlayerError(f"search option depth={depth!r} must be a positive integer")
-    entry = game_entry(game.name)
-    if entry.search is None:
+    entry = _entry_of(game)
+    if entry is None or entry.search is None:
         raise InvalidPlayerError(f"there is no search player for {game.name!r}")
     factory: PlayerFactory = _resolve(entry.search, game.name, entry, "search player")
     player: Player = factory(game, time=float(time), depth=depth)
