@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 
-from abstractgames import Move, State, get_game, make_player
+from abstractgames import IllegalMoveError, Move, State, get_game, make_player
 from abstractgames.players import Player
 from abstractgames.referee import Referee
 
@@ -18,6 +18,8 @@ class CentreBot(Player):
     spec = "centre"
 
     def choose(self, state: State, rng: random.Random, time_left: float | None = None) -> Move:
+        if state.is_terminal() or state.is_chance():
+            raise IllegalMoveError(f"no move to choose in {state.position()}")
         moves = state.legal_moves()
         for move in moves:
             outcome = state.apply(move).outcome()
