@@ -202,6 +202,9 @@ def test_the_game_in_python_passes_the_conformance_kit(venv: Venv) -> None:
         print(type(game).__module__, game.initial_state().position())
     """
     assert venv.run("-c", textwrap.dedent(script)) == "abstractgames_tictactoe.game 3/3/3 x"
+    checked = venv.cli("check", "tictactoe", "-n", "10", "--player", "perfect").stdout
+    assert "game tictactoe" in checked and "player perfect" in checked
+    assert "FAIL" not in checked and checked.count("  ok   ") == 16
 
 
 # --- broken plugins -------------------------------------------------------------------------------

@@ -56,6 +56,7 @@ __all__ = [
     "PluginWarning",
     "available_games",
     "available_players",
+    "build_player",
     "describe_game",
     "describe_player",
     "evaluation_for",
@@ -533,6 +534,26 @@ def make_player(spec: str, game: Game) -> Player:
     if not isinstance(player, Player):
         raise _invalid_player(f"{text!r} made {player!r}, which is not a Player")
     player.spec = text
+    return player
+
+
+def build_player(
+    factory: PlayerFactory, game: Game, options: dict[str, Any] | None = None, *, what: str = ""
+) -> Player:
+    """Make a player from ``factory`` (a Player subclass or a function) as :func:`make_player` does.
+
+    ``factory(game, **options)``, or ``factory()`` when it takes no argument; ``what`` names it in
+    messages (default: the factory's name).
+
+    Raises:
+        InvalidPlayerError: options it does not take, a value it rejects, or no Player made.
+    """
+    from .players import Player
+
+    what = what or f"player {getattr(factory, '__qualname__', repr(factory))}"
+    player = _construct(factory, game, dict(options or {}), what, "outside")
+    if not isinstance(player, Player):
+        raise _invalid_player(f"{what} made {player!r}, which is not a Player")
     return player
 
 

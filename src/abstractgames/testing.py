@@ -43,7 +43,7 @@ from .protocol import (
     State,
     random_move,
 )
-from .registry import _construct, make_player, parse_game_spec
+from .registry import build_player, make_player, parse_game_spec
 
 __all__ = [
     "check_game",
@@ -95,8 +95,13 @@ def _snapshot(state: State) -> tuple[object, ...]:
     return (state.position(), hash(state), state.to_move, state.legal_moves(), outcome)
 
 
-def conformance_properties(game: Game, *, max_examples: int = 100) -> dict[str, Callable[[], None]]:
-    """The protocol properties for ``game``, by name; call each to run it with hypothesis."""
+def conformance_properties(
+    game: Game | str, *, max_examples: int = 100
+) -> dict[str, Callable[[], None]]:
+    """The protocol properties for ``game`` (a game or its spec), by name; call each to run it
+    with hypothesis."""
+    if isinstance(game, str):
+        game = parse_game_spec(game)
     config = settings(
         max_examples=max_examples,
         deadline=None,
@@ -253,8 +258,11 @@ def conformance_properties(game: Game, *, max_examples: int = 100) -> dict[str, 
     return {p.__name__: p for p in properties}
 
 
-def check_game(game: Game, *, max_examples: int = 100) -> None:
-    """Run every conformance property on ``game``; raise ``AssertionError`` on the first failure."""
+def check_game(game: Game | str, *, max_examples: int = 100) -> None:
+    """Run every conformance property on ``game`` (a game or its spec, e.g. ``"mygame"``); raise
+    ``AssertionError`` on the first failure."""
+    if isinstance(game, str):
+        game = parse_game_spec(game)
     for name, prop in conformance_properties(game, max_examples=max_examples).items():
         try:
             prop()
@@ -296,10 +304,7 @@ class _Seats:
         if isinstance(self.player, str):
             return make_player(self.player, self.game)
         assert callable(self.player)
-        made = _construct(self.player, self.game, {}, self.name, "outside")
-        if not isinstance(made, Player):
-            raise InvalidPlayerError(f"{self.name} made {made!r}, which is not a Player")
-        return made
+        return build_player(self.player, self.game, what=self.name)
 
     @contextlib.contextmanager
     def fresh(self) -> Iterator[Player]:
