@@ -16,6 +16,9 @@ a1, b1, …). Options, all optional:
 - ``caption="text"``: a caption under the picture.
 
 A marker that cannot be drawn stops the build with the page, the line and the reason.
+
+A line ``<!-- games -->`` becomes the table of every game the registry knows where the site is
+built (built in, and from any installed plugin), from each game's title, board and docstring.
 """
 
 from __future__ import annotations
@@ -34,11 +37,13 @@ try:
 except ImportError:  # a checkout whose package is not installed
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
-from abstractgames import AbstractGamesError, parse_game_spec
+from abstractgames import AbstractGamesError, available_games, get_game, parse_game_spec
 from abstractgames.grid import grid
+from abstractgames.registry import describe_game
 from abstractgames.svg import board_svg
 
 MARKER = re.compile(r"^(?P<indent>\s*)<!--\s*board\s+(?P<args>.*?)\s*-->\s*$")
+GAMES_MARKER = re.compile(r"^\s*<!--\s*games\s*-->\s*$")
 FENCE = re.compile(r"^\s*(?P<fence>`{3,}|~{3,})")
 OPTIONS = ("highlight", "marks", "size", "caption")
 
@@ -61,6 +66,9 @@ def render_markers(markdown: str, where: str = "<page>") -> str:
         if opening:
             fence = opening["fence"]
             continue
+        if GAMES_MARKER.match(line):
+            lines[number] = games_table()
+            continue
         marker = MARKER.match(line)
         if marker:
             try:
@@ -69,6 +77,22 @@ def render_markers(markdown: str, where: str = "<page>") -> str:
                 raise PluginError(f"{where}, line {number + 1}: {line.strip()}: {error}") from None
             lines[number] = "\n".join(marker["indent"] + part for part in figure.split("\n"))
     return "\n".join(lines)
+
+
+def games_table() -> str:
+    """A Markdown table of every game the registry knows (a plugin's too, when installed)."""
+    infos = [describe_game(name) for name in available_games()]
+    plugins = any(info.origin != "built in" for info in infos)
+    header = ["Game", "Name", "Board", "Parameters", "In one line"] + (["From"] if plugins else [])
+    rows = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for info in infos:
+        game = get_game(info.name)
+        cells = game.initial_state().cells() if game.board_width else ""
+        board = f"{game.board_width}×{len(cells) // game.board_width}" if cells else "-"
+        params = ", ".join(f"`{key}={value}`" for key, value in info.params.items()) or "-"
+        row = [info.title, f"`{info.name}`", board, params, info.summary]
+        rows.append("| " + " | ".join(row + ([info.origin] if plugins else [])) + " |")
+    return "\n".join(rows)
 
 
 def diagram(args: str) -> str:

@@ -357,3 +357,15 @@ def test_register_game_without_packaging(tmp_path: Path) -> None:
     assert "Result: " in run("play", "tictactoe", "-1", "random", "-2", "greedy", "--seed", "3")
     table = run("arena", "tictactoe", "--players", "random", "greedy", "-n", "2", "-j", "2", "-q")
     assert "greedy" in table
+
+
+def test_the_docs_list_the_installed_game(venv: Venv) -> None:
+    hooks = ROOT / "docs"
+    code = (
+        f"import sys; sys.path.insert(0, {str(hooks)!r}); import hooks; print(hooks.games_table())"
+    )
+    table = venv.run("-c", code).splitlines()
+    assert table[0].endswith("| In one line | From |")
+    (row,) = [line for line in table if "`tictactoe`" in line]
+    assert "| 3×3 |" in row and row.endswith(f"| {DISTRIBUTION} |")
+    assert any("`entropy`" in line and line.endswith("| built in |") for line in table)

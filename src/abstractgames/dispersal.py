@@ -415,7 +415,9 @@ def _occurrences(node: _Node) -> int:
 
 
 class DispersalGame(Game):
-    """Carreno's dispersal Entropy on 5×5 (``get_game("dispersal", max_plies=200)``).
+    """Each side tries to spread its pieces so that each touches only enemy pieces.
+
+    Carreno's dispersal Entropy on 5×5 (``get_game("dispersal", max_plies=200)``).
 
     Args:
         max_plies: the game is drawn when this many plies (passes included) have been played
@@ -427,6 +429,7 @@ class DispersalGame(Game):
     """
 
     name = "dispersal"
+    title = "Augustine Carreno's dispersal Entropy"
     roles = ROLES
     board_width = GRID.width
     piece_colours = MappingProxyType({SIDE_O: "white", SIDE_S: "black"})

@@ -109,9 +109,14 @@ _set = object.__setattr__
 
 
 class OrderChaosGame(Game):
-    """Order and Chaos, 6×6, original rules (``get_game("orderchaos")``); it has no parameters."""
+    """Both place X or O; Order wants five (or six) in a row, Chaos a full board without.
+
+    Order and Chaos on 6×6 with the original rules (``get_game("orderchaos")``); it has no
+    parameters.
+    """
 
     name = "orderchaos"
+    title = "Stephen Sniderman's Order and Chaos"
     roles = (ORDER, CHAOS)
     max_length = SIZE
     board_width = GRID.width
