@@ -33,7 +33,7 @@ from abstractgames.protocol import InvalidMoveError, Move, State
 from abstractgames.records import MatchRecord
 from abstractgames.referee import Referee
 
-from .test_engines import Interrupting, StopAt, assert_reaped, command
+from .conftest import Interrupting, StopAt, assert_reaped, command
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="external programs need POSIX")
 

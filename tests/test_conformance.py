@@ -7,6 +7,8 @@ import pytest
 from abstractgames import available_games, get_game, parse_game_spec
 from abstractgames.testing import conformance_properties
 
+from .conftest import examples
+
 VARIANTS = {
     "entropy": ["entropy:size=5"],
     "dispersal": ["dispersal:max_plies=12", "dispersal:max_plies=1"],
@@ -18,4 +20,4 @@ PROPERTIES = sorted(conformance_properties(get_game("orderchaos")))
 @pytest.mark.parametrize("prop", PROPERTIES)
 @pytest.mark.parametrize("spec", SPECS)
 def test_conformance(spec: str, prop: str) -> None:
-    conformance_properties(parse_game_spec(spec), max_examples=60)[prop]()
+    conformance_properties(parse_game_spec(spec), max_examples=examples(60))[prop]()

@@ -8,7 +8,7 @@ import random
 import re
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from abstractgames import (
@@ -39,6 +39,7 @@ from abstractgames.grid import QUEEN_DIRECTIONS, grid
 from abstractgames.testing import playout, states
 
 from . import dispersal_reference as reference
+from .conftest import examples
 
 GAME = get_game("dispersal")
 GRID = grid(5, 5)
@@ -552,9 +553,7 @@ def test_a_fresh_slide_equal_to_a_legal_one_is_accepted() -> None:
 
 # --- against the plain reference ------------------------------------------------------------------
 
-QUICK = settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
-)
+QUICK = settings(max_examples=examples(150))
 
 
 def assert_same(state: DispersalState, ref: reference.Game) -> None:
@@ -619,7 +618,7 @@ def test_random_positions_match_the_reference(position: str, rng: random.Random)
     lockstep(position, rng, rng.randint(1, 60))
 
 
-@settings(QUICK, max_examples=60)
+@settings(max_examples=examples(60))
 @given(positions())
 def test_apply_accepts_exactly_the_reference_moves(position: str) -> None:
     state = GAME.from_position(position)
@@ -645,7 +644,7 @@ def test_apply_accepts_exactly_the_reference_moves(position: str) -> None:
         assert legal == {"pass"}, position
 
 
-@settings(max_examples=200, deadline=None, database=None)
+@settings(max_examples=examples(200))
 @given(states(GAME))
 def test_reachable_states_match_the_reference(state: DispersalState) -> None:
     board = reference.parse_board(state.position().split()[0])

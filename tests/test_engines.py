@@ -7,7 +7,6 @@ import io
 import os
 import random
 import re
-import shlex
 import signal
 import subprocess
 import sys
@@ -30,23 +29,24 @@ from abstractgames.engines.agp import (
 )
 from abstractgames.engines.external import ExternalPlayer
 from abstractgames.engines.process import Process, ProcessEnded, ProcessError, ProcessTimeout
-from abstractgames.players import InvalidPlayerError, Player, SeededRandom
-from abstractgames.protocol import Move, State
+from abstractgames.players import InvalidPlayerError, SeededRandom
 from abstractgames.records import ClockSettings, GameEnd, MatchRecord
 from abstractgames.referee import Referee, chance_rng, player_rng
+
+from .conftest import (
+    Interrupting,
+    StopAt,
+    assert_reaped,
+    command,
+    is_gone,
+    our_engine,
+    wait_gone,
+)
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="external programs need POSIX")
 
 ENGINES = Path(__file__).parent / "engines"
 BAD_ENGINE = ENGINES / "bad_engine.py"
-
-
-def command(*argv: object) -> str:
-    return shlex.join(str(a) for a in argv)
-
-
-def our_engine(bot: str) -> str:
-    return "engine:" + command(sys.executable, "-m", "abstractgames", "engine", "--player", bot)
 
 
 def bad_engine(mode: str, at: int, pidfile: Path, timeout: float = 1.0) -> str:
@@ -56,67 +56,8 @@ def bad_engine(mode: str, at: int, pidfile: Path, timeout: float = 1.0) -> str:
     return f"engine:{options}:" + command(sys.executable, BAD_ENGINE, *args)
 
 
-def is_gone(pid: int) -> bool:
-    """Whether a process no longer runs (a zombie left to init counts as gone)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return True
-    except OSError:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return True
-        return False
-    return stat.rpartition(")")[2].split()[0] in ("Z", "X")
-
-
-def wait_gone(pid: int, seconds: float = 5.0) -> bool:
-    """Whether a process that is not our child (so cannot be waited for) is gone within
-    ``seconds``: a killed process takes a moment to die on a busy machine."""
-    deadline = time.monotonic() + seconds
-    while not is_gone(pid):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.01)
-    return True
-
-
-def assert_reaped(pid: int) -> None:
-    """Our own child: gone, and already waited for (not a zombie of ours)."""
-    with pytest.raises(ChildProcessError):
-        os.waitpid(pid, os.WNOHANG)
-    assert is_gone(pid)
-
-
 def moves_of(record: MatchRecord) -> list[list[str]]:
     return [[m.move for m in g.moves] for g in record.games]
-
-
-class Interrupting(Player):
-    """Plays the first legal move, and presses Ctrl-C once two pieces are on the board."""
-
-    spec = "random"
-
-    def choose(self, state: State, rng: random.Random, time_left: float | None = None) -> Move:
-        if len(state.cells().replace(".", "")) >= 2:
-            raise KeyboardInterrupt
-        return state.legal_moves()[0]
-
-
-class StopAt(Player):
-    """Plays at random, and presses Ctrl-C when asked for its ``at``-th move."""
-
-    spec = "random"
-
-    def __init__(self, at: int) -> None:
-        self.at = at
-
-    def choose(self, state: State, rng: random.Random, time_left: float | None = None) -> Move:
-        self.at -= 1
-        if self.at == 0:
-            raise KeyboardInterrupt
-        return rng.choice(state.legal_moves())
 
 
 SPY = (

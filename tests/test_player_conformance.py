@@ -20,6 +20,7 @@ from abstractgames.players import InvalidPlayerError, Player
 from abstractgames.registry import describe_player, outside_code
 from abstractgames.testing import check_player, player_properties
 
+from .conftest import examples
 from .toygame import DiceRace, Pass, RaceState, Roll
 
 # --- every registered player in every registered game ---------------------------------------------
@@ -47,8 +48,8 @@ PROPERTIES = sorted(player_properties(PLAYERS[0], GAMES[0]))
 @pytest.mark.parametrize("player", PLAYERS)
 @pytest.mark.parametrize("game", GAMES)
 def test_player_conformance(game: str, player: str, prop: str) -> None:
-    # 100 examples a property (5 for the time budget): about 0.3 s each.
-    player_properties(player, game, max_examples=100)[prop]()
+    # 150 examples a property (5 for the time budget).
+    player_properties(player, game, max_examples=examples(150))[prop]()
 
 
 # --- the kit catches broken players ---------------------------------------------------------------

@@ -5,12 +5,9 @@ from __future__ import annotations
 import random
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from abstractgames import (
     IllegalMoveError,
-    State,
     available_players,
     get_game,
     make_player,
@@ -18,29 +15,6 @@ from abstractgames import (
 )
 from abstractgames.players import InvalidPlayerError, Player
 from abstractgames.registry import _players as registered_players
-from abstractgames.testing import states
-
-GAMES_WITH_GREEDY = ["orderchaos"]
-
-
-@pytest.mark.parametrize("name", ["random", "greedy"])
-@pytest.mark.parametrize("game_name", GAMES_WITH_GREEDY)
-def test_players_choose_legal_moves_without_mutating(name: str, game_name: str) -> None:
-    game = get_game(game_name)
-    player = make_player(name, game)
-
-    @settings(max_examples=150, deadline=None)
-    @given(states(game), st.integers(0, 2**32))
-    def check(state: State, seed: int) -> None:
-        if state.is_terminal() or state.is_chance():
-            return
-        before = state.position()
-        move = player.choose(state, random.Random(seed))
-        assert move in state.legal_moves()
-        assert state.position() == before
-        assert player.choose(state, random.Random(seed)) == move  # reproducible
-
-    check()
 
 
 def test_players_refuse_finished_games() -> None:

@@ -6,7 +6,7 @@ import random
 import time
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from abstractgames import IllegalMoveError, State, get_game, make_player
@@ -17,15 +17,15 @@ from abstractgames.players.dispersal import WIN_VALUE, DispersalSearch, evaluate
 from abstractgames.solvers.dispersal import Solution, solve
 from abstractgames.testing import states
 
+from .conftest import examples
+
 GAME = get_game("dispersal")
 FIG3 = "S1O1O/O1SOS/S4/OOSSO/S4"
 FIG4 = "SOSOS/1S3/O1O1O/2S2/SOSO1"
 FIG5 = "SOSOS/4O/O1S1O/5/SOSOS"
 PUZZLE = "S1OSO/O3S/O3O/1O2S/SSS1O O"  # "O is to play and win"
 
-QUICK = settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
-)
+QUICK = settings(max_examples=examples(150))
 
 
 def position(text: str, game: DispersalGame = GAME) -> DispersalState:
@@ -67,27 +67,7 @@ def wins_after(state: DispersalState, attacker: str, turns: int) -> bool:
     return turns > 0 and forced_win(state, turns)
 
 
-# --- every bot: legal, pure, reproducible ---------------------------------------------------------
-
-BOTS = ["greedy", "search:depth=1", "search:depth=2"]
-
-
-@pytest.mark.parametrize("spec", BOTS)
-def test_bots_choose_legal_moves_without_mutating(spec: str) -> None:
-    player = make_player(spec, GAME)
-
-    @QUICK
-    @given(states(GAME, max_plies=60), st.integers(0, 2**32))  # mostly games still going on
-    def check(state: State, seed: int) -> None:
-        if state.is_terminal():
-            return
-        before = (state.position(), state.ply, state.outcome())
-        move = player.choose(state, random.Random(seed))
-        assert move in state.legal_moves()
-        assert (state.position(), state.ply, state.outcome()) == before
-        assert player.choose(state, random.Random(seed)) == move
-
-    check()
+# --- reproducible (legal, pure moves: tests/test_player_conformance.py) ---------------------------
 
 
 def test_search_is_reproducible_for_a_seed_and_depth() -> None:
@@ -336,7 +316,7 @@ def test_solve_knows_the_history() -> None:
     assert player.last is not None and player.last.mate_in is None
 
 
-@settings(QUICK, max_examples=100)
+@settings(max_examples=examples(100))
 @given(played(), st.integers(1, 4))
 def test_solve_agrees_with_the_plain_reference(state: DispersalState, turns: int) -> None:
     if state.outcome() is not None or len(state.legal_moves()) ** turns > 10**5:

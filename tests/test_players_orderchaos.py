@@ -6,13 +6,10 @@ import random
 import time
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from abstractgames import State, get_game, make_player
 from abstractgames.orderchaos import WINDOWS, WINDOWS_THROUGH, OrderChaosState
 from abstractgames.players.orderchaos import OrderChaosSearch
-from abstractgames.testing import states
 
 GAME = get_game("orderchaos")
 FULL = (1 << 36) - 1
@@ -73,22 +70,6 @@ def test_search_is_the_search_player() -> None:
     assert isinstance(bot, OrderChaosSearch)
     assert bot.spec == "search:depth=1"
     assert isinstance(make_player("search:time=0.5", GAME), OrderChaosSearch)
-
-
-def test_search_chooses_legal_moves_without_mutating() -> None:
-    bot = OrderChaosSearch(GAME, depth=1)
-
-    @settings(max_examples=200, deadline=None)
-    @given(states(GAME), st.integers(0, 2**32))
-    def check(state: State, seed: int) -> None:
-        if state.is_terminal():
-            return
-        before = state.position()
-        move = bot.choose(state, random.Random(seed))
-        assert move in state.legal_moves()
-        assert state.position() == before
-
-    check()
 
 
 def test_search_is_legal_along_random_games() -> None:
