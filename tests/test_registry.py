@@ -271,6 +271,28 @@ def test_a_bot_from_a_file_plays_from_the_command_line_and_in_the_arena(tmp_path
     assert ["random", "vs", spec, "4"] in [row[:4] for row in rows]  # all 4 games played
 
 
+def test_a_bot_from_a_file_serves_as_an_engine_and_a_codecup_program(bot_file: Path) -> None:
+    engine = subprocess.run(
+        [sys.executable, "-m", "abstractgames", "engine", "--player", f"{bot_file}:FirstBot"],
+        input="agp 1\ngame orderchaos\nposition startpos\ngo timeout 5\nquit\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert engine.returncode == 0, engine.stderr
+    assert engine.stdout.splitlines()[0] == f"id name abstractgames {bot_file}:FirstBot"
+    assert engine.stdout.splitlines()[-1] == "move X@a1"
+    codecup = subprocess.run(
+        [sys.executable, "-m", "abstractgames", "codecup", "--player", f"{bot_file}:FirstBot"],
+        input="Start\n3\nQuit\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert codecup.returncode == 0, codecup.stderr
+    assert codecup.stdout.splitlines() == ["Aa"]  # the first empty square, a1
+
+
 # --- registrations reach the arena's worker processes ---------------------------------------------
 
 

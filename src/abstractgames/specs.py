@@ -39,22 +39,28 @@ def parse_value(text: str) -> Any:
 
 
 def parse_options(
-    text: str, *, context: str = "the spec", error: type[Exception] = ValueError
+    text: str,
+    *,
+    context: str = "the spec",
+    error: type[Exception] = ValueError,
+    value: Callable[[str], Any] = parse_value,
 ) -> dict[str, Any]:
     """Read ``key=value,key=value`` into a dict; raise ``error`` naming ``context`` if malformed.
+
+    Each value is read by ``value`` (:func:`parse_value`; ``str`` keeps the text as it is).
 
     >>> parse_options("depth=3", context="player 'search:depth=3'")
     {'depth': 3}
     """
     options: dict[str, Any] = {}
     for item in filter(None, (part.strip() for part in text.split(","))):
-        key, eq, value = item.partition("=")
+        key, eq, text_value = item.partition("=")
         key = key.strip()
         if not eq or not key.isidentifier():
             raise error(f"bad option {item!r} in {context}: use key=value")
         if key in options:
             raise error(f"option {key!r} is given twice in {context}")
-        options[key] = parse_value(value.strip())
+        options[key] = value(text_value.strip())
     return options
 
 

@@ -33,6 +33,7 @@ from typing import Any
 
 from ..players import InvalidPlayerError, Player, PlayerFailed
 from ..protocol import Game, Move, State
+from ..specs import parse_options
 from .process import Process, ProcessError
 
 __all__ = [
@@ -68,11 +69,8 @@ def parse_command(kind: str, argument: str) -> tuple[dict[str, str], list[str]]:
     if text.startswith(":"):
         text = rest
     elif colon and _OPTIONS.match(head):
-        for item in filter(None, (part.strip() for part in head.split(","))):
-            key, eq, value = item.partition("=")
-            if not eq:
-                raise InvalidPlayerError(f"bad option {item!r} for {kind}: use key=value")
-            options[key.strip()] = value.strip()
+        context = f"{kind} options {head.strip()!r}"
+        options = parse_options(head, context=context, error=InvalidPlayerError, value=str)
         text = rest
     try:
         argv = shlex.split(text)
