@@ -467,3 +467,20 @@ def test_a_plugin_player_that_clashes_is_ignored(site: Path) -> None:
     with pytest.warns(PluginWarning, match="player 'greedy' of distribution clash 1.0 is ignored"):
         assert "greedy" in available_players()
     assert type(make_player("greedy", get_game("orderchaos"))).__name__ == "GreedyPlayer"
+
+
+def test_unreadable_plugin_metadata_never_hides_the_built_in_games(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def broken(**kwargs: object) -> object:
+        raise ValueError("bad entry_points.txt")
+
+    monkeypatch.setattr("abstractgames.registry.metadata.entry_points", broken)
+    refresh_plugins()
+    try:
+        with pytest.warns(PluginWarning, match="cannot be read: ValueError: bad entry_points"):
+            assert available_games() == ("dispersal", "entropy", "orderchaos")
+        assert get_game("entropy").name == "entropy"
+    finally:
+        monkeypatch.undo()
+        refresh_plugins()

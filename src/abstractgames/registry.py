@@ -208,7 +208,11 @@ def _plugins(group: str) -> dict[str, _Plugin]:
     builtin = _BUILTIN_GAMES if group == GAME_GROUP else _BUILTIN_PLAYERS
     what = "game" if group == GAME_GROUP else "player"
     found: dict[str, _Plugin] = {}
-    points = metadata.entry_points(group=group)
+    try:
+        points = metadata.entry_points(group=group)
+    except Exception as error:  # damaged metadata of some installed distribution
+        _warn(f"the installed {what}s from plugins cannot be read: {_describe(error)}")
+        return found
     for point in sorted(points, key=lambda p: (_distribution(p), p.name)):
         plugin = _Plugin(point, _distribution(point))
         if not _NAME.match(point.name):
