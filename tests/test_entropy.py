@@ -7,7 +7,7 @@ import random
 from collections import Counter
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from abstractgames import (
@@ -38,6 +38,7 @@ from abstractgames.entropy import (
 from abstractgames.protocol import Match, MatchError, MatchResult
 from abstractgames.testing import playout, states
 
+from .conftest import examples
 from .entropy_reference import (
     reference_board_score,
     reference_line_score,
@@ -46,12 +47,7 @@ from .entropy_reference import (
 
 GAME = EntropyGame()
 GAME5 = EntropyGame(size=5)
-SETTINGS = settings(
-    max_examples=60,
-    deadline=None,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+SETTINGS = settings(max_examples=examples(60))
 
 # Seed 003's table (Estonian rules): every pattern with its score. Letters are distinct colours.
 SEED_TABLE = {
@@ -729,8 +725,8 @@ FULL_301 = "PPPPPPP/BBBBBBB/RRRRRRR/KYGWGYK/KYGWGYK/WKYGYKW/GWKWYWG"
 def test_match_roles_and_winner() -> None:
     match = GAME.new_match()
     assert isinstance(match, Match)
-    assert match == EntropyMatch()
-    assert GAME5.new_match(correspondence=True) == EntropyMatch(size=5, correspondence=True)
+    assert match == EntropyMatch(GAME)
+    assert GAME5.new_match(time_loss_forfeits=True) == EntropyMatch(GAME5, time_loss_forfeits=True)
     assert match.game == GAME
     assert match.game_number == 1
     assert (match.role_of(1), match.role_of(2)) == ("chaos", "order")
@@ -758,35 +754,37 @@ def test_match_roles_and_winner() -> None:
 
 
 def test_match_player_2_wins_and_draws() -> None:
-    match = EntropyMatch().record_game(finished(FULL_539)).record_game(finished(FULL_301))
+    match = EntropyMatch(GAME).record_game(finished(FULL_539)).record_game(finished(FULL_301))
     result = match.result()
     assert result is not None
     assert result.winner == 2
     assert result.scores == (301, 539)
-    match = EntropyMatch().record_game(finished(FULL_301)).record_game(finished(FULL_301))
+    match = EntropyMatch(GAME).record_game(finished(FULL_301)).record_game(finished(FULL_301))
     assert match.result() == MatchResult(None, "both players scored 301 as Order", (301, 301))
 
 
 def test_match_resignation_ends_it_at_once() -> None:
-    match = EntropyMatch().record_game(finished(FULL_301)).resign(1)
+    match = EntropyMatch(GAME).record_game(finished(FULL_301)).resign(1)
     assert match.is_over()
     assert match.result() == MatchResult(2, "player 1 resigned", (None, 301))
     with pytest.raises(MatchError, match="already over"):
         match.resign(2)
     with pytest.raises(MatchError, match="the match is over"):
         match.record_game(finished(FULL_301))
-    assert EntropyMatch().resign(2).result() == MatchResult(1, "player 2 resigned", (None, None))
+    assert EntropyMatch(GAME).resign(2).result() == MatchResult(
+        1, "player 2 resigned", (None, None)
+    )
 
 
-def test_match_time_loss_only_in_correspondence() -> None:
+def test_match_time_loss_only_where_it_forfeits() -> None:
     with pytest.raises(MatchError, match="keeps playing by timeout moves"):
-        EntropyMatch().lose_on_time(1)
-    match = EntropyMatch(correspondence=True).lose_on_time(2)
+        EntropyMatch(GAME).lose_on_time(1)
+    match = EntropyMatch(GAME, time_loss_forfeits=True).lose_on_time(2)
     assert match.result() == MatchResult(1, "player 2 ran out of time", (None, None))
 
 
 def test_match_refuses_bad_events() -> None:
-    match = EntropyMatch()
+    match = EntropyMatch(GAME)
     with pytest.raises(MatchError, match="not over"):
         match.record_game(GAME.initial_state())
     with pytest.raises(MatchError, match="is not a state of"):
@@ -797,12 +795,15 @@ def test_match_refuses_bad_events() -> None:
         match.role_of(1, game_number=3)
     with pytest.raises(MatchError, match="roles are"):
         match.player_of("referee")
-    with pytest.raises(ValueError, match="size"):
-        EntropyMatch(size=6)
+    with pytest.raises(ValueError, match="played in Entropy, not in get_game"):
+        EntropyMatch(get_game("orderchaos"))  # type: ignore[arg-type]
+    with pytest.raises(InvalidParameterError, match="size"):
+        get_game("entropy", size=6)
 
 
 def test_match_5x5_and_immutability() -> None:
-    match = EntropyMatch(size=5)
+    match = EntropyMatch(GAME5)
+    assert match.size == 5
     final = play(GAME5, 4)[-1]
     after = match.record_game(final)
     assert match.order_scores == ()

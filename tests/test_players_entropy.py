@@ -6,12 +6,11 @@ import random
 import time
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings
 
-from abstractgames import IllegalMoveError, State, get_game, random_move
+from abstractgames import IllegalMoveError, State, get_game, make_player, random_move
 from abstractgames.entropy import EntropyGame, EntropyState, line_score, score_board
-from abstractgames.players import Player, make_player
+from abstractgames.players import Player
 from abstractgames.players.entropy import (
     WEIGHTS,
     EntropySearch,
@@ -23,14 +22,10 @@ from abstractgames.players.entropy import (
 )
 from abstractgames.testing import playout, states
 
+from .conftest import examples
+
 GAME = EntropyGame()
 GAME5 = EntropyGame(size=5)
-SETTINGS = settings(
-    max_examples=120,
-    deadline=None,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
 NO_SHAPE = Weights(potential=0.0, segment=0.0, hole=0.0, guarantee=0.0)
 
 
@@ -51,7 +46,7 @@ def best_scores(state: EntropyState) -> set[str]:
     return {move for score, move in scored if score == best}
 
 
-# --- every bot: legal, non-mutating, reproducible -------------------------------------------------
+# --- deeper searches (depths 1 and 2 of every bot: tests/test_player_conformance.py) --------------
 
 
 def check_player(player: Player, state: State, seed: int) -> None:
@@ -60,21 +55,6 @@ def check_player(player: Player, state: State, seed: int) -> None:
     assert move in state.legal_moves()
     assert (state.position(), state.legal_moves(), state.describe()) == before
     assert player.choose(state, random.Random(seed)) == move
-
-
-@pytest.mark.parametrize("game", [GAME5, GAME], ids=["5x5", "7x7"])
-def test_bots_choose_legal_moves_without_mutating(game: EntropyGame) -> None:
-    players = [make_player(spec, game) for spec in ("greedy", "search:depth=1", "search:depth=2")]
-
-    @SETTINGS
-    @given(states(game), st.integers(0, 2**32))
-    def check(state: State, seed: int) -> None:
-        if state.is_terminal() or state.is_chance():
-            return
-        for player in players:
-            check_player(player, state, seed)
-
-    check()
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -153,7 +133,7 @@ def test_line_values() -> None:
     assert line_value("RK.....", bag=empty_bag) < line_value("RK.....")
 
 
-@settings(SETTINGS, max_examples=40)
+@settings(max_examples=examples(40))
 @given(states(GAME5))
 def test_position_value_is_the_score_plus_the_lines_shape(state: EntropyState) -> None:
     assert position_value(state, NO_SHAPE) == state.score()
@@ -174,7 +154,7 @@ def test_evaluate_finished_games_and_roles() -> None:
         evaluate(get_game("orderchaos").initial_state(), "order")
 
 
-@settings(SETTINGS, max_examples=40)
+@settings(max_examples=examples(40))
 @given(states(GAME))
 def test_order_replies_equal_a_full_recount(state: EntropyState) -> None:
     """The search values Order's best reply incrementally; a recount gives the same."""

@@ -320,7 +320,7 @@ def test_entropy_live_timeouts_and_clock_reset_at_the_swap() -> None:
     assert replayed.result() == record.result
 
 
-def test_entropy_correspondence_time_loses_the_match() -> None:
+def test_entropy_correspondence_time_loss_forfeits_the_match() -> None:
     game = get_game("entropy", size=5)
     clock = FakeClock()
     record = Referee(
@@ -328,7 +328,7 @@ def test_entropy_correspondence_time_loses_the_match() -> None:
         (LastMove(clock, 0.1), LastMove(clock, 4.0)),
         seed=4,
         clock=ClockSettings(10),
-        correspondence=True,
+        time_loss_forfeits=True,
         time_source=clock,
     ).play()
     assert record.result is not None

@@ -264,9 +264,12 @@ def _make_players(game: Game, specs: tuple[str, str], console: Any) -> tuple[Pla
     help="Each player's time per game, e.g. 300+2.",
 )
 @click.option(
+    "--time-loss-forfeits",
     "--correspondence",
+    "time_loss_forfeits",
     is_flag=True,
-    help="Running out of time loses the match (Entropy's correspondence rule).",
+    help="Running out of time loses the match (correspondence play), also in a game whose live "
+    "rules make the moves of a player out of time.",
 )
 @click.option("--single", is_flag=True, help="Play one game even where a match has more.")
 @click.option(
@@ -284,7 +287,7 @@ def play(
     seed: int | None,
     record_path: str | None,
     clock: Any,
-    correspondence: bool,
+    time_loss_forfeits: bool,
     single: bool,
     resume_path: str | None,
     no_color: bool,
@@ -324,7 +327,7 @@ def play(
                     )
             specs = (player1 or record.players[0], player2 or record.players[1])
             seed, clock = record.seed, record.clock
-            correspondence, single = record.correspondence, record.single
+            time_loss_forfeits, single = record.time_loss_forfeits, record.single
             record_path = record_path or resume_path
         else:
             if game is None:
@@ -339,7 +342,7 @@ def play(
             players,
             seed=seed,
             clock=clock,
-            correspondence=correspondence,
+            time_loss_forfeits=time_loss_forfeits,
             single=single,
             observer=TerminalObserver(console, players, verbose=verbose or humans),
         )

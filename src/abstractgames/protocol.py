@@ -161,12 +161,13 @@ class Game(abc.ABC):
         read the text at all.
         """
 
-    def new_match(self, *, correspondence: bool = False) -> Match:
+    def new_match(self, *, time_loss_forfeits: bool = False) -> Match:
         """A fresh match between player 1 and player 2 under this game's match rules.
 
         The default is one game, player 1 in ``roles[0]``; a game whose rules play several games
-        (Entropy: two, roles swapped) returns its own :class:`Match`. ``correspondence`` selects the
-        rule where running out of time loses the match (for games that distinguish it).
+        (e.g. two with the roles swapped) returns its own :class:`Match`. ``time_loss_forfeits``
+        selects the rule where running out of time loses the whole match (correspondence play),
+        for games whose live rules make moves for a player out of time instead.
         """
         return SingleGameMatch(self)
 

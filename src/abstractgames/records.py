@@ -44,7 +44,8 @@ __all__ = [
 ]
 
 RECORD_FORMAT = "abstractgames-record"
-RECORD_VERSION = 1
+RECORD_VERSION = 2
+"""The version written; version 1 (where ``time_loss_forfeits`` was ``correspondence``) is read."""
 
 
 class RecordError(AbstractGamesError, ValueError):
@@ -170,7 +171,7 @@ class MatchRecord:
     players: tuple[str, str]
     seed: int
     clock: ClockSettings | None = None
-    correspondence: bool = False
+    time_loss_forfeits: bool = False
     single: bool = False
     games: list[GameRecord] = attrs.Factory(list)
     result: MatchResult | None = None
@@ -199,7 +200,7 @@ class MatchRecord:
         game = self.make_game(game)
         if self.single:
             return SingleGameMatch(game)
-        return game.new_match(correspondence=self.correspondence)
+        return game.new_match(time_loss_forfeits=self.time_loss_forfeits)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -212,7 +213,7 @@ class MatchRecord:
             "clock": None
             if self.clock is None
             else {"seconds": self.clock.seconds, "increment": self.clock.increment},
-            "correspondence": self.correspondence,
+            "time_loss_forfeits": self.time_loss_forfeits,
             "single": self.single,
             "games": [g.to_json() for g in self.games],
             "result": None
@@ -371,7 +372,7 @@ def _from_json(data: Any) -> MatchRecord:
     if _field(data, "format", str, where) != RECORD_FORMAT:
         raise RecordError(f"not an abstractgames record (format {data['format']!r})")
     version = _field(data, "version", int, where)
-    if version != RECORD_VERSION:
+    if version not in (1, RECORD_VERSION):
         raise RecordError(
             f"record format version {version} is not supported (this is version {RECORD_VERSION})"
         )
@@ -390,7 +391,9 @@ def _from_json(data: Any) -> MatchRecord:
         players=(players[0], players[1]),
         seed=_field(data, "seed", int, where),
         clock=clock,
-        correspondence=_field(data, "correspondence", bool, where),
+        time_loss_forfeits=_field(
+            data, "correspondence" if version == 1 else "time_loss_forfeits", bool, where
+        ),
         single=_field(data, "single", bool, where),
     )
     for index, game_data in enumerate(_field(data, "games", list, where), start=1):

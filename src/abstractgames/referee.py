@@ -115,7 +115,8 @@ class Referee:
         players: player 1 (who makes the first move of the first game) and player 2.
         seed: the seed of every random choice; a random one is picked (and recorded) if ``None``.
         clock: each player's time per game, or ``None`` for no clock.
-        correspondence: running out of time loses the match even where the game has timeout moves.
+        time_loss_forfeits: running out of time loses the match even where the game has timeout
+            moves (correspondence play).
         single: play one game even where the game's match has more (Entropy's two).
         time_source: seconds as a float, monotonic (tests pass a fake one).
         observer: told about every event.
@@ -128,7 +129,7 @@ class Referee:
         *,
         seed: int | None = None,
         clock: ClockSettings | None = None,
-        correspondence: bool = False,
+        time_loss_forfeits: bool = False,
         single: bool = False,
         time_source: Callable[[], float] = time.monotonic,
         observer: Observer | None = None,
@@ -137,7 +138,7 @@ class Referee:
         self.players = players
         self.seed = random.SystemRandom().randrange(2**32) if seed is None else seed
         self.clock = clock
-        self.correspondence = correspondence
+        self.time_loss_forfeits = time_loss_forfeits
         self.single = single
         self.time_source = time_source
         self.observer = observer or Observer()
@@ -150,7 +151,7 @@ class Referee:
             players=(self.players[0].spec, self.players[1].spec),
             seed=self.seed,
             clock=self.clock,
-            correspondence=self.correspondence,
+            time_loss_forfeits=self.time_loss_forfeits,
             single=self.single,
         )
 
@@ -275,7 +276,7 @@ class Referee:
         self, live: _GameInProgress, match: Match, state: State, player: int, spent: float
     ) -> Match | None:
         live.clocks[player - 1] = 0.0
-        timeout_move = None if self.correspondence else self.game.timeout_move(state)
+        timeout_move = None if self.time_loss_forfeits else self.game.timeout_move(state)
         if timeout_move is None:
             reason = f"player {player} ran out of time"
             return self._end(live, match, GameEnd("out of time", player, reason))

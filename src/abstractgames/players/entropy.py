@@ -29,10 +29,24 @@ from __future__ import annotations
 
 import random
 import time as _time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from itertools import chain
+from operator import getitem
 from typing import NamedTuple
 
-from ..entropy import CHAOS, ORDER, PASS, EntropyState, Placement, Slide, _variant
+from ..entropy import (
+    CHAOS,
+    EMPTY,
+    ORDER,
+    PASS,
+    EntropyState,
+    Placement,
+    Slide,
+    line_code,
+    line_codes,
+    line_occupancy,
+    size_tables,
+)
 from ..protocol import Game, IllegalMoveError, Move, State
 from . import Player
 
@@ -142,51 +156,64 @@ class _LineValues(dict[int, float]):
         return value
 
 
+# Slides along one line, by origin: (origin's index along the line, the indices it goes to).
+_Slides = tuple[tuple[int, tuple[int, ...]], ...]
+# By line, then by the line's occupancy: a pair of ints for each slide of _Tables.line_slides.
+_PerSlide = list[list[tuple[tuple[int, int], ...]]]
+
+
 class _Tables:
-    """Everything precomputed for one board size."""
+    """Everything precomputed for one board size: the game's tables and the bots' own.
+
+    Tables indexed by a line's occupancy bits ``occ`` name squares by their index along the line.
+    """
 
     def __init__(self, size: int) -> None:
         n = size
-        v = _variant(size)
+        game = size_tables(size)
         self.size = n
         self.squares = n * n
-        self.scores: bytes = v.line_scores
+        self.scores: bytes = game.line_scores
         self.features = _FeatureCache(n, self.scores)
-        self.colour_value = {c: i + 1 for i, c in enumerate(v.colours)} | {".": 0}
-        self.colours = v.colours
-        self.placements = v.placements
-        self.slides = v.slides
-        # targets[occupancy][i]: the empty squares a counter on square i of a line can slide to.
-        self.targets: list[list[tuple[int, ...]]] = []
-        self.bits: list[tuple[int, ...]] = []
-        for occ in range(1 << n):
-            self.bits.append(tuple(i for i in range(n) if occ >> i & 1))
-            row = []
-            for i in range(n):
-                found = []
-                for step in (-1, 1):
-                    j = i + step
-                    while 0 <= j < n and not occ >> j & 1:
-                        found.append(j)
-                        j += step
-                row.append(tuple(found))
-            self.targets.append(row)
-        self.empty_bits = [tuple(i for i in range(n) if not occ >> i & 1) for occ in range(1 << n)]
-        # nearest[occupancy][i]: the occupied squares nearest to square i of a line on either side.
-        self.nearest = [
-            [
-                tuple(
-                    next(iter(js), -1)
-                    for js in (
-                        [j for j in range(i - 1, -1, -1) if occ >> j & 1],
-                        [j for j in range(i + 1, n) if occ >> j & 1],
-                    )
-                    if js
-                )
-                for i in range(n)
-            ]
-            for occ in range(1 << n)
+        self.colour_value = {EMPTY: 0} | game.value
+        self.colours = game.colours
+        self.placements = game.placements
+        self.slides = game.slides
+        self.shifts = tuple(3 * i for i in range(n))
+        lines = range(1 << n)
+        # targets[occ][i]: the empty squares a counter on square i can slide to, nearest first.
+        targets = self.targets = game.line_targets
+        self.bits = [tuple(i for i in range(n) if occ >> i & 1) for occ in lines]
+        self.empty_bits = [tuple(i for i in range(n) if not occ >> i & 1) for occ in lines]
+        # line_slides[occ]: all the slides along the line.
+        self.line_slides: list[_Slides] = [
+            tuple((i, targets[occ][i]) for i in self.bits[occ] if targets[occ][i]) for occ in lines
         ]
+        # slides_at[j][occ]: the slides along the line that leave or land on its square j.
+        self.slides_at: list[list[_Slides]] = [
+            [
+                tuple((i, reach) for i, reach in self.line_slides[occ] if i == j)
+                or tuple((i, (j,)) for i, reach in self.line_slides[occ] if j in reach)
+                for occ in lines
+            ]
+            for j in range(n)
+        ]
+        # For each slide of line_slides[occ] along rank k (file k), in order: its origin and
+        # target squares, and the bit masks of the ranks and of the files it changes.
+        self.rank_moves: _PerSlide = []
+        self.file_moves: _PerSlide = []
+        self.rank_changes: _PerSlide = []
+        self.file_changes: _PerSlide = []
+        pairs = [[(i, j) for i, reach in slides for j in reach] for slides in self.line_slides]
+        for k in range(n):
+            self.rank_moves.append([tuple((k * n + i, k * n + j) for i, j in p) for p in pairs])
+            self.file_moves.append([tuple((i * n + k, j * n + k) for i, j in p) for p in pairs])
+            self.rank_changes.append(
+                [tuple((1 << k, 1 << i | 1 << j) for i, j in p) for p in pairs]
+            )
+            self.file_changes.append(
+                [tuple((1 << i | 1 << j, 1 << k) for i, j in p) for p in pairs]
+            )
 
 
 _TABLES: dict[int, _Tables] = {}
@@ -208,9 +235,8 @@ def line_value(line: str, weights: Weights = WEIGHTS, bag: dict[str, int] | None
         bag: the counters left of each colour (default: the same number of each).
     """
     tables = _tables(len(line))
-    code = sum(tables.colour_value[ch] << 3 * i for i, ch in enumerate(line))
     counts = [1] * tables.size if bag is None else [bag.get(c, 0) for c in tables.colours]
-    return _LineValues(tables.features, weights, counts)[code]
+    return _LineValues(tables.features, weights, counts)[line_code(line)]
 
 
 class _Timeout(Exception):
@@ -220,8 +246,9 @@ class _Timeout(Exception):
 class _Board:
     """A mutable copy of a position for search: line codes, occupancy and the bag.
 
-    ``rc[r]`` / ``fc[f]``: the code of rank ``r`` / file ``f`` (3 bits a square, 0 empty);
-    ``ro`` / ``fo``: their occupancy bits; ``lr`` / ``lf``: their line values; ``value``: the sum.
+    ``rc[r]`` / ``fc[f]``: the code of rank ``r`` / file ``f`` (the game's line codes: 3 bits a
+    square, 0 empty); ``ro`` / ``fo``: their occupancy bits; ``lr`` / ``lf``: their line values;
+    ``value``: the sum.
     """
 
     def __init__(self, state: EntropyState, weights: Weights | None = None) -> None:
@@ -233,16 +260,16 @@ class _Board:
         self.lv: _LineValues | bytes = (
             tables.scores if weights is None else _LineValues(tables.features, weights, self.bag)
         )
-        self.cells = [tables.colour_value[ch] for ch in state.board]
-        cells = self.cells
-        self.rc = [sum(cells[r * n + f] << 3 * f for f in range(n)) for r in range(n)]
-        self.fc = [sum(cells[r * n + f] << 3 * r for r in range(n)) for f in range(n)]
-        self.ro = [sum(1 << f for f in range(n) if cells[r * n + f]) for r in range(n)]
-        self.fo = [sum(1 << r for r in range(n) if cells[r * n + f]) for f in range(n)]
+        self.rc, self.fc = line_codes(state)
+        ranks, files = line_occupancy(state)
+        self.ro = list(ranks)
+        self.fo = list(files)
+        shifts = tables.shifts
+        self.cells = [code >> shift & 7 for code in self.rc for shift in shifts]
         self.lr = [self.lv[code] for code in self.rc]
         self.lf = [self.lv[code] for code in self.fc]
         self.value = sum(self.lr) + sum(self.lf)
-        self.empties = cells.count(0)
+        self.empties = self.cells.count(0)
 
     # -- making and unmaking moves --------------------------------------------------------------
 
@@ -282,122 +309,90 @@ class _Board:
         self.remove(origin)
         self.place(target, colour)
 
-    # -- move lists with one-ply values ---------------------------------------------------------
+    # -- Order's slides, valued -------------------------------------------------------------------
+
+    def slide_gains(self, ranks: Iterable[_Slides], files: Iterable[_Slides]) -> list[float]:
+        """The value change of each slide given, those along the ranks first.
+
+        The ``k``-th item of ``ranks`` (of ``files``) holds slides along rank (file) ``k``, by
+        origin: ``(origin's index along the line, the indices it goes to)``. Every value the
+        search gives a slide comes from here. A slide changes three lines: its own, and the two
+        across it at its origin and at its target.
+        """
+        lv = self.lv
+        gains: list[float] = []
+        append = gains.append
+        for codes, values, across, across_values, work in (
+            (self.rc, self.lr, self.fc, self.lf, ranks),
+            (self.fc, self.lf, self.rc, self.lr, files),
+        ):
+            for k, slides in enumerate(work):
+                if not slides:
+                    continue
+                code = codes[k]
+                value = values[k]
+                at = 3 * k
+                for i, reach in slides:
+                    colour = code >> 3 * i & 7
+                    without = code - (colour << 3 * i)
+                    moved = colour << at  # the counter in the lines across
+                    loss = lv[across[i] - moved] - across_values[i] - value
+                    for j in reach:
+                        append(
+                            lv[without + (colour << 3 * j)]
+                            + loss
+                            + lv[across[j] + moved]
+                            - across_values[j]
+                        )
+        return gains
+
+    def all_slide_gains(self) -> list[float]:
+        """The value change of every slide, in the order of :meth:`each_slide`."""
+        line_slides = self.tables.line_slides
+        return self.slide_gains(
+            map(line_slides.__getitem__, self.ro), map(line_slides.__getitem__, self.fo)
+        )
+
+    def each_slide(self, by_rank: _PerSlide, by_file: _PerSlide) -> Iterator[tuple[int, int]]:
+        """A pair per slide from tables by line and occupancy: along the ranks, then the files."""
+        return chain(
+            chain.from_iterable(map(getitem, by_rank, self.ro)),
+            chain.from_iterable(map(getitem, by_file, self.fo)),
+        )
+
+    def order_slides(self) -> list[tuple[int, int]]:
+        """Order's moves as ``(origin, target)``: the pass ``(-1, -1)``, then counter by counter
+        (in square order) its slides along its rank and then along its file, nearest first.
+
+        The search shuffles this list at its root, so its order decides how a seed breaks ties.
+        """
+        n, ro, fo = self.n, self.ro, self.fo
+        targets, bits = self.tables.targets, self.tables.bits
+        out = [(-1, -1)]
+        for r in range(n):
+            rank_targets = targets[ro[r]]
+            base = r * n
+            for f in bits[ro[r]]:
+                square = base + f
+                out += [(square, base + f2) for f2 in rank_targets[f]]
+                out += [(square, r2 * n + f) for r2 in targets[fo[f]][r]]
+        return out
 
     def order_moves(self) -> list[tuple[float, int, int]]:
         """``(value change, origin, target)`` for the pass (``-1, -1``) and every slide."""
-        n = self.n
-        cells, rc, fc, ro, fo, lr, lf = (
-            self.cells,
-            self.rc,
-            self.fc,
-            self.ro,
-            self.fo,
-            self.lr,
-            self.lf,
-        )
-        lv = self.lv
-        targets, bits = self.tables.targets, self.tables.bits
+        moves = self.each_slide(self.tables.rank_moves, self.tables.file_moves)
         out: list[tuple[float, int, int]] = [(0.0, -1, -1)]
-        append = out.append
-        for r in range(n):
-            row_occ = ro[r]
-            if not row_occ:
-                continue
-            rcode = rc[r]
-            row_value = lr[r]
-            row_targets = targets[row_occ]
-            base = r * n
-            shift_r = 3 * r
-            for f in bits[row_occ]:
-                square = base + f
-                colour = cells[square]
-                without_r = rcode - (colour << 3 * f)
-                without_f = fc[f] - (colour << shift_r)
-                file_value = lf[f]
-                file_loss = lv[without_f] - file_value
-                for f2 in row_targets[f]:
-                    append(
-                        (
-                            lv[without_r + (colour << 3 * f2)]
-                            - row_value
-                            + file_loss
-                            + lv[fc[f2] + (colour << shift_r)]
-                            - lf[f2],
-                            square,
-                            base + f2,
-                        )
-                    )
-                col_targets = targets[fo[f]][r]
-                if col_targets:
-                    row_loss = lv[without_r] - row_value
-                    shift_f = 3 * f
-                    for r2 in col_targets:
-                        append(
-                            (
-                                lv[without_f + (colour << 3 * r2)]
-                                - file_value
-                                + row_loss
-                                + lv[rc[r2] + (colour << shift_f)]
-                                - lr[r2],
-                                square,
-                                r2 * n + f,
-                            )
-                        )
+        out += [
+            (gain, origin, target)
+            for gain, (origin, target) in zip(self.all_slide_gains(), moves, strict=True)
+        ]
         return out
 
     def best_order_gain(self) -> float:
         """The largest value change among Order's moves (0 for the pass)."""
-        n = self.n
-        cells, rc, fc, ro, fo, lr, lf = (
-            self.cells,
-            self.rc,
-            self.fc,
-            self.ro,
-            self.fo,
-            self.lr,
-            self.lf,
-        )
-        lv = self.lv
-        targets, bits = self.tables.targets, self.tables.bits
-        best = 0.0
-        for r in range(n):
-            row_occ = ro[r]
-            if not row_occ:
-                continue
-            rcode = rc[r]
-            row_value = lr[r]
-            row_targets = targets[row_occ]
-            shift_r = 3 * r
-            for f in bits[row_occ]:
-                colour = cells[r * n + f]
-                without_r = rcode - (colour << 3 * f)
-                without_f = fc[f] - (colour << shift_r)
-                file_value = lf[f]
-                file_loss = lv[without_f] - file_value - row_value
-                for f2 in row_targets[f]:
-                    gain = (
-                        lv[without_r + (colour << 3 * f2)]
-                        + file_loss
-                        + lv[fc[f2] + (colour << shift_r)]
-                        - lf[f2]
-                    )
-                    if gain > best:
-                        best = gain
-                col_targets = targets[fo[f]][r]
-                if col_targets:
-                    row_loss = lv[without_r] - row_value - file_value
-                    shift_f = 3 * f
-                    for r2 in col_targets:
-                        gain = (
-                            lv[without_f + (colour << 3 * r2)]
-                            + row_loss
-                            + lv[rc[r2] + (colour << shift_f)]
-                            - lr[r2]
-                        )
-                        if gain > best:
-                            best = gain
-        return best
+        gains = self.all_slide_gains()
+        best = max(gains) if gains else 0.0
+        return best if best > 0.0 else 0.0
 
     def reply_gains(self) -> list[tuple[float, int, int]]:
         """``(value change, ranks, files)`` of every slide, best first.
@@ -405,114 +400,28 @@ class _Board:
         ``ranks`` and ``files`` are bit masks of the lines the slide changes: a placement on
         none of them leaves the slide and its value change as they are.
         """
-        n = self.n
-        out = []
-        for gain, origin, target in self.order_moves()[1:]:
-            ro, fo = divmod(origin, n)
-            rt, ft = divmod(target, n)
-            out.append((gain, 1 << ro | 1 << rt, 1 << fo | 1 << ft))
+        changes = self.each_slide(self.tables.rank_changes, self.tables.file_changes)
+        out = [
+            (gain, ranks, files)
+            for gain, (ranks, files) in zip(self.all_slide_gains(), changes, strict=True)
+        ]
         out.sort(reverse=True)
         return out
 
-    def origin_gain(self, r: int, f: int) -> float:
-        """The largest value change among the slides of the counter on rank ``r``, file ``f``."""
-        n = self.n
-        rc, fc, lr, lf, lv = self.rc, self.fc, self.lr, self.lf, self.lv
-        targets = self.tables.targets
-        colour = self.cells[r * n + f]
-        shift_r = 3 * r
-        without_r = rc[r] - (colour << 3 * f)
-        without_f = fc[f] - (colour << shift_r)
-        row_value, file_value = lr[r], lf[f]
-        best = float("-inf")
-        loss = lv[without_f] - file_value - row_value
-        for f2 in targets[self.ro[r]][f]:
-            gain = (
-                lv[without_r + (colour << 3 * f2)]
-                + loss
-                + lv[fc[f2] + (colour << shift_r)]
-                - lf[f2]
-            )
-            if gain > best:
-                best = gain
-        loss = lv[without_r] - row_value - file_value
-        shift_f = 3 * f
-        for r2 in targets[self.fo[f]][r]:
-            gain = (
-                lv[without_f + (colour << 3 * r2)]
-                + loss
-                + lv[rc[r2] + (colour << shift_f)]
-                - lr[r2]
-            )
-            if gain > best:
-                best = gain
-        return best
-
     def gain_through(self, rs: int, fs: int) -> float:
-        """The largest value change among the slides that change rank ``rs`` or file ``fs``."""
-        n = self.n
-        rc, fc, ro, fo, lr, lf, lv, cells = (
-            self.rc,
-            self.fc,
-            self.ro,
-            self.fo,
-            self.lr,
-            self.lf,
-            self.lv,
-            self.cells,
-        )
-        bits, nearest = self.tables.bits, self.tables.nearest
-        best = float("-inf")
-        origin_gain = self.origin_gain
-        for f in bits[ro[rs]]:
-            gain = origin_gain(rs, f)
-            if gain > best:
-                best = gain
-        for r in bits[fo[fs]]:
-            if r != rs:
-                gain = origin_gain(r, fs)
-                if gain > best:
-                    best = gain
-        # Slides from elsewhere that land on file fs (along a rank) or on rank rs (along a file).
-        shift_fs = 3 * fs
-        for r in range(n):
-            occ = ro[r]
-            if r == rs or occ >> fs & 1:
-                continue
-            shift_r = 3 * r
-            into = fc[fs]
-            for f in nearest[occ][fs]:
-                colour = cells[r * n + f]
-                gain = (
-                    lv[rc[r] - (colour << 3 * f) + (colour << shift_fs)]
-                    - lr[r]
-                    + lv[fc[f] - (colour << shift_r)]
-                    - lf[f]
-                    + lv[into + (colour << shift_r)]
-                    - lf[fs]
-                )
-                if gain > best:
-                    best = gain
-        shift_rs = 3 * rs
-        for f in range(n):
-            occ = fo[f]
-            if f == fs or occ >> rs & 1:
-                continue
-            shift_f = 3 * f
-            into = rc[rs]
-            for r in nearest[occ][rs]:
-                colour = cells[r * n + f]
-                gain = (
-                    lv[fc[f] - (colour << 3 * r) + (colour << shift_rs)]
-                    - lf[f]
-                    + lv[rc[r] - (colour << shift_f)]
-                    - lr[r]
-                    + lv[into + (colour << shift_f)]
-                    - lr[rs]
-                )
-                if gain > best:
-                    best = gain
-        return best
+        """The largest value change among the slides that change rank ``rs`` or file ``fs``.
+
+        These are all the slides along rank ``rs`` and file ``fs``, and along the other lines
+        those that leave or land on rank ``rs`` or file ``fs``.
+        """
+        tables = self.tables
+        ro, fo = self.ro, self.fo
+        ranks = list(map(tables.slides_at[fs].__getitem__, ro))
+        ranks[rs] = tables.line_slides[ro[rs]]
+        files = list(map(tables.slides_at[rs].__getitem__, fo))
+        files[fs] = tables.line_slides[fo[fs]]
+        gains = self.slide_gains(ranks, files)
+        return max(gains) if gains else float("-inf")
 
     def replies(self, colour: int, moves: list[tuple[float, int]]) -> list[tuple[float, int]]:
         """``(value after Order's best reply, square)`` for ``colour`` on each square, best first.
@@ -841,7 +750,7 @@ class EntropySearch(Player):
         tables = board.tables
         colour = 0
         if order:
-            moves = [(o, t) for _, o, t in board.order_moves()]
+            moves = board.order_slides()
             rng.shuffle(moves)
             ranked = _rank(search.order_root(moves, 1, range(len(moves))), order)
             first = 3
