@@ -1,0 +1,333 @@
+"""The layering of the library, checked on every import of every module (see docs/architecture.md).
+
+Every edge counts: imports at the top of a module, imports inside functions, and the lazy
+``"abstractgames.module:attribute"`` strings of the registry's tables. A module may depend on the
+layers below its own; within a layer only on what ``WITHIN`` allows; a module about one game only
+on that game; and the graph has no cycle. When a change needs an edge that this test forbids, move
+the code, not the test.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+SOURCE = Path(__file__).resolve().parent.parent / "src"
+PACKAGE = "abstractgames"
+
+LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    (
+        "foundation",
+        (
+            "abstractgames.specs",
+            "abstractgames.files",
+            "abstractgames.stats",
+            "abstractgames.svg",
+            "abstractgames.protocol",
+            "abstractgames.grid",
+        ),
+    ),
+    ("games", ("abstractgames.orderchaos", "abstractgames.entropy", "abstractgames.dispersal")),
+    ("players", ("abstractgames.players", "abstractgames.solvers")),
+    ("external programs", ("abstractgames.engines",)),
+    ("registry", ("abstractgames.registry", "abstractgames")),
+    ("referee", ("abstractgames.records", "abstractgames.referee")),
+    (
+        "front ends",
+        (
+            "abstractgames.arena",
+            "abstractgames.terminal",
+            "abstractgames.bench",
+            "abstractgames.testing",
+        ),
+    ),
+    ("command line", ("abstractgames.cli", "abstractgames.__main__")),
+]
+"""The layers, lowest first, each with the modules and packages in it."""
+
+GAMES = ("orderchaos", "entropy", "dispersal")
+"""The built-in games: a module whose dotted name holds one (as a part, or after an underscore,
+as in ``codecup_entropy``) is about that game alone."""
+
+WITHIN: dict[str, set[str]] = {
+    "abstractgames.protocol": {"abstractgames.specs", "abstractgames.svg"},
+    "abstractgames.grid": {"abstractgames.protocol"},
+    "abstractgames.referee": {"abstractgames.records"},
+    "abstractgames": {"abstractgames.registry"},
+    "abstractgames.__main__": {"abstractgames.cli"},
+}
+"""Edges allowed inside one layer, besides those inside one package (see ``same_package``)."""
+
+PEER_PACKAGES = ("abstractgames.players", "abstractgames.solvers")
+"""Packages whose modules are peers: each may use the package's own ``__init__`` (the contract),
+never a sibling (one game's bot never uses another's)."""
+
+LAZY_ONLY = {("abstractgames.protocol", "abstractgames.svg")}
+"""Edges allowed only inside a function: pictures are drawn on demand."""
+
+EXCEPTIONS = {("abstractgames.cli", "abstractgames.engines.codecup_entropy")}
+"""Shared modules that may use a module about one game: ``abstractgames codecup`` is the front end
+of the CodeCup Entropy adaptor."""
+
+THIRD_PARTY = {
+    "click": {"abstractgames.cli"},
+    "rich": {"abstractgames.cli", "abstractgames.terminal"},
+    "hypothesis": {"abstractgames.testing"},
+    "distributed": {"abstractgames.arena.executors"},
+    "dask": {"abstractgames.arena.executors"},
+}
+"""Optional or front-end libraries and the only modules that may use them."""
+
+_LAZY = re.compile(r"^abstractgames(\.[A-Za-z_]\w*)*(:[A-Za-z_]\w*)?$")
+
+
+def module_files() -> dict[str, Path]:
+    """Every module of the package by its dotted name (a package by its own name)."""
+    modules = {}
+    for path in sorted((SOURCE / PACKAGE).rglob("*.py")):
+        parts = list(path.relative_to(SOURCE).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        modules[".".join(parts)] = path
+    return modules
+
+
+MODULES = module_files()
+
+
+def resolve(name: str) -> str:
+    """The longest module of the package that ``name`` (a module, or a name in one) falls in."""
+    while name not in MODULES:
+        name = name.rpartition(".")[0]
+    return name
+
+
+Edge = tuple[str, str, bool, bool, int]
+"""An edge: (target module, or "" for a library; the library's top-level name, or ""; inside a
+function; for type checking only; line)."""
+
+
+def edges(module: str) -> Iterator[Edge]:
+    """Every edge from ``module``."""
+    path = MODULES[module]
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    nested = {id(inner) for f in functions for inner in ast.walk(f) if inner is not f}
+    nested |= {id(f) for f in functions}
+    typing_only = {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If)
+        and (
+            (isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING")
+            or (isinstance(node.test, ast.Attribute) and node.test.attr == "TYPE_CHECKING")
+        )
+        for statement in node.body
+        for inner in ast.walk(statement)
+    }
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    for node in ast.walk(tree):
+        lazy, typing = id(node) in nested, id(node) in typing_only
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield from _target(alias.name, lazy, typing, node.lineno)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                prefix = ".".join(base + ([node.module] if node.module else []))
+            else:
+                prefix = node.module or ""
+            for alias in node.names:
+                full = f"{prefix}.{alias.name}"
+                name = full if full in MODULES else prefix
+                yield from _target(name, lazy, typing, node.lineno)
+        elif (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and id(node) not in docstrings
+            and _LAZY.match(node.value)
+            and (":" in node.value or ("." in node.value and node.value in MODULES))
+        ):
+            yield resolve(node.value.partition(":")[0]), "", True, False, node.lineno
+
+
+def _target(name: str, lazy: bool, typing: bool, line: int) -> Iterator[Edge]:
+    if name == PACKAGE or name.startswith(PACKAGE + "."):
+        yield resolve(name), "", lazy, typing, line
+    else:
+        yield "", name.partition(".")[0], lazy, typing, line
+
+
+def layer_of(module: str) -> tuple[int, str]:
+    """The layer's index and the layer entry (module or package) that holds ``module``."""
+    best: tuple[int, str] | None = None
+    for index, (_, members) in enumerate(LAYERS):
+        for member in members:
+            inside = module == member or (member != PACKAGE and module.startswith(member + "."))
+            if inside and (best is None or len(member) > len(best[1])):
+                best = (index, member)
+    assert best is not None, f"{module} is in no layer: add it to LAYERS in {__file__}"
+    return best
+
+
+def game_of(module: str) -> str | None:
+    """The game a module is about, or ``None`` for a shared module."""
+    words = {w for part in module.split(".")[1:] for w in part.split("_")}
+    found = [game for game in GAMES if game in words]
+    return found[0] if found else None
+
+
+def same_package(source: str, target: str) -> bool:
+    """Whether ``target`` is in ``source``'s own package (peers: only its ``__init__``)."""
+    for peers in PEER_PACKAGES:
+        if source == peers or source.startswith(peers + "."):
+            return source != peers and target == peers
+    _, entry = layer_of(source)
+    return target == entry or target.startswith(entry + ".")
+
+
+def problems() -> list[str]:
+    found: list[str] = []
+    for module in MODULES:
+        level, _ = layer_of(module)
+        game = game_of(module)
+        for target, library, lazy, _, line in edges(module):
+            path = MODULES[module]
+            where = f"{path.relative_to(SOURCE) if path.is_relative_to(SOURCE) else path}:{line}"
+            if library:
+                allowed = THIRD_PARTY.get(library)
+                if allowed is not None and module not in allowed:
+                    found.append(f"{where}: {module} uses {library} (only {sorted(allowed)} may)")
+                continue
+            if target == module:
+                continue
+            target_level, _ = layer_of(target)
+            if (module, target) in LAZY_ONLY and not lazy:
+                found.append(f"{where}: {module} imports {target} at import time")
+            if target_level > level:
+                found.append(
+                    f"{where}: {module} ({LAYERS[level][0]}) depends on {target} "
+                    f"({LAYERS[target_level][0]}), a higher layer"
+                )
+            elif (
+                target_level == level
+                and target not in WITHIN.get(module, ())
+                and not same_package(module, target)
+            ):
+                found.append(f"{where}: {module} depends on {target} in its own layer")
+            target_game = game_of(target)
+            if module == "abstractgames.registry" or (module, target) in EXCEPTIONS:
+                continue
+            if target_game is not None and target_game != game:
+                what = "a shared module" if game is None else f"a module about {game}"
+                found.append(f"{where}: {module}, {what}, depends on {target}, about {target_game}")
+            if target == "abstractgames.svg" and module not in ("abstractgames.protocol",):
+                found.append(f"{where}: {module} draws pictures itself; use State.to_svg")
+    return sorted(set(found))
+
+
+def test_every_module_is_in_a_layer() -> None:
+    for module in MODULES:
+        layer_of(module)
+
+
+def test_dependencies_point_down_the_layers() -> None:
+    assert problems() == []
+
+
+def test_the_module_graph_has_no_cycle() -> None:
+    """Imports for type checking alone do not count: they never run."""
+    graph = {
+        m: {t for t, _, _, typing, _ in edges(m) if t and not typing and t != m} for m in MODULES
+    }
+    state: dict[str, int] = {}
+    path: list[str] = []
+
+    def visit(module: str) -> None:
+        state[module] = 1
+        path.append(module)
+        for target in sorted(graph[module]):
+            if state.get(target) == 1:
+                cycle = [*path[path.index(target) :], target]
+                pytest.fail("import cycle: " + " -> ".join(cycle))
+            if target not in state:
+                visit(target)
+        path.pop()
+        state[module] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module)
+
+
+def test_no_shared_module_branches_on_a_game() -> None:
+    """Outside the registry and the modules about one game, no code compares with a game's name."""
+    for module, path in MODULES.items():
+        if game_of(module) is not None or module == "abstractgames.registry":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Compare):
+                for side in [node.left, *node.comparators]:
+                    if isinstance(side, ast.Constant) and side.value in GAMES:
+                        pytest.fail(f"{module}:{node.lineno} compares with {side.value!r}")
+
+
+def test_the_check_sees_every_kind_of_edge(tmp_path: Path) -> None:
+    """The checker itself: lazy strings, imports in functions and relative imports are edges."""
+    before = dict(MODULES)
+    fake = tmp_path / "abstractgames"
+    fake.mkdir()
+    (fake / "__init__.py").write_text("")
+    (fake / "protocol.py").write_text(
+        "def f():\n    from .cli import main\n\nTABLE = {'x': 'abstractgames.players:P'}\n"
+    )
+    (fake / "cli.py").write_text("")
+    (fake / "players.py").write_text(
+        "from typing import TYPE_CHECKING\nfrom . import protocol\n"
+        "if TYPE_CHECKING:\n    from .cli import main\n"
+    )
+    try:
+        MODULES.clear()
+        MODULES.update(
+            {
+                "abstractgames": fake / "__init__.py",
+                "abstractgames.protocol": fake / "protocol.py",
+                "abstractgames.cli": fake / "cli.py",
+                "abstractgames.players": fake / "players.py",
+            }
+        )
+        found = {(t, lazy) for t, _, lazy, _, _ in edges("abstractgames.protocol")}
+        assert found == {("abstractgames.cli", True), ("abstractgames.players", True)}
+        found = {(t, typing) for t, _, _, typing, _ in edges("abstractgames.players")}
+        assert found == {
+            ("abstractgames.protocol", False),
+            ("abstractgames.cli", True),
+            ("", False),
+        }
+    finally:
+        MODULES.clear()
+        MODULES.update(before)
+
+
+def test_the_architecture_page_names_every_module() -> None:
+    page = (SOURCE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", page))
+    for module in MODULES:
+        if module != PACKAGE:
+            assert module.rpartition(".")[2] in words, f"docs/architecture.md: say what {module} is"
+    for name, _ in LAYERS:
+        assert f"| {name} |" in page, f"docs/architecture.md: describe the layer {name!r}"
