@@ -504,3 +504,18 @@ def test_the_referee_plays_a_game_it_cannot_find_by_name() -> None:
         record.replay()
     with pytest.raises(RecordError, match="not of get_game"):
         record.replay(get_game("orderchaos"))
+
+
+def test_a_record_of_format_version_1_is_still_read() -> None:
+    game = get_game("entropy", size=5)
+    record = Referee(game, (make_player("random", game),) * 2, seed=2).play()
+    data = json.loads(record.dumps())
+    assert data["version"] == 2 and data["time_loss_forfeits"] is False
+    data["version"] = 1
+    data["correspondence"] = data.pop("time_loss_forfeits")
+    old = MatchRecord.loads(json.dumps(data))
+    assert old.dumps() == record.dumps()
+    old.replay()
+    data["version"] = 3
+    with pytest.raises(RecordError, match="version 3 is not supported"):
+        MatchRecord.loads(json.dumps(data))
