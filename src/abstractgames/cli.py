@@ -66,43 +66,21 @@ def list_command(as_json: bool) -> None:
     path/to/bot.py:MyBot or package.module:MyBot, with options after a second colon
     (bot.py:MyBot:depth=3), and 'human' is you at the terminal (abstractgames play).
     """
+    import attrs
+
     from .registry import available_players, describe_game, describe_player
 
-    games: list[dict[str, Any]] = []
-    players: list[dict[str, Any]] = []
-    problems: list[str] = []
-    for name in available_games():
-        try:
-            info = describe_game(name)
-        except AbstractGamesError as error:
-            problems.append(str(error))
-            continue
-        games.append(
-            {
-                "name": info.name,
-                "title": info.title,
-                "origin": info.origin,
-                "roles": list(info.roles),
-                "params": info.params,
-                "summary": info.summary,
-            }
-        )
-    for name in available_players():
-        try:
-            player = describe_player(name)
-        except AbstractGamesError as error:
-            problems.append(str(error))
-            continue
-        players.append(
-            {
-                "name": player.name,
-                "origin": player.origin,
-                "options": player.options,
-                "summary": player.summary,
-            }
-        )
-    for problem in problems:
-        click.echo(f"abstractgames: warning: {problem}", err=True)
+    listing: dict[str, list[dict[str, Any]]] = {"games": [], "players": []}
+    for kind, names, describe in (
+        ("games", available_games(), describe_game),
+        ("players", available_players(), describe_player),
+    ):
+        for name in names:
+            try:
+                listing[kind].append(attrs.asdict(describe(name)))
+            except AbstractGamesError as error:  # a broken plugin: say so, list the others
+                click.echo(f"abstractgames: warning: {error}", err=True)
+    games, players = listing["games"], listing["players"]
     if as_json:
         click.echo(json.dumps({"games": games, "players": players}, indent=2, sort_keys=True))
         return
