@@ -25,6 +25,7 @@ from abstractgames import (
 )
 from abstractgames.arena import Arena, ArenaError, ProcessExecutor
 from abstractgames.players import InvalidPlayerError, Player, RandomPlayer
+from abstractgames.referee import Referee
 from abstractgames.registry import (
     PluginError,
     PluginWarning,
@@ -39,6 +40,7 @@ from abstractgames.registry import (
 )
 from abstractgames.specs import parse_options, parse_value
 
+from .conftest import StopAt
 from .toygame import DiceRace
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -484,3 +486,22 @@ def test_unreadable_plugin_metadata_never_hides_the_built_in_games(
     finally:
         monkeypatch.undo()
         refresh_plugins()
+
+
+def test_a_record_never_runs_a_bot_file_on_resume(tmp_path: Path) -> None:
+    game = get_game("orderchaos")
+    spec = f"{CENTRE_BOT}:CentreBot"
+    record = Referee(game, (make_player(spec, game), StopAt(3)), seed=5).play()
+    assert not record.finished
+    path = tmp_path / "match.json"
+    record.save(path)
+    command = [sys.executable, "-m", "abstractgames", "play", "--resume", str(path)]
+    out = subprocess.run([*command, "-2", "random"], capture_output=True, text=True)
+    assert out.returncode == 1
+    assert out.stderr.strip() == (
+        f"Error: player 1 in {path} is a bot from a file or module ({spec}); programs, files and "
+        "modules are only started from the command line: give it with -1 to continue"
+    )
+    out = subprocess.run([*command, "-1", spec, "-2", "random"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "Result: " in out.stdout
