@@ -189,6 +189,12 @@ def test_a_person_plays_at_the_terminal(venv: Venv) -> None:
     assert "Result: " in out
 
 
+def test_the_examples_own_tests_pass(venv: Venv) -> None:
+    tests = venv.work / "plugin_game" / "tests"
+    done = venv.command("-m", "pytest", "-q", "-p", "no:cacheprovider", str(tests))
+    assert " passed" in done.stdout and "failed" not in done.stdout
+
+
 def test_the_game_in_python_passes_the_conformance_kit(venv: Venv) -> None:
     script = """
         from abstractgames import available_games, get_game, make_player
