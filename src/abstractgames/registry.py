@@ -36,15 +36,13 @@ from contextlib import contextmanager, suppress
 from importlib import metadata
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
 
+from .players import RAW_ARGUMENT, RUNS_PROGRAM, InvalidPlayerError, Player
 from .protocol import AbstractGamesError, Game, InvalidParameterError, UnknownGameError
 from .specs import keyword_defaults, parse_options, split_spec
-
-if TYPE_CHECKING:
-    from .players import Player
 
 __all__ = [
     "GAME_GROUP",
@@ -84,7 +82,7 @@ DEFAULT_SEARCH_TIME = 1.0
 """Seconds per move of the ``search`` player when neither ``time`` nor ``depth`` is given."""
 
 GameFactory = Callable[..., Game]
-PlayerFactory = Callable[..., "Player"]
+PlayerFactory = Callable[..., Player]
 Evaluation = Callable[..., float]
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -448,7 +446,7 @@ def player_origin(name: str) -> str:
         return "registered"
     plugin = _plugins(PLAYER_GROUP).get(name)
     if plugin is None:
-        raise _invalid_player(f"unknown player {name!r}")
+        raise InvalidPlayerError(f"unknown player {name!r}")
     return f"distribution {plugin.distribution}"
 
 
@@ -466,20 +464,12 @@ def _player_factory(name: str) -> tuple[PlayerFactory, str] | None:
     return None
 
 
-def _invalid_player(message: str) -> AbstractGamesError:
-    from .players import InvalidPlayerError
-
-    return InvalidPlayerError(message)
-
-
 def outside_code(spec: str) -> str | None:
     """What code from outside the library the player ``spec`` runs, or ``None`` if none.
 
     ``"an external program"`` (``engine:``, ``codecup:``) or ``"a bot from a file or module"``:
     such players are only started from a spec the user gives, never from a game record alone.
     """
-    from .players import RUNS_PROGRAM
-
     name, _, rest = spec.strip().partition(":")
     try:
         found = _player_factory(name.strip().lower())
@@ -511,32 +501,28 @@ def make_player(spec: str, game: Game) -> Player:
         InvalidPlayerError: an unknown name, a file or class that is not there, a class that is
             not a Player, or options the player does not take.
     """
-    from .players import RAW_ARGUMENT, Player
-
     text = spec.strip()
     name, _, rest = text.partition(":")
     found = _player_factory(name.strip().lower())
     if found is not None:
         factory, origin = found
         if factory is None:
-            raise _invalid_player(f"player {name.strip()!r} is not built yet")
+            raise InvalidPlayerError(f"player {name.strip()!r} is not built yet")
         what = f"player {name.strip().lower()!r}"
         if getattr(factory, RAW_ARGUMENT, False):
             player = _call(factory, (game, rest.strip()), {}, what, origin)
         else:
-            options = parse_options(rest, context=f"player {text!r}", error=_player_error())
+            options = parse_options(rest, context=f"player {text!r}", error=InvalidPlayerError)
             player = _construct(factory, game, options, what, origin)
     elif _is_import_target(name, rest):
         target, _, option_text = rest.partition(":")
         factory = _load_class(name.strip(), target.strip(), text)
-        options = parse_options(option_text, context=f"player {text!r}", error=_player_error())
+        options = parse_options(option_text, context=f"player {text!r}", error=InvalidPlayerError)
         player = _construct(factory, game, options, f"player {text!r}", "outside")
     else:
-        raise _invalid_player(
+        raise InvalidPlayerError(
             f"unknown player {name.strip()!r}; available players: {', '.join(available_players())}"
         )
-    if not isinstance(player, Player):
-        raise _invalid_player(f"{text!r} made {player!r}, which is not a Player")
     player.spec = text
     return player
 
@@ -552,29 +538,16 @@ def build_player(
     Raises:
         InvalidPlayerError: options it does not take, a value it rejects, or no Player made.
     """
-    from .players import Player
-
     what = what or f"player {getattr(factory, '__qualname__', repr(factory))}"
-    player = _construct(factory, game, dict(options or {}), what, "outside")
-    if not isinstance(player, Player):
-        raise _invalid_player(f"{what} made {player!r}, which is not a Player")
-    return player
-
-
-def _player_error() -> type[Exception]:
-    from .players import InvalidPlayerError
-
-    return InvalidPlayerError
+    return _construct(factory, game, dict(options or {}), what, "outside")
 
 
 def _construct(
     factory: PlayerFactory, game: Game, options: dict[str, Any], what: str, origin: str
 ) -> Player:
     """Call ``factory(game, **options)``, or ``factory()`` if it takes no argument."""
-    from .players import Player
-
     if inspect.isclass(factory) and not issubclass(factory, Player):
-        raise _invalid_player(
+        raise InvalidPlayerError(
             f"{what}: {factory.__module__}.{factory.__qualname__} is not a Player (subclass "
             "abstractgames.players.Player)"
         )
@@ -585,7 +558,7 @@ def _construct(
     positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
     if not parameters or parameters[0].kind not in (*positional, inspect.Parameter.VAR_POSITIONAL):
         if options:
-            raise _invalid_player(
+            raise InvalidPlayerError(
                 f"{what} has no option {', '.join(map(repr, sorted(options)))}; its options: none"
             )
         return _call(factory, (), {}, what, origin)
@@ -594,7 +567,7 @@ def _construct(
     if not any(p.kind == inspect.Parameter.VAR_KEYWORD for p in rest):
         unknown = sorted(set(options) - set(accepted))
         if unknown:
-            raise _invalid_player(
+            raise InvalidPlayerError(
                 f"{what} has no option {', '.join(map(repr, unknown))}; "
                 f"its options: {', '.join(accepted) or 'none'}"
             )
@@ -606,23 +579,29 @@ def _construct(
         and p.name not in options
     ]
     if missing:
-        raise _invalid_player(f"{what} needs the option {', '.join(map(repr, missing))}")
+        raise InvalidPlayerError(f"{what} needs the option {', '.join(map(repr, missing))}")
     return _call(factory, (game,), options, what, origin)
 
 
 def _call(
     factory: PlayerFactory, args: tuple[Any, ...], options: dict[str, Any], what: str, origin: str
 ) -> Player:
+    """``factory(*args, **options)``, which must make a Player; outside code's own errors become
+    :class:`InvalidPlayerError` (a built-in's propagate as they are)."""
     if origin == "built in":
-        return factory(*args, **options)
-    try:
-        return factory(*args, **options)
-    except AbstractGamesError:
-        raise
-    except (TypeError, ValueError) as error:
-        raise _invalid_player(f"{what}: {_describe(error)}") from error
-    except Exception as error:
-        raise _invalid_player(f"making {what} failed: {_describe(error)}") from error
+        player = factory(*args, **options)
+    else:
+        try:
+            player = factory(*args, **options)
+        except AbstractGamesError:
+            raise
+        except (TypeError, ValueError) as error:
+            raise InvalidPlayerError(f"{what}: {_describe(error)}") from error
+        except Exception as error:
+            raise InvalidPlayerError(f"making {what} failed: {_describe(error)}") from error
+    if not isinstance(player, Player):
+        raise InvalidPlayerError(f"{what} made {player!r}, which is not a Player")
+    return player
 
 
 # --- players from files and modules ---------------------------------------------------------------
@@ -640,7 +619,7 @@ def _is_import_target(head: str, rest: str) -> bool:
 def _load_class(where: str, name: str, spec: str) -> Any:
     """The attribute ``name`` of the file or module ``where``."""
     if not name.isidentifier():
-        raise _invalid_player(
+        raise InvalidPlayerError(
             f"player {spec!r}: name the class after the colon, e.g. {where}:MyBot"
         )
     if where.endswith(".py") or "/" in where or "\\" in where:
@@ -652,8 +631,6 @@ def _load_class(where: str, name: str, spec: str) -> Any:
     try:
         found = getattr(module, name)
     except AttributeError:
-        from .players import Player
-
         players = sorted(
             n
             for n, value in vars(module).items()
@@ -663,9 +640,9 @@ def _load_class(where: str, name: str, spec: str) -> Any:
             and value.__module__ == module.__name__
         )
         listed = f"; its players: {', '.join(players)}" if players else "; it defines no Player"
-        raise _invalid_player(f"player {spec!r}: {place} has no {name!r}{listed}") from None
+        raise InvalidPlayerError(f"player {spec!r}: {place} has no {name!r}{listed}") from None
     if not inspect.isclass(found):
-        raise _invalid_player(f"player {spec!r}: {name} in {place} is not a class")
+        raise InvalidPlayerError(f"player {spec!r}: {name} in {place} is not a class")
     return found
 
 
@@ -677,9 +654,9 @@ def _load_file(path: Path, spec: str) -> ModuleType:
     try:
         resolved = path.resolve(strict=True)
     except OSError:
-        raise _invalid_player(f"player {spec!r}: there is no file {str(path)!r}") from None
+        raise InvalidPlayerError(f"player {spec!r}: there is no file {str(path)!r}") from None
     if not resolved.is_file():
-        raise _invalid_player(f"player {spec!r}: {str(path)!r} is not a file")
+        raise InvalidPlayerError(f"player {spec!r}: {str(path)!r} is not a file")
     if resolved in _files:
         return _files[resolved]
     digest = hashlib.sha256(str(resolved).encode()).hexdigest()[:10]
@@ -687,7 +664,7 @@ def _load_file(path: Path, spec: str) -> ModuleType:
     module_name = f"abstractgames_bot_{stem}_{digest}"
     loader_spec = importlib.util.spec_from_file_location(module_name, resolved)
     if loader_spec is None or loader_spec.loader is None:
-        raise _invalid_player(f"player {spec!r}: cannot load {str(path)!r} as Python")
+        raise InvalidPlayerError(f"player {spec!r}: cannot load {str(path)!r} as Python")
     module = importlib.util.module_from_spec(loader_spec)
     sys.modules[module_name] = module
     folder = str(resolved.parent)
@@ -701,7 +678,7 @@ def _load_file(path: Path, spec: str) -> ModuleType:
         where = ""
         if isinstance(error, SyntaxError) and error.lineno is not None:
             where = f" (line {error.lineno})"
-        raise _invalid_player(
+        raise InvalidPlayerError(
             f"player {spec!r}: running {str(path)!r} failed{where}: {_describe(error)}"
         ) from error
     finally:
@@ -716,15 +693,15 @@ def _load_module(name: str, spec: str) -> ModuleType:
         return importlib.import_module(name)
     except ModuleNotFoundError as error:
         if error.name is not None and (name == error.name or name.startswith(error.name + ".")):
-            raise _invalid_player(
+            raise InvalidPlayerError(
                 f"player {spec!r}: there is no module {name!r} (and no player called "
                 f"{name!r}; available players: {', '.join(available_players())})"
             ) from None
-        raise _invalid_player(
+        raise InvalidPlayerError(
             f"player {spec!r}: importing {name} failed: {_describe(error)}"
         ) from error
     except Exception as error:
-        raise _invalid_player(
+        raise InvalidPlayerError(
             f"player {spec!r}: importing {name} failed: {_describe(error)}"
         ) from error
 
@@ -816,11 +793,9 @@ def describe_player(name: str) -> PlayerInfo:
         InvalidPlayerError: no such player.
         PluginError: a plugin player that cannot be loaded.
     """
-    from .players import RAW_ARGUMENT
-
     found = _player_factory(name)
     if found is None:
-        raise _invalid_player(f"unknown player {name!r}")
+        raise InvalidPlayerError(f"unknown player {name!r}")
     factory, origin = found
     options: dict[str, Any] | None = None
     if not getattr(factory, RAW_ARGUMENT, False):
@@ -853,8 +828,6 @@ def search_player(
 
     ``time`` is seconds per move (default 1.0); ``depth`` a fixed search depth in plies instead.
     """
-    from .players import InvalidPlayerError
-
     if isinstance(time, bool) or not isinstance(time, int | float) or not time > 0:
         raise InvalidPlayerError(f"search option time={time!r} must be a positive number")
     if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
