@@ -24,6 +24,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         "foundation",
         (
             "abstractgames.specs",
+            "abstractgames.text",
+            "abstractgames.interrupts",
             "abstractgames.files",
             "abstractgames.stats",
             "abstractgames.svg",

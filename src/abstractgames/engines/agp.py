@@ -27,12 +27,12 @@ from typing import Any, TextIO
 
 from ..players import Player, Resign, SeededRandom, runs_program, takes_raw_argument
 from ..protocol import AbstractGamesError, Game, Move, State
+from ..text import quote
 from .external import (
     QUIT_GRACE,
     EngineFailure,
     ExternalPlayer,
     make_external_player,
-    quote,
 )
 from .process import Process, ProcessEnded, ProcessError, ProcessTimeout, describe_status
 

@@ -36,12 +36,12 @@ from ..protocol import (
     Move,
     State,
 )
+from ..text import quote
 from .external import (
     QUIT_GRACE,
     EngineFailure,
     ExternalPlayer,
     make_external_player,
-    quote,
 )
 from .process import Process, ProcessEnded, ProcessError, ProcessTimeout, describe_status
 

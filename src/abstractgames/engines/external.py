@@ -34,6 +34,7 @@ from typing import Any
 from ..players import InvalidPlayerError, Player, PlayerFailed
 from ..protocol import Game, Move, State
 from ..specs import parse_options
+from ..text import quote
 from .process import Process, ProcessError
 
 __all__ = [
@@ -44,7 +45,6 @@ __all__ = [
     "ExternalPlayer",
     "make_external_player",
     "parse_command",
-    "quote",
 ]
 
 DEFAULT_TIMEOUT = 30.0
@@ -122,13 +122,6 @@ class EngineFailure(Exception):
     ``str()`` says what it did, without a subject, e.g. ``"exited with status 1"``, so that the
     caller can put ``"player 2"`` in front.
     """
-
-
-def quote(text: str, limit: int = 60) -> str:
-    """``text`` in double quotes for a message, control characters escaped, cut to ``limit``."""
-    shown = text if len(text) <= limit else text[: limit - 1] + "…"
-    escaped = "".join(c if c.isprintable() else repr(c)[1:-1] for c in shown)
-    return f'"{escaped}"'
 
 
 # --- the players ----------------------------------------------------------------------------------

@@ -1,0 +1,71 @@
+"""Stopping a run cleanly: SIGTERM and SIGHUP (``kill``, ``timeout``, a closed terminal window)
+stop it the way Ctrl-C does.
+
+Inside :func:`termination_as_interrupt`, the first SIGINT, SIGTERM or SIGHUP raises an exception
+where the program is, as Ctrl-C raises :class:`KeyboardInterrupt`: :class:`Terminated` (a
+``KeyboardInterrupt``) for SIGTERM and SIGHUP, so every ``except KeyboardInterrupt`` that saves a
+game, kills a program or keeps a tournament's results does it for them too. Signals that arrive
+while that clean-up runs are remembered, not raised, so they cannot cut it short. The exit status
+of a run stopped so is the shell's convention, 128 + the signal number (:func:`exit_status`).
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
+
+__all__ = ["EXIT_INTERRUPTED", "Terminated", "exit_status", "termination_as_interrupt"]
+
+EXIT_INTERRUPTED = 128 + signal.SIGINT
+"""The exit status after Ctrl-C (130)."""
+
+_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised where the program was (see the module docstring)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+        """The signal's number."""
+
+    def __str__(self) -> str:
+        return f"stopped by {signal.Signals(self.signum).name}"
+
+
+def exit_status(interrupt: KeyboardInterrupt) -> int:
+    """The conventional exit status after ``interrupt``: 128 + the signal number."""
+    if isinstance(interrupt, Terminated):
+        return 128 + interrupt.signum
+    return EXIT_INTERRUPTED
+
+
+@contextmanager
+def termination_as_interrupt() -> Iterator[list[int]]:
+    """Within the block, the first SIGINT/SIGTERM/SIGHUP raises; later ones are only recorded.
+
+    Yields the list of the signals received, in order. Outside the main thread, or where a signal
+    does not exist, nothing changes.
+    """
+    received: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield received
+        return
+
+    def handle(signum: int, frame: FrameType | None) -> None:
+        received.append(signum)
+        if len(received) == 1:
+            raise KeyboardInterrupt if signum == signal.SIGINT else Terminated(signum)
+
+    previous = {signum: signal.signal(signum, handle) for signum in _SIGNALS}
+    try:
+        yield received
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
