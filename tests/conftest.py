@@ -56,6 +56,17 @@ def our_engine(bot: str) -> str:
     return "engine:" + command(sys.executable, "-m", "abstractgames", "engine", "--player", bot)
 
 
+BAD_ENGINE = Path(__file__).parent / "engines" / "bad_engine.py"
+"""An engine that misbehaves on request (see its docstring)."""
+
+
+def bad_engine(mode: str, at: int, pidfile: Path, timeout: float = 1.0) -> str:
+    """The spec of the misbehaving engine; its logs go next to ``pidfile``."""
+    args = ["--mode", mode, "--at", at, "--pidfile", pidfile]
+    options = f"timeout={timeout},log={pidfile.parent / 'logs'}"
+    return f"engine:{options}:" + command(sys.executable, BAD_ENGINE, *args)
+
+
 def is_gone(pid: int) -> bool:
     """Whether a process no longer runs (a zombie left to init counts as gone)."""
     try:

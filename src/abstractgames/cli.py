@@ -7,25 +7,30 @@ non-zero exit status, never a traceback.
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from . import __version__
+from .interrupts import EXIT_INTERRUPTED, exit_status, termination_as_interrupt
 from .protocol import AbstractGamesError, Game
 from .registry import available_games, parse_game_spec
+from .text import printable
 
 if TYPE_CHECKING:
     from rich.progress import TaskID
 
     from .players import Player
 
-EXIT_INTERRUPTED = 130
+EXIT_SAVED_ELSEWHERE = 74
+"""The exit status when a result could not be written where asked and went to a fallback file."""
+__all__ = ["EXIT_INTERRUPTED", "EXIT_SAVED_ELSEWHERE", "main"]
 
 
 @contextmanager
@@ -33,7 +38,71 @@ def _user_errors() -> Iterator[None]:
     try:
         yield
     except AbstractGamesError as error:
-        raise click.ClickException(str(error)) from None
+        raise click.ClickException(printable(error)) from None
+
+
+def _interrupted() -> int:
+    """The exit status of this run after an interrupt: 128 + the first signal received."""
+    received = click.get_current_context().meta.get("abstractgames.signals", [])
+    return 128 + received[0] if received else EXIT_INTERRUPTED
+
+
+def _say(text: str) -> None:
+    """A line on stderr, if stderr is still there (a closed terminal must not lose a game)."""
+    with suppress(OSError):
+        click.echo(printable(text), err=True)
+
+
+def _check_output(path: str | None, what: str) -> None:
+    """Fail at once (a usage error, status 2) if a file cannot be written at ``path``."""
+    if path is None:
+        return
+    from .files import check_writable
+
+    try:
+        check_writable(path)
+    except OSError as error:
+        raise click.UsageError(
+            f"cannot write {what} to {printable(path)!r}: {error.strerror or error}"
+        ) from None
+
+
+def _save(record: Any, path: str, fallback_name: str) -> str:
+    """Save ``record`` to ``path``, or to a fallback file if that fails; return where it went."""
+    try:
+        record.save(path)
+        return path
+    except OSError as error:
+        import tempfile
+
+        fallback = str(Path(tempfile.gettempdir()) / fallback_name)
+        record.save(fallback)
+        _say(f"cannot write {path}: {error.strerror or error}; the game is saved to {fallback}")
+        return fallback
+
+
+MAX_SOLVE_TIME = 7 * 86_400.0
+"""The longest time ``solve --time`` accepts (a week)."""
+
+
+def _finite(value: float | None) -> float | None:
+    """``value``, refusing NaN (which every comparison lets through, click's ranges too)."""
+    if value is not None and value != value:
+        raise click.BadParameter("must be a number, not nan")
+    return value
+
+
+class _Main(click.Group):
+    """The command group: SIGTERM and SIGHUP stop every command the way Ctrl-C does."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        with termination_as_interrupt() as received:
+            ctx.meta["abstractgames.signals"] = received
+            try:
+                return super().invoke(ctx)
+            except KeyboardInterrupt as interrupt:  # not handled by the command: nothing to keep
+                _say(f"\ninterrupted ({interrupt})" if str(interrupt) else "\ninterrupted")
+                ctx.exit(exit_status(interrupt))
 
 
 def _show_warning(
@@ -48,7 +117,7 @@ def _show_warning(
     click.echo(f"abstractgames: warning: {message}", err=True)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="abstractgames")
 def main() -> None:
     """Play, referee and measure Entropy, Order and Chaos, and dispersal Entropy."""
@@ -281,7 +350,7 @@ def play(
     'abstractgames play --resume FILE' continues it.
     """
     from .records import MatchRecord
-    from .referee import Referee
+    from .referee import MatchStopped, Referee
     from .registry import outside_code
     from .terminal import TerminalObserver, make_console
 
@@ -303,7 +372,10 @@ def play(
                         f"files and modules are only started from the command line: give it "
                         f"with -{number} to continue"
                     )
-            specs = (player1 or record.players[0], player2 or record.players[1])
+            specs = (
+                record.players[0] if player1 is None else player1,
+                record.players[1] if player2 is None else player2,
+            )
             seed, clock = record.seed, record.clock
             time_loss_forfeits, single = record.time_loss_forfeits, record.single
             record_path = record_path or resume_path
@@ -311,7 +383,10 @@ def play(
             if game is None:
                 raise click.UsageError("name a GAME to play, or --resume a record")
             the_game = parse_game_spec(game)
-            specs = (player1 or "human", player2 or "greedy")
+            specs = (
+                "human" if player1 is None else player1,
+                "greedy" if player2 is None else player2,
+            )
             record = None
         players = _make_players(the_game, specs, console)
         humans = any(spec.strip().lower() == "human" for spec in specs)
@@ -324,19 +399,27 @@ def play(
             single=single,
             observer=TerminalObserver(console, players, verbose=verbose or humans),
         )
+        default_path = f"abstractgames-{the_game.name}-{referee.seed}.json"
+        save_path = record_path or default_path
+        if record_path is None:
+            _check_output(default_path, "a game interrupted (Ctrl-C) here: give --record PATH")
+        else:
+            _check_output(record_path, "the record")
         if record is not None:
             record.players = (players[0].spec, players[1].spec)
-        result = referee.play(record)
+        fallback_name = f"abstractgames-{the_game.name}-{referee.seed}-{os.getpid()}.json"
+        try:
+            result = referee.play(record)
+        except MatchStopped as stopped:
+            path = _save(stopped.record, save_path, fallback_name)
+            _say(f"\ngame saved to {path}; continue it with: abstractgames play --resume {path}")
+            raise click.ClickException(printable(stopped)) from None
         if not result.finished:
-            path = record_path or f"abstractgames-{the_game.name}-{referee.seed}.json"
-            result.save(path)
-            click.echo(
-                f"\ngame saved to {path}; continue it with: abstractgames play --resume {path}",
-                err=True,
-            )
-            sys.exit(EXIT_INTERRUPTED)
-        if record_path is not None:
-            result.save(record_path)
+            path = _save(result, save_path, fallback_name)
+            _say(f"\ngame saved to {path}; continue it with: abstractgames play --resume {path}")
+            sys.exit(_interrupted())
+        if record_path is not None and _save(result, record_path, fallback_name) != record_path:
+            sys.exit(EXIT_SAVED_ELSEWHERE)
 
 
 @main.command()
@@ -436,12 +519,14 @@ def engine(game: str | None, player_spec: str, seed: int | None) -> None:
     import random
 
     from .engines.agp import serve
-    from .registry import make_player
+    from .registry import check_player_spec, make_player
 
     with _user_errors():
         the_game = None if game is None else parse_game_spec(game)
         if the_game is not None:
             make_player(player_spec, the_game).close()  # reject a bad spec before serving
+        else:
+            check_player_spec(player_spec)  # what can be checked without a game
         rng = random.Random(seed)
         try:
             code = serve(
@@ -454,7 +539,9 @@ def engine(game: str | None, player_spec: str, seed: int | None) -> None:
                 rng=rng,
             )
             sys.exit(code)
-        except (KeyboardInterrupt, BrokenPipeError):
+        except KeyboardInterrupt:
+            sys.exit(_interrupted())
+        except BrokenPipeError:
             sys.exit(EXIT_INTERRUPTED)
 
 
@@ -486,7 +573,9 @@ def codecup(player_spec: str, seed: int | None) -> None:
         try:
             make = lambda game: make_player(player_spec, game)  # noqa: E731
             sys.exit(serve_codecup(make, _serve_lines(), sys.stdout, rng=rng))
-        except (KeyboardInterrupt, BrokenPipeError):
+        except KeyboardInterrupt:
+            sys.exit(_interrupted())
+        except BrokenPipeError:
             sys.exit(EXIT_INTERRUPTED)
 
 
@@ -738,8 +827,9 @@ def check(game: str, players: tuple[str, ...], examples: int) -> None:
 @click.option(
     "--time",
     "time_limit",
-    type=click.FloatRange(min=0, min_open=True),
-    help="Stop after this many seconds and say how far the search got.",
+    type=click.FloatRange(min=0, max=MAX_SOLVE_TIME, min_open=True),
+    callback=lambda ctx, param, value: _finite(value),
+    help="Stop after this many seconds (at most a week) and say how far the search got.",
 )
 def solve(game: str, position: tuple[str, ...], max_moves: int, time_limit: float | None) -> None:
     """Find a forced win for the side to move in POSITION, or show that none exists.

@@ -11,7 +11,7 @@ import os
 from contextlib import suppress
 from pathlib import Path
 
-__all__ = ["write_atomic"]
+__all__ = ["check_writable", "write_atomic"]
 
 _ATTEMPTS = 100
 
@@ -80,3 +80,38 @@ def _sync_directory(directory: Path) -> None:
             raise
     finally:
         os.close(fd)
+
+
+def check_writable(path: str | os.PathLike[str]) -> None:
+    """Raise ``OSError`` (with a message for people) unless :func:`write_atomic` can write ``path``.
+
+    Checked before a long run starts, so that its results have somewhere to go: the name is not
+    empty and not too long, its directory exists and takes a new file (a probe file is made and
+    removed: this also refuses ``/proc`` and read-only file systems), and an existing ``path`` is
+    a regular file the user may write.
+    """
+    text = os.fspath(path)
+    if not text.strip():
+        raise OSError(errno.ENOENT, "the file name is empty")
+    target = Path(text)
+    if target.is_dir():
+        raise OSError(errno.EISDIR, f"{text} is a directory")
+    directory = target.parent
+    if not directory.is_dir():
+        raise OSError(errno.ENOENT, f"there is no directory {str(directory)!r}")
+    longest = 255
+    with suppress(OSError, ValueError, AttributeError):  # pathconf: POSIX, and not everywhere
+        longest = os.pathconf(directory, "PC_NAME_MAX")
+    if len(os.fsencode(target.name)) > longest:
+        raise OSError(errno.ENAMETOOLONG, f"the file name {target.name[:40]!r}… is too long")
+    if target.exists() and not os.access(target, os.W_OK):
+        raise OSError(errno.EACCES, f"{text} is not writable")
+    target = _resolve(target)
+    _existing(target)  # what write_atomic refuses: a FIFO, a device, a file without write bits
+    try:
+        fd, probe = _create_temporary(target)
+    except OSError as error:
+        reason = f"cannot create a file in {str(directory)!r}: {error.strerror or error}"
+        raise OSError(error.errno, reason) from None
+    os.close(fd)
+    os.unlink(probe)

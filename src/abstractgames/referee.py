@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import random
 import time
+import traceback
 from collections.abc import Callable
+from pathlib import Path
 
 import attrs
 
@@ -40,9 +42,11 @@ from .protocol import (
     random_move,
 )
 from .records import ClockSettings, GameEnd, GameRecord, MatchRecord, MoveRecord, RecordError
+from .text import excerpt
 
 __all__ = [
     "ClockSettings",
+    "MatchStopped",
     "Observer",
     "Referee",
     "RefereeError",
@@ -53,6 +57,25 @@ __all__ = [
 
 class RefereeError(AbstractGamesError):
     """The referee cannot go on, e.g. a built-in player broke the rules."""
+
+
+class MatchStopped(RefereeError):
+    """An error stopped the match (a player's or an observer's own bug, not a move): ``record``
+    holds the match so far, unfinished, so that it can be saved and continued."""
+
+    def __init__(self, message: str, record: MatchRecord) -> None:
+        super().__init__(message)
+        self.record = record
+        """The record of the moves played before the error."""
+
+
+class _PlayerError(Exception):
+    """A player's ``choose`` raised an error that is not a move, a resignation or a failure."""
+
+    def __init__(self, player: int, error: Exception) -> None:
+        super().__init__(player, error)
+        self.player = player
+        self.error = error
 
 
 def chance_rng(seed: int, game_number: int, ply: int) -> SeededRandom:
@@ -159,8 +182,12 @@ class Referee:
         """Play the match to its end, or continue the one in ``record``; return its record.
 
         A ``KeyboardInterrupt`` or ``EOFError`` from a player (a person pressing Ctrl-C or closing
-        the input) stops the match: the record returned then has ``finished`` false and
-        :meth:`play` with it continues where it stopped.
+        the input, or SIGTERM, see :mod:`abstractgames.interrupts`) stops the match: the record
+        returned then has ``finished`` false and :meth:`play` with it continues where it stopped.
+
+        Raises:
+            MatchStopped: any other error during the match (a bot's own bug); it carries the
+                record of the moves so far.
         """
         record = self.new_record() if record is None else record
         match = self._replay(record)
@@ -169,6 +196,13 @@ class Referee:
                 match = self._play_game(record, match, number)
         except (KeyboardInterrupt, EOFError):
             return record
+        except _PlayerError as failure:
+            who = f"player {failure.player} ({self.players[failure.player - 1].spec})"
+            raise MatchStopped(f"{who} failed: {_describe(failure.error)}", record) from (
+                failure.error
+            )
+        except Exception as error:
+            raise MatchStopped(f"the match stopped: {_describe(error)}", record) from error
         finally:
             for player in self.players:
                 player.close()
@@ -255,6 +289,10 @@ class Referee:
             return None
         except PlayerFailed as failure:
             return self._end(live, match, GameEnd("forfeit", player, str(failure)))
+        except EOFError:  # a person closed the input: the match stops, to be continued
+            raise
+        except Exception as error:
+            raise _PlayerError(player, error) from error
         spent = self.time_source() - started
         if time_left is not None and self.clock is not None:
             remaining = time_left - spent
@@ -314,3 +352,13 @@ class Referee:
                     player.moves_taken_back(live.states[-1])
                 return
         self.observer.notice("nothing to undo: this is your first move of the game")
+
+
+def _describe(error: BaseException) -> str:
+    """``Type: message (at file, line N)``: where in the code the error came from."""
+    where = ""
+    frames = traceback.extract_tb(error.__traceback__)
+    if frames:
+        where = f" (at {Path(frames[-1].filename).name}, line {frames[-1].lineno})"
+    text = excerpt(str(error), 200)
+    return f"{type(error).__name__}: {text}{where}" if text else f"{type(error).__name__}{where}"

@@ -55,6 +55,7 @@ __all__ = [
     "available_games",
     "available_players",
     "build_player",
+    "check_player_spec",
     "describe_game",
     "describe_player",
     "evaluation_for",
@@ -80,6 +81,8 @@ PLAYER_GROUP = "abstractgames.players"
 
 DEFAULT_SEARCH_TIME = 1.0
 """Seconds per move of the ``search`` player when neither ``time`` nor ``depth`` is given."""
+MAX_SEARCH_TIME = 86_400.0
+"""The longest time per move the ``search`` player takes (a day)."""
 
 GameFactory = Callable[..., Game]
 PlayerFactory = Callable[..., Player]
@@ -502,6 +505,17 @@ def make_player(spec: str, game: Game) -> Player:
             not a Player, or options the player does not take.
     """
     text = spec.strip()
+    factory, options, what, origin = _resolve_player(text)
+    if options is None:
+        player = _call(factory, (game, text.partition(":")[2].strip()), {}, what, origin)
+    else:
+        player = _construct(factory, game, options, what, origin)
+    player.spec = text
+    return player
+
+
+def _resolve_player(text: str) -> tuple[PlayerFactory, dict[str, Any] | None, str, str]:
+    """``(factory, options or None for a raw argument, what to call it, origin)`` of a spec."""
     name, _, rest = text.partition(":")
     found = _player_factory(name.strip().lower())
     if found is not None:
@@ -510,21 +524,29 @@ def make_player(spec: str, game: Game) -> Player:
             raise InvalidPlayerError(f"player {name.strip()!r} is not built yet")
         what = f"player {name.strip().lower()!r}"
         if getattr(factory, RAW_ARGUMENT, False):
-            player = _call(factory, (game, rest.strip()), {}, what, origin)
-        else:
-            options = parse_options(rest, context=f"player {text!r}", error=InvalidPlayerError)
-            player = _construct(factory, game, options, what, origin)
-    elif _is_import_target(name, rest):
+            return factory, None, what, origin
+        options = parse_options(rest, context=f"player {text!r}", error=InvalidPlayerError)
+        return factory, options, what, origin
+    if _is_import_target(name, rest):
         target, _, option_text = rest.partition(":")
         factory = _load_class(name.strip(), target.strip(), text)
         options = parse_options(option_text, context=f"player {text!r}", error=InvalidPlayerError)
-        player = _construct(factory, game, options, f"player {text!r}", "outside")
-    else:
-        raise InvalidPlayerError(
-            f"unknown player {name.strip()!r}; available players: {', '.join(available_players())}"
-        )
-    player.spec = text
-    return player
+        return factory, options, f"player {text!r}", "outside"
+    raise InvalidPlayerError(
+        f"unknown player {name.strip()!r}; available players: {', '.join(available_players())}"
+    )
+
+
+def check_player_spec(spec: str) -> None:
+    """Check what can be checked of a player spec before a game is known: the name (or the
+    file, module and class), and its options' names. Making the player checks the rest.
+
+    Raises:
+        InvalidPlayerError: what :func:`make_player` would say of these.
+    """
+    factory, options, what, _ = _resolve_player(spec.strip())
+    if options is not None:
+        _takes_the_game(factory, options, what)
 
 
 def build_player(
@@ -546,6 +568,13 @@ def _construct(
     factory: PlayerFactory, game: Game, options: dict[str, Any], what: str, origin: str
 ) -> Player:
     """Call ``factory(game, **options)``, or ``factory()`` if it takes no argument."""
+    if _takes_the_game(factory, options, what):
+        return _call(factory, (game,), options, what, origin)
+    return _call(factory, (), {}, what, origin)
+
+
+def _takes_the_game(factory: PlayerFactory, options: dict[str, Any], what: str) -> bool:
+    """Whether ``factory`` is called with the game; raise if it cannot take ``options``."""
     if inspect.isclass(factory) and not issubclass(factory, Player):
         raise InvalidPlayerError(
             f"{what}: {factory.__module__}.{factory.__qualname__} is not a Player (subclass "
@@ -561,7 +590,7 @@ def _construct(
             raise InvalidPlayerError(
                 f"{what} has no option {', '.join(map(repr, sorted(options)))}; its options: none"
             )
-        return _call(factory, (), {}, what, origin)
+        return False
     rest = parameters[1:]
     accepted = [p.name for p in rest if p.kind in (*positional, inspect.Parameter.KEYWORD_ONLY)]
     if not any(p.kind == inspect.Parameter.VAR_KEYWORD for p in rest):
@@ -580,7 +609,7 @@ def _construct(
     ]
     if missing:
         raise InvalidPlayerError(f"{what} needs the option {', '.join(map(repr, missing))}")
-    return _call(factory, (game,), options, what, origin)
+    return True
 
 
 def _call(
@@ -826,12 +855,24 @@ def search_player(
 ) -> Player:
     """The ``search`` player: ``game``'s search bot with a time budget per move or a fixed depth.
 
-    ``time`` is seconds per move (default 1.0); ``depth`` a fixed search depth in plies instead.
+    ``time`` is seconds per move, more than 0 and at most :data:`MAX_SEARCH_TIME` (default 1.0);
+    ``depth`` a fixed search depth in plies instead, from 1 to the game's ``max_length``.
     """
-    if isinstance(time, bool) or not isinstance(time, int | float) or not time > 0:
-        raise InvalidPlayerError(f"search option time={time!r} must be a positive number")
-    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
-        raise InvalidPlayerError(f"search option depth={depth!r} must be a positive integer")
+    if (
+        isinstance(time, bool)
+        or not isinstance(time, int | float)
+        or not 0 < time <= MAX_SEARCH_TIME  # also refuses NaN
+    ):
+        raise InvalidPlayerError(
+            f"search option time={time!r} must be a number of seconds above 0 and at most "
+            f"{MAX_SEARCH_TIME:g}"
+        )
+    if depth is not None and (
+        isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= game.max_length
+    ):
+        raise InvalidPlayerError(
+            f"search option depth={depth!r} must be a whole number from 1 to {game.max_length}"
+        )
     entry = _entry_of(game)
     if entry is None or entry.search is None:
         raise InvalidPlayerError(f"there is no search player for {game.name!r}")

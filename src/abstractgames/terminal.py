@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import TextIO
+from typing import Any, TextIO
 
 from rich.console import Console
 from rich.text import Text
@@ -17,6 +17,7 @@ from .players import Player, Resign, UndoRequest
 from .protocol import CHANCE, Game, IllegalMoveError, Match, Move, State
 from .records import GameRecord, MatchRecord, MoveRecord
 from .referee import Observer
+from .text import printable
 
 __all__ = ["HumanPlayer", "TerminalObserver", "board_text", "make_console"]
 
@@ -34,11 +35,23 @@ Type a move in the notation shown by 'moves', or one of:
   undo    take back your last move (only against bots)"""
 
 
+class _Console(Console):
+    """A console that prints text with its control characters escaped (but newlines): messages
+    quote outside text (a record's reasons and player specs, an engine's words), which must not
+    drive the terminal. Boards (rich ``Text``) are ours and print as they are."""
+
+    def print(self, *objects: Any, **options: Any) -> None:
+        super().print(*(printable(o) if isinstance(o, str) else o for o in objects), **options)
+
+
 def make_console(
     file: TextIO | None = None, *, colour: bool = True, force_terminal: bool | None = None
 ) -> Console:
-    """A console for boards and messages; ``colour=False`` (or ``NO_COLOR``) draws letters only."""
-    return Console(
+    """A console for boards and messages; ``colour=False`` (or ``NO_COLOR``) draws letters only.
+
+    Text printed on it has its control characters escaped (:func:`abstractgames.text.printable`).
+    """
+    return _Console(
         file=file,
         force_terminal=force_terminal,
         no_color=True if not colour else None,  # None: rich honours NO_COLOR

@@ -13,7 +13,7 @@ neither drive the terminal nor flood a message.
 
 from __future__ import annotations
 
-__all__ = ["EXCERPT", "excerpt", "quote"]
+__all__ = ["EXCERPT", "excerpt", "printable", "quote"]
 
 EXCERPT = 60
 """How many characters of an outside text a message shows at most."""
@@ -26,6 +26,16 @@ def excerpt(text: object, limit: int = EXCERPT) -> str:
     if len(shown) > limit:
         shown = shown[: max(limit - 1, 0)] + "…"
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in shown)
+
+
+def printable(text: object) -> str:
+    """``str(text)`` with every control character but the newline escaped, for a terminal: a
+    message may hold outside text, which must not move the cursor, clear the screen or set the
+    window title."""
+    shown = str(text)
+    if shown.isprintable():
+        return shown
+    return "".join(c if c.isprintable() or c == "\n" else repr(c)[1:-1] for c in shown)
 
 
 def quote(text: object, limit: int = EXCERPT) -> str:
