@@ -337,7 +337,7 @@ def test_our_program_reports_input_it_cannot_play() -> None:
     )
     assert out.returncode == 1
     assert out.stdout == ""
-    assert out.stderr.startswith("abstractgames codecup: cannot play '9'")
+    assert out.stderr.startswith('abstractgames codecup: cannot play "9"')
 
 
 def test_our_program_as_order_against_the_codecup_program_through_the_referee() -> None:

@@ -34,9 +34,11 @@ from abstractgames.records import ClockSettings, GameEnd, MatchRecord
 from abstractgames.referee import Referee, chance_rng, player_rng
 
 from .conftest import (
+    BAD_ENGINE,
     Interrupting,
     StopAt,
     assert_reaped,
+    bad_engine,
     command,
     is_gone,
     our_engine,
@@ -44,16 +46,6 @@ from .conftest import (
 )
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="external programs need POSIX")
-
-ENGINES = Path(__file__).parent / "engines"
-BAD_ENGINE = ENGINES / "bad_engine.py"
-
-
-def bad_engine(mode: str, at: int, pidfile: Path, timeout: float = 1.0) -> str:
-    """The spec of the misbehaving engine; its logs go next to ``pidfile``."""
-    args = ["--mode", mode, "--at", at, "--pidfile", pidfile]
-    options = f"timeout={timeout},log={pidfile.parent / 'logs'}"
-    return f"engine:{options}:" + command(sys.executable, BAD_ENGINE, *args)
 
 
 def moves_of(record: MatchRecord) -> list[list[str]]:

@@ -204,8 +204,7 @@ class Referee:
         except Exception as error:
             raise MatchStopped(f"the match stopped: {_describe(error)}", record) from error
         finally:
-            for player in self.players:
-                player.close()
+            _close(self.players)
         record.result = match.result()
         self.observer.match_ended(record)
         return record
@@ -352,6 +351,15 @@ class Referee:
                     player.moves_taken_back(live.states[-1])
                 return
         self.observer.notice("nothing to undo: this is your first move of the game")
+
+
+def _close(players: tuple[Player, ...]) -> None:
+    """Close every player, even when closing one of them is interrupted or fails."""
+    if players:
+        try:
+            players[0].close()
+        finally:
+            _close(players[1:])
 
 
 def _describe(error: BaseException) -> str:

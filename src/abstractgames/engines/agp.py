@@ -20,6 +20,7 @@ makes any player an engine that plays exactly as it does in-process.
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -27,12 +28,14 @@ from typing import Any, TextIO
 
 from ..players import Player, Resign, SeededRandom, runs_program, takes_raw_argument
 from ..protocol import AbstractGamesError, Game, Move, State
-from ..text import quote
+from ..text import excerpt, quote
 from .external import (
+    MESSAGE_LIMIT,
     QUIT_GRACE,
     EngineFailure,
     ExternalPlayer,
     make_external_player,
+    within_range,
 )
 from .process import Process, ProcessEnded, ProcessError, ProcessTimeout, describe_status
 
@@ -88,11 +91,13 @@ def parse_position(argument: str) -> tuple[str | None, list[str]]:
 
 
 def _seconds(value: float) -> str:
-    return f"{max(value, 0.0):.3f}".rstrip("0").rstrip(".")
+    return f"{within_range(value):.3f}".rstrip("0").rstrip(".")
 
 
 def format_go(time_left: float | None, timeout: float, seed: str | None) -> str:
     """The ``go`` command: the mover's clock (if any), the answer's deadline and a seed token.
+
+    Both times are sent within ``[0, MAX_SECONDS]`` (:func:`~.external.within_range`).
 
     Raises:
         ValueError: a seed token that is empty or holds a space or a control character.
@@ -133,7 +138,8 @@ class EngineClient:
 
     Every wait has a deadline; every way an engine can fail raises :class:`EngineFailure` with a
     message such as ``did not answer within 5.0 s`` or ``sent "hello" where "move ..." was
-    expected``.
+    expected``. The engine's own text (its reasons, its name, its lines) is escaped and cut
+    (:func:`~abstractgames.text.excerpt`) before it is kept or put in a message.
 
     Args:
         process: the running engine.
@@ -153,16 +159,16 @@ class EngineClient:
             if word == "agpok":
                 break
             if word == "error":
-                why = rest or "no reason given"
+                why = _reason(rest)
                 raise EngineFailure(f"does not speak engine protocol {PROTOCOL_VERSION}: {why}")
             if word == "id" and rest.startswith("name "):
-                self.name = rest[5:].strip()
+                self.name = excerpt(rest[5:].strip())
             elif word != "id":
                 raise self._unexpected(line, "agpok")
         self._send(f"game {game.spec}")
         word, rest, line = self._expect(f"game {game.spec}", self.timeout)
         if word == "error":
-            raise EngineFailure(f"does not play {game.spec}: {rest or 'no reason given'}")
+            raise EngineFailure(f"does not play {game.spec}: {_reason(rest)}")
         if word != "gameok":
             raise self._unexpected(line, "gameok")
 
@@ -171,7 +177,7 @@ class EngineClient:
         self._send("isready")
         word, rest, line = self._expect("isready", self.timeout)
         if word == "error":
-            raise EngineFailure(f"reported an error: {rest or 'no reason given'}")
+            raise EngineFailure(f"reported an error: {_reason(rest)}")
         if word != "readyok":
             raise self._unexpected(line, "readyok")
 
@@ -212,7 +218,7 @@ class EngineClient:
         if word == "resign":
             raise EngineResigned()
         if word == "error":
-            raise EngineFailure(f"reported an error: {rest or 'no reason given'}")
+            raise EngineFailure(f"reported an error: {_reason(rest)}")
         raise self._unexpected(line, "move ...")
 
     def check_quiet(self) -> None:
@@ -267,6 +273,11 @@ class EngineClient:
         return EngineFailure(f"sent {quote(line)} where {quote(wanted)} was expected")
 
 
+def _reason(text: str) -> str:
+    """The reason an engine gave with ``error``, safe to show."""
+    return excerpt(text) if text else "no reason given"
+
+
 # --- the player -----------------------------------------------------------------------------------
 
 
@@ -288,7 +299,8 @@ class EnginePlayer(ExternalPlayer):
         self._client: EngineClient | None = None
         self._new_game = True
         self.engine_name: str | None = None
-        """The name the engine gave in the handshake (``id name``), once started."""
+        """The name the engine gave in the handshake (``id name``, escaped and cut), once
+        started."""
 
     def _restart(self, start: State) -> None:
         super()._restart(start)
@@ -383,7 +395,7 @@ class _Server:
         try:
             handler(argument)
         except (AbstractGamesError, ValueError) as error:
-            self.say(f"error {' '.join(str(error).split())}")
+            self.say(f"error {excerpt(' '.join(str(error).split()), MESSAGE_LIMIT)}")
         return True
 
     def do_agp(self, argument: str) -> None:
@@ -428,7 +440,14 @@ class _Server:
             what = "the game is over" if state.is_terminal() else "a chance event is due"
             raise ValueError(f"no move to make in {state.position()}: {what}")
         rng = SeededRandom(options["seed"]) if "seed" in options else self.rng
-        time_left = float(options["time"]) if "time" in options else None
+        time_left = None
+        if "time" in options:
+            time_left = float(options["time"])
+            if not math.isfinite(time_left):
+                raise ValueError(
+                    f"'time' must be a number of seconds, not {quote(options['time'])}"
+                )
+            time_left = within_range(time_left)
         move = player.choose(state, rng, time_left)
         self.say(f"move {move}")
 

@@ -36,8 +36,9 @@ from ..protocol import (
     Move,
     State,
 )
-from ..text import quote
+from ..text import excerpt, quote
 from .external import (
+    MESSAGE_LIMIT,
     QUIT_GRACE,
     EngineFailure,
     ExternalPlayer,
@@ -401,7 +402,8 @@ class _CodecupGame:
             try:
                 self.take(line, role)
             except AbstractGamesError as error:
-                raise _Unreadable(f"cannot play {line!r}: {error}") from None
+                why = excerpt(error, MESSAGE_LIMIT)
+                raise _Unreadable(f"cannot play {quote(line)}: {why}") from None
             if self.state.to_move == role:
                 self.move()
         while self.read() is not None:  # the game is over: wait for Quit or the end

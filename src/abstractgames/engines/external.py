@@ -9,10 +9,15 @@ a shell would (``shlex``) but never run through one. Options go between the name
 - ``grace``: with a clock, seconds past its time left before the program counts as hung (default 2);
 - ``log``: the directory for the program's error output (default: the temporary directory).
 
+``timeout`` is more than 0 and ``grace`` at least 0, both at most :data:`MAX_SECONDS`; a clock's
+time left beyond that counts as :data:`MAX_SECONDS`.
+
 A program that crashes, hangs, writes what its protocol does not allow, or plays an illegal move
 loses the match: ``choose`` raises :class:`~abstractgames.players.PlayerFailed` saying what
 happened, e.g. ``player 2 exited with status 1``, naming the log file when the program wrote to its
-standard error. The program's whole process group is killed and reaped whatever happens.
+standard error. The program's whole process group is killed and reaped whatever happens. Text
+the program wrote is escaped and cut (:func:`~abstractgames.text.excerpt`) wherever a message
+quotes it.
 
 The referee tells a player the whole game through the :class:`~abstractgames.players.Player` hooks
 (chance events and both players' moves, also for a game resumed from a record), and the player tells
@@ -22,6 +27,7 @@ its program the game so far in its protocol (:mod:`.agp`, :mod:`.codecup_entropy
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import re
 import shlex
@@ -34,17 +40,20 @@ from typing import Any
 from ..players import InvalidPlayerError, Player, PlayerFailed
 from ..protocol import Game, Move, State
 from ..specs import parse_options
-from ..text import quote
+from ..text import excerpt, quote
 from .process import Process, ProcessError
 
 __all__ = [
     "DEFAULT_GRACE",
     "DEFAULT_TIMEOUT",
+    "MAX_SECONDS",
+    "MESSAGE_LIMIT",
     "QUIT_GRACE",
     "EngineFailure",
     "ExternalPlayer",
     "make_external_player",
     "parse_command",
+    "within_range",
 ]
 
 DEFAULT_TIMEOUT = 30.0
@@ -53,6 +62,19 @@ DEFAULT_GRACE = 2.0
 """With a clock: seconds past its time left before a program that has not answered is hung."""
 QUIT_GRACE = 1.0
 """Seconds a program has to exit after ``quit`` before it is killed."""
+MAX_SECONDS = 1e9
+"""The longest ``timeout`` or ``grace`` (about 31 years), and the most time left a program is told
+or waited for."""
+MESSAGE_LIMIT = 300
+"""The longest message of ours that holds outside text (a rules error about a program's move) that
+is passed on; the outside text alone is cut to :data:`~abstractgames.text.EXCERPT`."""
+
+
+def within_range(seconds: float) -> float:
+    """``seconds`` brought into ``[0, MAX_SECONDS]`` (NaN counts as 0): a wait that the clock and
+    the operating system can take."""
+    return min(seconds, MAX_SECONDS) if seconds > 0 else 0.0
+
 
 _OPTIONS = re.compile(r"^\s*[A-Za-z_]\w*\s*=")
 
@@ -90,21 +112,32 @@ def _player_options(kind: str, options: dict[str, str]) -> dict[str, Any]:
             "its options: timeout, grace, log"
         )
     result: dict[str, Any] = {}
-    for name, positive in (("timeout", True), ("grace", False)):
+    for name in ("timeout", "grace"):
         if name in options:
             try:
                 value = float(options[name])
             except ValueError:
-                value = float("nan")
-            if not (value > 0 if positive else value >= 0) or value == float("inf"):
-                need = "a positive" if positive else "a non-negative"
-                raise InvalidPlayerError(
-                    f"{kind} option {name}={options[name]} must be {need} number of seconds"
-                )
-            result[name] = value
+                value = math.nan
+            result[name] = _seconds(kind, name, value, options[name])
     if options.get("log"):
         result["log_dir"] = options["log"]
     return result
+
+
+def _seconds(kind: str, name: str, value: float, text: object) -> float:
+    """``value`` if it is a valid ``timeout``/``grace``; ``text`` is what the user wrote.
+
+    Raises:
+        InvalidPlayerError: NaN, infinite, out of range.
+    """
+    positive = name == "timeout"
+    if not ((value > 0 if positive else value >= 0) and value <= MAX_SECONDS):
+        need = "a positive" if positive else "a non-negative"
+        raise InvalidPlayerError(
+            f"{kind} option {name}={excerpt(text)} must be {need} number of seconds, "
+            f"at most {MAX_SECONDS:.0f}"
+        )
+    return value
 
 
 def _check_program(kind: str, program: str) -> None:
@@ -140,6 +173,9 @@ class ExternalPlayer(Player):
         grace: with a clock, seconds past the time left before the program counts as hung.
         log_dir: the directory for the error-output logs (default: the temporary directory).
 
+    Raises:
+        InvalidPlayerError: ``timeout`` or ``grace`` NaN, infinite or out of range.
+
     Attributes:
         seat: the player's number (1 or 2) in the match, from :meth:`game_started`; ``None``
             before, and messages then name "the engine program" instead of "player 2".
@@ -162,8 +198,8 @@ class ExternalPlayer(Player):
     ) -> None:
         self.game = game
         self.argv = list(argv)
-        self.timeout = timeout
-        self.grace = grace
+        self.timeout = _seconds(self.kind, "timeout", timeout, timeout)
+        self.grace = _seconds(self.kind, "grace", grace, grace)
         self.log_dir = Path(log_dir) if log_dir is not None else None
         self.seat: int | None = None
         self.states: list[State] = []
@@ -190,8 +226,11 @@ class ExternalPlayer(Player):
         self.states, self.moves = [start], []
 
     def limit(self, time_left: float | None) -> float:
-        """Seconds to wait for a move: the time left plus the grace, or the timeout."""
-        return self.timeout if time_left is None else max(time_left, 0.0) + self.grace
+        """Seconds to wait for a move: the time left plus the grace (at most :data:`MAX_SECONDS`),
+        or the timeout."""
+        if time_left is None:
+            return self.timeout
+        return min(within_range(time_left) + self.grace, MAX_SECONDS)
 
     def _start(self) -> Process:
         label = re.sub(r"[^A-Za-z0-9._-]", "_", Path(self.argv[0]).name) or "program"
@@ -230,7 +269,8 @@ class ExternalPlayer(Player):
         return self._failure(f"{self._who()} {what}")
 
     def _illegal(self, text: str, why: str) -> PlayerFailed:
-        return self._failure(f"illegal move {quote(text)} by {self._who()}: {why}")
+        reason = excerpt(why, MESSAGE_LIMIT)  # a rules error may quote the whole move
+        return self._failure(f"illegal move {quote(text)} by {self._who()}: {reason}")
 
     def _stop_program(self) -> None:
         """Make the program quit (or kill it); nothing if none runs."""
