@@ -56,8 +56,9 @@ GAMES = ("orderchaos", "entropy", "dispersal")
 as in ``codecup_entropy``) is about that game alone."""
 
 WITHIN: dict[str, set[str]] = {
-    "abstractgames.protocol": {"abstractgames.specs", "abstractgames.svg"},
-    "abstractgames.grid": {"abstractgames.protocol"},
+    "abstractgames.protocol": {"abstractgames.specs", "abstractgames.svg", "abstractgames.text"},
+    "abstractgames.grid": {"abstractgames.protocol", "abstractgames.text"},
+    "abstractgames.specs": {"abstractgames.text"},
     "abstractgames.referee": {"abstractgames.records"},
     "abstractgames": {"abstractgames.registry"},
     "abstractgames.__main__": {"abstractgames.cli"},

@@ -6,6 +6,7 @@ import copy
 import pickle
 import random
 import re
+import time
 
 import pytest
 from hypothesis import given, settings
@@ -94,6 +95,23 @@ def test_game_description() -> None:
 def test_max_plies_is_validated(value: object) -> None:
     with pytest.raises(InvalidParameterError, match="max_plies"):
         get_game("dispersal", max_plies=value)
+
+
+def test_max_plies_has_a_documented_maximum() -> None:
+    from abstractgames import dispersal
+
+    limit = dispersal.MAX_PLIES_LIMIT
+    assert limit == 10_000
+    assert f"from 1 to :data:`MAX_PLIES_LIMIT` ({limit:,})" in " ".join(
+        (DispersalGame.__doc__ or "").split()
+    )
+    assert get_game("dispersal", max_plies=limit).max_length == limit
+    for value in (limit + 1, 10**18, 10**5000):
+        started = time.perf_counter()
+        with pytest.raises(InvalidParameterError, match=f"must be at most {limit}$") as caught:
+            get_game("dispersal", max_plies=value)
+        assert time.perf_counter() - started < 1  # no prime search for a huge filter
+        assert len(str(caught.value)) < 100
 
 
 def test_start_position() -> None:

@@ -664,6 +664,26 @@ def test_bad_sizes(size: object) -> None:
         get_game("entropy", size=size)
 
 
+@pytest.mark.parametrize(
+    "size", [10**5000, "\x1b]0;title\x07" + "7" * 1_000_000], ids=["10**5000", "long text"]
+)
+def test_a_huge_size_is_quoted_briefly(size: object) -> None:
+    with pytest.raises(InvalidParameterError, match="parameter size") as caught:
+        get_game("entropy", size=size)
+    assert len(str(caught.value)) < 150 and "\x1b" not in str(caught.value)
+
+
+def test_messages_quote_moves_and_positions_briefly() -> None:
+    state = GAME.initial_state().apply("R")
+    for text in ("R@" + "d" * 1_000_000, "\x1b[2J" + "d4 " * 1_000_000, "d4" + " " * 50_000 + "!"):
+        with pytest.raises(InvalidMoveError, match=r"^cannot read move '") as caught:
+            state.apply(text)
+        assert len(str(caught.value)) < 200 and "\x1b" not in str(caught.value)
+    with pytest.raises(InvalidPositionError, match=r"^phase '") as caught:
+        GAME.from_position("7/7/7/7/7/7/7 chaos:\x1b[2J" + "R" * 1_000_000)
+    assert len(str(caught.value)) < 200 and "\x1b" not in str(caught.value)
+
+
 def test_benchmarks_hook() -> None:
     runs = GAME.benchmarks(random.Random(1))
     assert set(runs) == {"boards scored"}

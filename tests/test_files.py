@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ast
 import os
+import socket
+import stat
 from pathlib import Path
 
 import pytest
@@ -116,3 +118,129 @@ def test_the_helper_imports_nothing_from_the_library() -> None:
         if isinstance(node, ast.ImportFrom)
     ]
     assert modules and not [m for m in modules if m.startswith((".", "abstractgames"))]
+
+
+# --- write through, not over ----------------------------------------------------------------
+
+
+def test_a_symbolic_link_is_written_through_and_kept(tmp_path: Path) -> None:
+    (tmp_path / "real").mkdir()
+    real = tmp_path / "real" / "record.json"
+    real.write_text("old")
+    link = tmp_path / "link.json"
+    link.symlink_to(Path("real") / "record.json")  # relative, as `ln -s` makes them
+    chain = tmp_path / "chain.json"
+    chain.symlink_to(link)
+    write_atomic(link, "new")
+    assert link.is_symlink() and os.readlink(link) == str(Path("real") / "record.json")
+    assert real.read_text() == "new"
+    write_atomic(chain, "newer")
+    assert chain.is_symlink() and link.is_symlink()
+    assert real.read_text() == "newer"
+    assert sorted(p.name for p in tmp_path.rglob("*")) == [
+        "chain.json",
+        "link.json",
+        "real",
+        "record.json",
+    ]
+
+
+def test_a_dangling_link_gets_its_file(tmp_path: Path) -> None:
+    link = tmp_path / "link.json"
+    link.symlink_to(tmp_path / "target.json")
+    write_atomic(link, "new")
+    assert link.is_symlink()
+    assert (tmp_path / "target.json").read_text() == "new"
+
+
+def _fifo(path: Path) -> Path:
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs here")
+    os.mkfifo(path)
+    return path
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory", "socket", "device", "link to a device"])
+def test_what_is_not_a_regular_file_is_refused_before_anything_is_written(
+    kind: str, tmp_path: Path
+) -> None:
+    path = tmp_path / "target"
+    if kind == "fifo":
+        _fifo(path)
+    elif kind == "directory":
+        path.mkdir()
+    elif kind == "socket":
+        if not hasattr(socket, "AF_UNIX"):
+            pytest.skip("no Unix sockets here")
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(str(path))
+        server.close()
+    elif kind == "device":
+        try:
+            os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 3))  # /dev/null's numbers
+        except (OSError, AttributeError):
+            pytest.skip("cannot make a device node here")
+    else:
+        if not os.path.exists(os.devnull) or os.name != "posix":
+            pytest.skip("no /dev/null here")
+        path.symlink_to(os.devnull)
+    before = os.lstat(path)
+    with pytest.raises(files.NotRegularFileError, match="not a regular file") as caught:
+        write_atomic(path, "data")
+    assert isinstance(caught.value, OSError)
+    assert caught.value.filename is not None
+    assert list(tmp_path.iterdir()) == [path]  # no temporary file was made
+    after = os.lstat(path)
+    assert (after.st_ino, after.st_mode) == (before.st_ino, before.st_mode)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permissions")
+def test_a_read_only_file_is_refused_not_replaced(tmp_path: Path) -> None:
+    path = tmp_path / "kept.json"
+    path.write_text("mine")
+    path.chmod(0o444)
+    with pytest.raises(PermissionError, match="read-only"):
+        write_atomic(path, "new")
+    assert path.read_text() == "mine"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o444
+    assert list(tmp_path.iterdir()) == [path]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permissions")
+@pytest.mark.parametrize("mode", [0o600, 0o640, 0o664, 0o604])
+def test_a_replaced_file_keeps_its_permissions(mode: int, tmp_path: Path) -> None:
+    path = tmp_path / "out.json"
+    path.write_text("old")
+    path.chmod(mode)
+    old = os.umask(0o022)
+    try:
+        write_atomic(path, "new")
+    finally:
+        os.umask(old)
+    assert path.read_text() == "new"
+    assert stat.S_IMODE(path.stat().st_mode) == mode
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root")
+def test_root_replacing_a_users_file_keeps_its_owner(tmp_path: Path) -> None:
+    path = tmp_path / "out.json"
+    path.write_text("old")
+    os.chown(path, 4321, 4321)
+    write_atomic(path, "new")
+    status = path.stat()
+    assert (status.st_uid, status.st_gid) == (4321, 4321)
+
+
+def test_check_writable_refuses_what_write_atomic_refuses(tmp_path: Path) -> None:
+    with pytest.raises(files.NotRegularFileError):
+        files.check_writable(_fifo(tmp_path / "fifo"))
+    if os.name == "posix":
+        read_only = tmp_path / "read-only"
+        read_only.write_text("mine")
+        read_only.chmod(0o444)
+        with pytest.raises(PermissionError):
+            files.check_writable(read_only)
+    link = tmp_path / "link"
+    link.symlink_to(tmp_path / "fifo")
+    with pytest.raises(files.NotRegularFileError):
+        files.check_writable(link)

@@ -239,6 +239,21 @@ def test_foreign_objects_are_not_moves() -> None:
         Placement("Z", 3)
 
 
+def test_messages_quote_moves_and_positions_briefly() -> None:
+    state = GAME.initial_state()
+    for text in ("X@" + "c" * 1_000_000, "\x1b[2J" + "X" * 1_000_000, "x" + " " * 50_000 + "c3!"):
+        with pytest.raises(InvalidMoveError, match=r"^cannot read move '") as caught:
+            state.apply(text)
+        assert len(str(caught.value)) < 200 and "\x1b" not in str(caught.value)
+    for position in ("6/6/6/6/6/6 \x1b[2J" + "o" * 1_000_000, "X" * 1_000_000 + "/6/6/6/6/6 order"):
+        with pytest.raises(InvalidPositionError) as caught:
+            GAME.from_position(position)
+        assert len(str(caught.value)) < 200 and "\x1b" not in str(caught.value)
+    with pytest.raises(ValueError, match="symbol must be 'X' or 'O'") as caught:
+        Placement("Z" * 1_000_000, 3)
+    assert len(str(caught.value)) < 200
+
+
 def test_states_are_immutable_values() -> None:
     state = GAME.initial_state()
     with pytest.raises(AttributeError):

@@ -49,6 +49,7 @@ from .protocol import (
     State,
     check_int_param,
 )
+from .text import excerpt, value_excerpt
 
 if TYPE_CHECKING:
     import random
@@ -56,6 +57,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_MAX_PLIES",
     "FULL",
+    "MAX_PLIES_LIMIT",
     "NEIGHBOURS",
     "PASS",
     "SIZE",
@@ -84,6 +86,9 @@ FULL = (1 << SIZE) - 1
 START = "SSSSS/S3S/5/O3O/OOOOO O"
 """The starting position: O on rank 1, a2 and e2; S on rank 5, a4 and e4; O to move."""
 DEFAULT_MAX_PLIES = 200
+MAX_PLIES_LIMIT = 10_000
+"""The largest ``max_plies`` (fifty times the default): the repetition filter of every state has
+about five bits per ply of the limit, so a larger one would slow every move down."""
 
 _NOT_FILE_A = FULL & ~GRID.mask(range(0, SIZE, GRID.width))
 _NOT_FILE_E = FULL & ~GRID.mask(range(GRID.width - 1, SIZE, GRID.width))
@@ -137,7 +142,9 @@ def _names(bits: int) -> str:
 
 def _on_board(instance: object, attribute: attrs.Attribute[int], value: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < SIZE:
-        raise ValueError(f"{attribute.name} must be a square index 0..{SIZE - 1}, not {value!r}")
+        raise ValueError(
+            f"{attribute.name} must be a square index 0..{SIZE - 1}, not {value_excerpt(value)}"
+        )
 
 
 def _not_source(instance: Slide, attribute: attrs.Attribute[int], value: int) -> None:
@@ -180,7 +187,8 @@ _PASS_ONLY: tuple[Move, ...] = (PASS,)
 _SLIDES: dict[int, Slide] = {
     a * SIZE + b: Slide(a, b) for a in range(SIZE) for b in range(SIZE) if a != b
 }
-_MOVE_RE = re.compile(r"^\s*([a-z]\d+)\s*[-–]?\s*([a-z]\d+)\s*$", re.IGNORECASE)
+# Possessive runs of spaces (*+): long spaces cannot make the match backtrack quadratically.
+_MOVE_RE = re.compile(r"^\s*([a-z]\d+)\s*+[-–]?\s*+([a-z]\d+)\s*$", re.IGNORECASE)
 
 # --- move tables ----------------------------------------------------------------------------------
 
@@ -421,7 +429,10 @@ class DispersalGame(Game):
 
     Args:
         max_plies: the game is drawn when this many plies (passes included) have been played
-            without a result; at least 1.
+            without a result; from 1 to :data:`MAX_PLIES_LIMIT` (10,000).
+
+    Raises:
+        InvalidParameterError: ``max_plies`` is not an integer from 1 to 10,000.
 
     Attributes:
         max_plies: the ply limit.
@@ -435,7 +446,7 @@ class DispersalGame(Game):
     piece_colours = MappingProxyType({SIDE_O: "white", SIDE_S: "black"})
 
     def __init__(self, max_plies: int = DEFAULT_MAX_PLIES) -> None:
-        self.max_plies = check_int_param("max_plies", max_plies, minimum=1)
+        self.max_plies = check_int_param("max_plies", max_plies, minimum=1, maximum=MAX_PLIES_LIMIT)
         self.max_length = self.max_plies
         self.ply_limit = Outcome(
             None, {SIDE_O: 0.5, SIDE_S: 0.5}, f"ply limit of {self.max_plies} reached"
@@ -485,13 +496,13 @@ class DispersalGame(Game):
         cells = GRID.parse_ranks(ranks, "OSos").upper()
         side = side_text.upper()
         if side not in ROLES:
-            raise InvalidPositionError(f"side to move {side_text!r} must be 'O' or 'S'")
+            raise InvalidPositionError(f"side to move '{excerpt(side_text)}' must be 'O' or 'S'")
         o = GRID.mask(i for i, c in enumerate(cells) if c == SIDE_O)
         s = GRID.mask(i for i, c in enumerate(cells) if c == SIDE_S)
         for role, bits in ((SIDE_O, o), (SIDE_S, s)):
             if not bits:
                 raise InvalidPositionError(
-                    f"no {role} piece in {text!r}: each side needs at least one piece"
+                    f"no {role} piece in '{excerpt(text)}': each side needs at least one piece"
                 )
         return _make(self, o, s, ROLES.index(side), None, 0, 0, False)
 
@@ -504,11 +515,14 @@ class DispersalGame(Game):
         match = _MOVE_RE.match(text)
         if match is None:
             raise InvalidMoveError(
-                f"cannot read move {text!r}: write the two squares, e.g. 'a4-c4', or 'pass'"
+                f"cannot read move '{excerpt(text)}': write the two squares, e.g. 'a4-c4', "
+                "or 'pass'"
             )
         source, target = GRID.square(match.group(1)), GRID.square(match.group(2))
         if source == target:
-            raise InvalidMoveError(f"cannot read move {text!r}: a move must go at least one square")
+            raise InvalidMoveError(
+                f"cannot read move '{excerpt(text)}': a move must go at least one square"
+            )
         return _SLIDES[source * SIZE + target]
 
 
@@ -677,7 +691,7 @@ class DispersalState(_Fields, State):
         if isinstance(move, str):
             return self.apply(self._game.parse_move(move, self))
         if not isinstance(move, Slide | Pass):
-            raise IllegalMoveError(f"{move!r} is not a dispersal Entropy move")
+            raise IllegalMoveError(f"{value_excerpt(move)} is not a dispersal Entropy move")
         outcome = self._outcome
         if outcome is not None:
             raise self._illegal(move, f"the game is over ({outcome.reason})")
@@ -776,7 +790,7 @@ class DispersalState(_Fields, State):
         if side is None:
             return self.s if self._side else self.o
         if not isinstance(side, str) or side.upper() not in ROLES:
-            raise ValueError(f"side must be 'O' or 'S', not {side!r}")
+            raise ValueError(f"side must be 'O' or 'S', not {value_excerpt(side)}")
         return self.s if side.upper() == SIDE_S else self.o
 
     def marked_squares(self) -> dict[int, str]:

@@ -1,19 +1,35 @@
 """Saving files safely: a file is either the old one or the whole new one, even after a crash.
 
 Everything the library saves (game records, tournament results and records) goes through
-:func:`write_atomic`.
+:func:`write_atomic`. It writes through a symbolic link (the file the link points to is replaced,
+the link stays), keeps the permissions of the file it replaces, and refuses to write over what is
+not a regular file (:class:`NotRegularFileError`) or over a file the user made read-only.
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import stat
 from contextlib import suppress
 from pathlib import Path
 
-__all__ = ["check_writable", "write_atomic"]
+__all__ = ["NotRegularFileError", "check_writable", "write_atomic"]
 
 _ATTEMPTS = 100
+
+_KINDS = (
+    (stat.S_ISDIR, errno.EISDIR, "a directory"),
+    (stat.S_ISCHR, errno.EINVAL, "a character device"),
+    (stat.S_ISBLK, errno.EINVAL, "a block device"),
+    (stat.S_ISFIFO, errno.EINVAL, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, errno.EINVAL, "a socket"),
+)
+
+
+class NotRegularFileError(OSError):
+    """The path names a directory, a device, a FIFO or anything else that is not a regular file:
+    saving never writes over it."""
 
 
 def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
@@ -24,21 +40,27 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
     see the old file or the whole new one, never a part, and so does the disk after a crash. On
     any failure, Ctrl-C included, the temporary file is removed and ``path`` is left as it was.
 
-    The file gets the permissions of any newly created file (the umask applies), also when it
-    replaces one.
+    A symbolic link is written through: the file it points to is replaced and the link kept. A
+    file that is replaced keeps its permissions (and, where allowed, its owner); a new file gets
+    the permissions of any newly created file (the umask applies).
 
     Args:
         path: the file to write; its directory must exist.
         data: bytes, or text, written as UTF-8 with its newlines unchanged.
 
     Raises:
+        NotRegularFileError: ``path`` is a directory, a device, a FIFO, a socket (nothing written).
+        PermissionError: ``path`` is a file without write permission (nothing written).
         OSError: the file cannot be written.
     """
-    target = Path(path)
+    target = _resolve(path)
+    existing = _existing(target)
     payload = data.encode("utf-8") if isinstance(data, str) else data
     fd, temporary = _create_temporary(target)
     try:
         with open(fd, "wb") as handle:
+            if existing is not None:
+                _keep_permissions(handle.fileno(), temporary, existing)
             handle.write(payload)
             handle.flush()
             os.fsync(handle.fileno())
@@ -48,6 +70,47 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
             os.unlink(temporary)
         raise
     _sync_directory(target.parent)
+
+
+def _resolve(path: str | os.PathLike[str]) -> Path:
+    """The file ``path`` names, symbolic links followed (to where a link points, even if no file
+    is there yet)."""
+    target = Path(path)
+    return Path(os.path.realpath(target)) if os.path.islink(target) else target
+
+
+def _existing(target: Path) -> os.stat_result | None:
+    """The status of the file at ``target`` (``None`` if there is none); raise
+    :class:`NotRegularFileError` or :class:`PermissionError` if it must not be replaced."""
+    try:
+        status = os.stat(target)
+    except FileNotFoundError:
+        return None
+    mode = status.st_mode
+    if not stat.S_ISREG(mode):
+        code, kind = next(
+            ((c, k) for test, c, k in _KINDS if test(mode)), (errno.EINVAL, "not a file")
+        )
+        raise NotRegularFileError(code, f"{kind}, not a regular file", str(target))
+    # Root may write anything: a file without any write bit was still made read-only on purpose.
+    if not mode & 0o222 or not os.access(target, os.W_OK):
+        raise PermissionError(
+            errno.EACCES, "the file is read-only (make it writable to replace it)", str(target)
+        )
+    return status
+
+
+def _keep_permissions(fd: int, name: str, old: os.stat_result) -> None:
+    """Give the new file ``name`` (open as ``fd``) the permissions and owner of the old one."""
+    if hasattr(os, "fchown"):
+        new = os.fstat(fd)
+        if (new.st_uid, new.st_gid) != (old.st_uid, old.st_gid):
+            with suppress(OSError):  # only root may give a file away
+                os.fchown(fd, old.st_uid, old.st_gid)
+    if hasattr(os, "fchmod"):
+        os.fchmod(fd, stat.S_IMODE(old.st_mode))
+    else:
+        os.chmod(name, stat.S_IMODE(old.st_mode))
 
 
 def _create_temporary(target: Path) -> tuple[int, str]:

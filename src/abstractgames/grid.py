@@ -10,8 +10,11 @@ from collections.abc import Iterable, Sequence
 from functools import cache
 
 from .protocol import InvalidMoveError, InvalidPositionError
+from .text import excerpt
 
 FILES = "abcdefghijklmnopqrstuvwxyz"
+_LONG = 100
+"""A rank text longer than this is refused without counting its squares."""
 
 ROOK_DIRECTIONS = ((1, 0), (-1, 0), (0, 1), (0, -1))
 QUEEN_DIRECTIONS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1))
@@ -36,7 +39,9 @@ class Grid:
         index = self._index.get(text.strip().lower())
         if index is None:
             last = self.names[-1]
-            raise InvalidMoveError(f"{text!r} is not a square of this board (a1 to {last})")
+            raise InvalidMoveError(
+                f"'{excerpt(text)}' is not a square of this board (a1 to {last})"
+            )
         return index
 
     def file(self, square: int) -> int:
@@ -101,12 +106,11 @@ class Grid:
         Raises:
             InvalidPositionError: with what is wrong (rank count, rank width, a bad character).
         """
+        if len(text) >= self.size + self.height:  # longer than any ranks: not split up unchecked
+            self._check_long_ranks(text)
         ranks = text.split("/")
         if len(ranks) != self.height:
-            raise InvalidPositionError(
-                f"{len(ranks)} ranks in {text!r}; this board has {self.height} "
-                f"({self.width}x{self.height}), separated by '/'"
-            )
+            raise self._rank_count(text, len(ranks))
         rows: list[str] = []
         for offset, rank_text in enumerate(ranks):
             rank_number = self.height - offset
@@ -116,10 +120,12 @@ class Grid:
                 if ch.isdigit() and ch.isascii():
                     if previous_digit:
                         raise InvalidPositionError(
-                            f"rank {rank_number} {rank_text!r}: two digits in a row"
+                            f"rank {rank_number} '{excerpt(rank_text)}': two digits in a row"
                         )
                     if ch == "0":
-                        raise InvalidPositionError(f"rank {rank_number} {rank_text!r}: digit 0")
+                        raise InvalidPositionError(
+                            f"rank {rank_number} '{excerpt(rank_text)}': digit 0"
+                        )
                     row.extend("." * int(ch))
                     previous_digit = True
                 elif ch in pieces:
@@ -127,15 +133,36 @@ class Grid:
                     previous_digit = False
                 else:
                     raise InvalidPositionError(
-                        f"rank {rank_number} {rank_text!r}: unknown character {ch!r} "
+                        f"rank {rank_number} '{excerpt(rank_text)}': unknown character "
+                        f"'{excerpt(ch)}' "
                         f"(pieces are {', '.join(pieces)}; digits count empty squares)"
                     )
             if len(row) != self.width:
                 raise InvalidPositionError(
-                    f"rank {rank_number} {rank_text!r} has {len(row)} squares, not {self.width}"
+                    f"rank {rank_number} '{excerpt(rank_text)}' has {len(row)} squares, not "
+                    f"{self.width}"
                 )
             rows.append("".join(row))
         return "".join(reversed(rows))
+
+    def _rank_count(self, text: str, count: int) -> InvalidPositionError:
+        return InvalidPositionError(
+            f"{count:,} ranks in '{excerpt(text)}'; this board has {self.height} "
+            f"({self.width}x{self.height}), separated by '/'"
+        )
+
+    def _check_long_ranks(self, text: str) -> None:
+        """Refuse a ranks text with too many ranks, or a rank of more than :data:`_LONG`
+        characters (each is a square at least), without reading it all."""
+        count = text.count("/") + 1
+        if count != self.height:
+            raise self._rank_count(text, count)
+        for offset, rank_text in enumerate(text.split("/")):
+            if len(rank_text) > _LONG:
+                raise InvalidPositionError(
+                    f"rank {self.height - offset} '{excerpt(rank_text)}' has more than "
+                    f"{self.width} squares ({len(rank_text):,} characters)"
+                )
 
     def render(self, cells: Sequence[str]) -> str:
         """A plain-text diagram with coordinates, top rank first."""
@@ -157,9 +184,12 @@ def split_position(text: object, fields: int, example: str) -> list[str]:
     """Split a position string into its whitespace-separated fields, checking their number."""
     if not isinstance(text, str):
         raise InvalidPositionError(f"a position must be a string, not {type(text).__name__}")
-    parts = text.split()
+    parts = text.split(maxsplit=fields)  # a huge text is not split up
     if len(parts) != fields:
+        count = str(len(parts))
+        if len(parts) > fields:
+            count = str(len(text.split())) if len(text) <= 10_000 else f"more than {fields}"
         raise InvalidPositionError(
-            f"position {text!r} has {len(parts)} fields, expected {fields} (e.g. {example!r})"
+            f"position '{excerpt(text)}' has {count} fields, expected {fields} (e.g. {example!r})"
         )
     return parts

@@ -33,6 +33,7 @@ from .protocol import (
     Outcome,
     State,
 )
+from .text import excerpt, value_excerpt
 
 __all__ = [
     "CHAOS",
@@ -83,12 +84,22 @@ WINDOWS_THROUGH: tuple[tuple[int, ...], ...] = tuple(
 :data:`WINDOW_INDICES_THROUGH`)."""
 
 
+def _check_symbol(instance: object, attribute: attrs.Attribute[str], value: object) -> None:
+    if value not in ("X", "O"):
+        raise ValueError(f"symbol must be 'X' or 'O', not {value_excerpt(value)}")
+
+
+def _check_square(instance: object, attribute: attrs.Attribute[int], value: object) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < SIZE:
+        raise ValueError(f"square must be a square index 0..{SIZE - 1}, not {value_excerpt(value)}")
+
+
 @attrs.frozen(slots=True, repr=False)
 class Placement(Move):
     """Put ``symbol`` (``"X"`` or ``"O"``) on ``square`` (0 = a1 … 35 = f6); notation ``X@c3``."""
 
-    symbol: str = attrs.field(validator=attrs.validators.in_(SYMBOLS))
-    square: int = attrs.field(validator=attrs.validators.in_(range(SIZE)))
+    symbol: str = attrs.field(validator=_check_symbol)
+    square: int = attrs.field(validator=_check_square)
 
     def __str__(self) -> str:
         return f"{self.symbol}@{GRID.names[self.square]}"
@@ -100,7 +111,10 @@ class Placement(Move):
 MOVES: tuple[Placement, ...] = tuple(Placement(s, sq) for sq in range(SIZE) for s in SYMBOLS)
 """Every placement in canonical order: by square (a1, b1, … f6), ``X`` before ``O``."""
 _MOVE_BY_TEXT = {str(m): m for m in MOVES}
-_MOVE_RE = re.compile(r"^\s*([xo])\s*@?\s*([a-z]\d+)\s*$|^\s*([a-z]\d+)\s*@?\s*([xo])\s*$", re.I)
+# Possessive runs of spaces (*+): long spaces cannot make the match backtrack quadratically.
+_MOVE_RE = re.compile(
+    r"^\s*([xo])\s*+@?\s*+([a-z]\d+)\s*$|^\s*([a-z]\d+)\s*+@?\s*+([xo])\s*$", re.I
+)
 
 ORDER_WINS = Outcome(ORDER, {ORDER: 1, CHAOS: 0}, "five in a row")
 CHAOS_WINS = Outcome(CHAOS, {ORDER: 0, CHAOS: 1}, "board full without five in a row")
@@ -132,7 +146,7 @@ class OrderChaosGame(Game):
         o = GRID.mask(i for i, c in enumerate(cells) if c == "O")
         side = side.lower()
         if side not in (ORDER, CHAOS):
-            raise InvalidPositionError(f"side to move {side!r} must be 'order' or 'chaos'")
+            raise InvalidPositionError(f"side to move '{excerpt(side)}' must be 'order' or 'chaos'")
         count = (x | o).bit_count()
         expected = ORDER if count % 2 == 0 else CHAOS
         if side != expected:
@@ -149,7 +163,8 @@ class OrderChaosGame(Game):
         match = _MOVE_RE.match(text)
         if match is None:
             raise InvalidMoveError(
-                f"cannot read move {text!r}: write the symbol, '@' and the square, e.g. 'X@c3'"
+                f"cannot read move '{excerpt(text)}': write the symbol, '@' and the square, "
+                "e.g. 'X@c3'"
             )
         symbol = (match.group(1) or match.group(4)).upper()
         square = GRID.square(match.group(2) or match.group(3))
@@ -232,7 +247,7 @@ class OrderChaosState(State):
             return GAME.parse_move(move, self)
         if isinstance(move, Placement):
             return move
-        raise IllegalMoveError(f"{move!r} is not an Order and Chaos move")
+        raise IllegalMoveError(f"{value_excerpt(move)} is not an Order and Chaos move")
 
     def outcome(self) -> Outcome | None:
         return self._outcome

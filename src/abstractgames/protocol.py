@@ -29,6 +29,7 @@ from typing import Any
 import attrs
 
 from .specs import format_options, keyword_defaults
+from .text import value_excerpt
 
 __all__ = [
     "CHANCE",
@@ -320,7 +321,7 @@ class MatchResult:
 def check_player(player: object) -> int:
     """Return ``player`` if it is 1 or 2, else raise :class:`MatchError`."""
     if isinstance(player, bool) or not isinstance(player, int) or player not in (1, 2):
-        raise MatchError(f"players are numbered 1 and 2, not {player!r}")
+        raise MatchError(f"players are numbered 1 and 2, not {value_excerpt(player)}")
     return player
 
 
@@ -348,7 +349,8 @@ class Match(abc.ABC):
     def player_of(self, role: str, game_number: int | None = None) -> int:
         """The player (1 or 2) who plays ``role`` in a game (default: the current one)."""
         if role not in self.game.roles:
-            raise MatchError(f"the roles are {', '.join(map(repr, self.game.roles))}, not {role!r}")
+            roles = ", ".join(map(repr, self.game.roles))
+            raise MatchError(f"the roles are {roles}, not {value_excerpt(role)}")
         return 1 if self.role_of(1, game_number) == role else 2
 
     @abc.abstractmethod
@@ -362,11 +364,11 @@ class Match(abc.ABC):
 
     def resign(self, player: int) -> Match:
         """The match after ``player`` resigned: the other player wins it at once."""
-        return self.forfeit(player, f"player {player} resigned")
+        return self.forfeit(player, f"player {check_player(player)} resigned")
 
     def lose_on_time(self, player: int) -> Match:
         """The match after ``player`` ran out of time where that loses the match."""
-        return self.forfeit(player, f"player {player} ran out of time")
+        return self.forfeit(player, f"player {check_player(player)} ran out of time")
 
     @abc.abstractmethod
     def result(self) -> MatchResult | None:
@@ -399,14 +401,14 @@ class SingleGameMatch(Match):
 
     def role_of(self, player: int, game_number: int | None = None) -> str:
         if game_number not in (None, 1):
-            raise MatchError(f"this match has one game, not game {game_number!r}")
+            raise MatchError(f"this match has one game, not game {value_excerpt(game_number)}")
         return self._game.roles[check_player(player) - 1]
 
     def record_game(self, final: State) -> SingleGameMatch:
         self._check_going_on()
         outcome = final.outcome()
         if outcome is None or final.game != self._game:
-            raise MatchError(f"{final!r} is not a finished game of {self._game!r}")
+            raise MatchError(f"{value_excerpt(final)} is not a finished game of {self._game!r}")
         return attrs.evolve(self, outcome=outcome)
 
     def forfeit(self, player: int, reason: str) -> SingleGameMatch:
@@ -443,16 +445,41 @@ def random_move(state: State, rng: random.Random) -> Move:
 
 
 def check_int_param(
-    name: str, value: object, *, allowed: Sequence[int] | None = None, minimum: int | None = None
+    name: str,
+    value: object,
+    *,
+    allowed: Sequence[int] | None = None,
+    minimum: int | None = None,
+    maximum: int | None = None,
 ) -> int:
-    """Validate an integer game parameter; raise :class:`InvalidParameterError` with the reason."""
+    """Validate an integer game parameter; raise :class:`InvalidParameterError` with the reason.
+
+    ``allowed`` lists the only values accepted; ``minimum`` and ``maximum`` bound the range
+    (both included). A message quotes at most an excerpt of the value.
+
+    >>> check_int_param("depth", 7, minimum=1, maximum=100)
+    7
+    >>> try:
+    ...     check_int_param("depth", 10**400, minimum=1, maximum=100)
+    ... except InvalidParameterError as error:
+    ...     print(error)
+    parameter depth=<an integer of 401 digits> must be at most 100
+    """
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidParameterError(f"parameter {name} must be an integer, not {value!r}")
+        raise InvalidParameterError(
+            f"parameter {name} must be an integer, not {value_excerpt(value)}"
+        )
     if allowed is not None and value not in allowed:
         raise InvalidParameterError(
-            f"parameter {name}={value} is not supported; choose one of "
+            f"parameter {name}={value_excerpt(value)} is not supported; choose one of "
             + ", ".join(map(str, allowed))
         )
     if minimum is not None and value < minimum:
-        raise InvalidParameterError(f"parameter {name}={value} must be at least {minimum}")
+        raise InvalidParameterError(
+            f"parameter {name}={value_excerpt(value)} must be at least {minimum}"
+        )
+    if maximum is not None and value > maximum:
+        raise InvalidParameterError(
+            f"parameter {name}={value_excerpt(value)} must be at most {maximum}"
+        )
     return value

@@ -7,14 +7,20 @@ bots give a byte-identical file (times are only recorded with a clock).
 
 :meth:`MatchRecord.replay` re-validates a record through the rules: every move must be legal and
 every recorded position and result must be what the rules give.
+
+Reading is bounded: a record file is a regular file of at most :data:`MAX_RECORD_SIZE` bytes
+(16 MiB, far more than any match needs), and every number in it is checked (finite, in range), so
+that a file that is not a record, or a hostile one, gives one :class:`RecordError`, never a hang,
+another error or unbounded memory. A record written is always valid JSON.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
-from pathlib import Path
+import stat
 from typing import Any
 
 import attrs
@@ -29,12 +35,17 @@ from .protocol import (
     Outcome,
     SingleGameMatch,
     State,
+    UnknownGameError,
 )
 from .registry import get_game
+from .text import excerpt, value_excerpt
 
 __all__ = [
+    "MAX_CLOCK_SECONDS",
+    "MAX_RECORD_SIZE",
     "RECORD_FORMAT",
     "RECORD_VERSION",
+    "SEED_LIMIT",
     "ClockSettings",
     "GameEnd",
     "GameRecord",
@@ -46,31 +57,84 @@ __all__ = [
 RECORD_FORMAT = "abstractgames-record"
 RECORD_VERSION = 2
 """The version written; version 1 (where ``time_loss_forfeits`` was ``correspondence``) is read."""
+MAX_RECORD_SIZE = 16 * 1024 * 1024
+"""The largest record :meth:`MatchRecord.load` reads, in bytes: 16 MiB (:meth:`MatchRecord.loads`:
+characters). A record takes well under 100 bytes a move."""
+MAX_CLOCK_SECONDS = 365 * 86_400
+"""The most time a clock gives each player for a game, and the largest increment: a year, in
+seconds."""
+SEED_LIMIT = 2**64
+"""A seed is an integer whose absolute value is below this (any 64-bit seed, signed or not)."""
+
+_MAX_DIGITS = 30
+"""The most digits of an integer in a record (a seed has at most 20)."""
+_MAX_NAME = 100
+"""The longest game name, parameter name or text parameter value in a record."""
 
 
 class RecordError(AbstractGamesError, ValueError):
     """A record that cannot be read, or that the rules contradict."""
 
 
-_CLOCK_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(?:\+\s*(\d+(?:\.\d+)?))?\s*$")
+def _quoted(text: object) -> str:
+    """A bounded excerpt of outside text in single quotes, for a message."""
+    return f"'{excerpt(text)}'"
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _check_clock(instance: object, attribute: attrs.Attribute[float], value: object) -> None:
+    """A clock's time (more than 0) or increment (at least 0), at most a year; never NaN."""
+    increment = attribute.name == "increment"
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not (value >= 0 if increment else value > 0)
+        or not value <= MAX_CLOCK_SECONDS
+    ):
+        least = "at least 0" if increment else "more than 0"
+        raise ValueError(
+            f"the clock's {attribute.name} must be a number of seconds {least} and at most "
+            f"{MAX_CLOCK_SECONDS} (a year), not {value_excerpt(value)}"
+        )
+
+
+# Matched on the stripped text: no two runs of spaces meet, so no input makes it backtrack long.
+_CLOCK_RE = re.compile(r"(\d+(?:\.\d+)?)(?:\s*\+\s*(\d+(?:\.\d+)?))?")
 
 
 @attrs.frozen
 class ClockSettings:
-    """Each player's time for a game, in seconds, plus an increment added after each move."""
+    """Each player's time for a game, in seconds, plus an increment added after each move.
 
-    seconds: float
-    increment: float = 0.0
+    The time is more than 0 and the increment at least 0, each at most :data:`MAX_CLOCK_SECONDS`
+    (a year); other values (NaN and infinities included) raise ``ValueError``.
+    """
+
+    seconds: float = attrs.field(validator=_check_clock)
+    increment: float = attrs.field(default=0.0, validator=_check_clock)
 
     @classmethod
     def parse(cls, text: str) -> ClockSettings:
-        """Read ``SECONDS`` or ``SECONDS+INCREMENT``, e.g. ``"300+2"``."""
-        match = _CLOCK_RE.match(text)
+        """Read ``SECONDS`` or ``SECONDS+INCREMENT``, e.g. ``"300+2"``, each at most a year.
+
+        Raises:
+            ValueError: saying what is wrong.
+        """
+        match = _CLOCK_RE.fullmatch(text.strip())
         if match is None or float(match.group(1)) <= 0:
             raise ValueError(
-                f"bad clock {text!r}: write SECONDS or SECONDS+INCREMENT, e.g. 300 or 300+2"
+                f"bad clock {_quoted(text)}: write SECONDS or SECONDS+INCREMENT, e.g. 300 or 300+2"
             )
-        return cls(float(match.group(1)), float(match.group(2) or 0))
+        seconds, increment = float(match.group(1)), float(match.group(2) or 0)
+        if max(seconds, increment) > MAX_CLOCK_SECONDS:
+            raise ValueError(
+                f"bad clock {_quoted(text)}: the time for a game and the increment are at most "
+                f"{MAX_CLOCK_SECONDS} seconds (a year) each"
+            )
+        return cls(seconds, increment)
 
     def __str__(self) -> str:
         def number(value: float) -> str:
@@ -80,18 +144,30 @@ class ClockSettings:
         return f"{text}+{number(self.increment)}" if self.increment else text
 
 
+def _check_time(instance: object, attribute: attrs.Attribute[float | None], value: object) -> None:
+    """A time in a move's record: ``None``, or a finite number of seconds, at least 0."""
+    if value is not None and (
+        isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < math.inf
+    ):
+        raise ValueError(
+            f"{attribute.name} must be a finite number of seconds, at least 0, not "
+            f"{value_excerpt(value)}"
+        )
+
+
 @attrs.frozen
 class MoveRecord:
     """One ply: the move's notation, who made it (``None`` for chance), and clock details.
 
-    ``seconds`` is the time the player took and ``clock`` what was left after it (with a clock);
-    ``auto`` marks a move made for a player out of time.
+    ``seconds`` is the time the player took and ``clock`` what was left after it (with a clock),
+    each a finite number of seconds, at least 0; ``auto`` marks a move made for a player out of
+    time.
     """
 
     move: str
     player: int | None
-    seconds: float | None = None
-    clock: float | None = None
+    seconds: float | None = attrs.field(default=None, validator=_check_time)
+    clock: float | None = attrs.field(default=None, validator=_check_time)
     auto: bool = False
 
     def to_json(self) -> dict[str, Any]:
@@ -162,14 +238,30 @@ def _outcome_json(outcome: Outcome) -> dict[str, Any]:
     return {"winner": outcome.winner, "scores": dict(outcome.scores), "reason": outcome.reason}
 
 
+def _check_seed(instance: object, attribute: attrs.Attribute[int], value: object) -> None:
+    """A seed: an integer of absolute value below :data:`SEED_LIMIT`."""
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int)
+        or not -SEED_LIMIT < value < SEED_LIMIT
+    ):
+        raise RecordError(
+            f"the seed must be an integer between -2**64 and 2**64, not {value_excerpt(value)}"
+        )
+
+
 @attrs.define
 class MatchRecord:
-    """A whole match; ``result`` stays ``None`` until the match is decided."""
+    """A whole match; ``result`` stays ``None`` until the match is decided.
+
+    The seed is an integer of absolute value below :data:`SEED_LIMIT` (2**64); another raises
+    :class:`RecordError`.
+    """
 
     game: str
     params: dict[str, Any]
     players: tuple[str, str]
-    seed: int
+    seed: int = attrs.field(validator=_check_seed)
     clock: ClockSettings | None = None
     time_loss_forfeits: bool = False
     single: bool = False
@@ -188,12 +280,17 @@ class MatchRecord:
         """
         if game is not None:
             if game.name != self.game or game.params != self.params:
-                raise RecordError(f"this is a record of {self.game} {self.params}, not of {game!r}")
+                raise RecordError(
+                    f"this is a record of {excerpt(f'{self.game} {self.params}', 120)}, "
+                    f"not of {excerpt(repr(game), 120)}"
+                )
             return game
         try:
             return get_game(self.game, **self.params)
-        except AbstractGamesError as error:
+        except UnknownGameError as error:
             raise RecordError(f"record of an unknown game: {error}") from None
+        except AbstractGamesError as error:
+            raise RecordError(f"record of {self.game} with a bad parameter: {error}") from None
 
     def new_match(self, game: Game | None = None) -> Match:
         """The match this record is of, before any game (``game``: as for :meth:`make_game`)."""
@@ -226,8 +323,16 @@ class MatchRecord:
         }
 
     def dumps(self) -> str:
-        """The record as JSON text with sorted keys (stable: same match, same bytes)."""
-        return json.dumps(self.to_json(), indent=2, sort_keys=True) + "\n"
+        """The record as JSON text with sorted keys (stable: same match, same bytes).
+
+        Raises:
+            RecordError: a number is NaN or infinite (a game's score, say): JSON has no such
+                numbers, so such a record is never written.
+        """
+        try:
+            return json.dumps(self.to_json(), indent=2, sort_keys=True, allow_nan=False) + "\n"
+        except ValueError as error:
+            raise RecordError(f"the record cannot be written as JSON: {error}") from None
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the record atomically: the file is either the old one or the whole new one."""
@@ -235,25 +340,50 @@ class MatchRecord:
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> MatchRecord:
-        """Read a record file (see :meth:`loads`)."""
+        """Read a record file: a regular file of UTF-8 JSON, at most :data:`MAX_RECORD_SIZE`
+        bytes (16 MiB); see :meth:`loads`.
+
+        A FIFO, a device or a directory is refused without reading from it, and no more than the
+        limit is ever read.
+
+        Raises:
+            RecordError: saying what is wrong, naming the file.
+        """
+        name = _quoted(os.fspath(path))
+        data = _read_bounded(path, name)
         try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as error:
-            raise RecordError(f"cannot read record {str(path)!r}: {error.strerror}") from None
-        except UnicodeDecodeError:
-            raise RecordError(f"record {str(path)!r} is not UTF-8 text") from None
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise RecordError(
+                f"record {name} is not UTF-8 text (at byte {error.start + 1:,})"
+            ) from None
         return cls.loads(text)
 
     @classmethod
     def loads(cls, text: str) -> MatchRecord:
-        """Read record JSON; raise :class:`RecordError` saying what is wrong."""
+        """Read record JSON of at most :data:`MAX_RECORD_SIZE` characters.
+
+        Raises:
+            RecordError: saying what is wrong (and no other error, whatever the text).
+        """
+        if not isinstance(text, str):
+            raise RecordError(f"a record is JSON text, not {type(text).__name__}")
+        if len(text) > MAX_RECORD_SIZE:
+            raise RecordError(
+                f"record too large ({len(text):,} characters): a record is at most "
+                f"{MAX_RECORD_SIZE:,}"
+            )
         try:
-            data = json.loads(text)
+            data = json.loads(
+                text, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_no_constant
+            )
+            return _from_json(data)
         except json.JSONDecodeError as error:
             raise RecordError(
                 f"record is not valid JSON ({error.msg} at line {error.lineno})"
             ) from None
-        return _from_json(data)
+        except RecursionError:
+            raise RecordError("record is not valid: its JSON is nested too deeply") from None
 
     def replay(self, game: Game | None = None) -> tuple[Match, list[State]]:
         """Check every game against the rules; return the match after its finished games, and
@@ -291,33 +421,85 @@ class MatchRecord:
         return match, finals
 
 
+def _read_bounded(path: str | os.PathLike[str], name: str) -> bytes:
+    """The bytes of the regular file at ``path``, if there are at most :data:`MAX_RECORD_SIZE`."""
+    not_a_file = f"cannot read record {name}: it is not a regular file"
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise RecordError(not_a_file)
+        # Non-blocking, so that a FIFO put there since the check cannot block the open.
+        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+        with open(os.open(path, flags | getattr(os, "O_CLOEXEC", 0)), "rb") as handle:
+            status = os.fstat(handle.fileno())
+            if not stat.S_ISREG(status.st_mode):
+                raise RecordError(not_a_file)
+            if status.st_size > MAX_RECORD_SIZE:
+                raise RecordError(_too_large(name, f"{status.st_size:,}"))
+            data = handle.read(MAX_RECORD_SIZE + 1)
+    except RecordError:
+        raise
+    except OSError as error:
+        raise RecordError(f"cannot read record {name}: {error.strerror or error}") from None
+    except ValueError as error:  # a NUL in the name
+        raise RecordError(f"cannot read record {name}: {error}") from None
+    if len(data) > MAX_RECORD_SIZE:  # a file that grew, or that says it is empty (/proc)
+        raise RecordError(_too_large(name, f"more than {MAX_RECORD_SIZE:,}"))
+    return data
+
+
+def _too_large(name: str, size: str) -> str:
+    return (
+        f"record {name} is too large ({size} bytes): a record is at most {MAX_RECORD_SIZE:,} bytes"
+    )
+
+
+def _parse_int(text: str) -> int:
+    digits = len(text) - text.startswith("-")
+    if digits > _MAX_DIGITS:
+        raise RecordError(
+            f"record holds an integer of {digits:,} digits ({excerpt(text, 20)}): a number in a "
+            f"record has at most {_MAX_DIGITS}"
+        )
+    return int(text)
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise RecordError(f"record holds a number too large to use ({excerpt(text, 20)})")
+    return value
+
+
+def _no_constant(text: str) -> Any:
+    raise RecordError(f"record holds {text}, which JSON does not allow")
+
+
 def _describe(result: MatchResult | None) -> str:
     if result is None:
         return "no result yet"
     winner = "a draw" if result.winner is None else f"player {result.winner} wins"
-    return f"{winner}: {result.reason}"
+    return f"{winner}: {excerpt(result.reason)}"
 
 
-def _replay_move(game: Game, match: Match, state: State, entry: MoveRecord, where: str) -> State:
+def _replay_move(game: Game, match: Match, state: State, entry: MoveRecord, at: str) -> State:
+    where = f"{at} ({excerpt(entry.move)})"
     if state.is_terminal():
-        raise RecordError(f"{where} ({entry.move}): the game is already over")
+        raise RecordError(f"{where}: the game is already over")
     if state.is_chance():
         if entry.player is not None:
-            raise RecordError(f"{where} ({entry.move}): a chance event is due, not a player's move")
+            raise RecordError(f"{where}: a chance event is due, not a player's move")
     else:
         role = state.to_move
         assert role is not None
         expected = match.player_of(role)
         if entry.player != expected:
-            raise RecordError(
-                f"{where} ({entry.move}): {role} is player {expected}, not {entry.player}"
-            )
+            raise RecordError(f"{where}: {role} is player {expected}, not {entry.player}")
         if entry.auto and str(game.timeout_move(state)) != entry.move:
-            raise RecordError(f"{where} ({entry.move}): not the move made for a player out of time")
+            raise RecordError(f"{where}: not the move made for a player out of time")
     try:
         return state.apply(entry.move)
     except AbstractGamesError as error:
-        raise RecordError(f"{where} ({entry.move}): {error}") from None
+        raise RecordError(f"{where}: {error}") from None
 
 
 def _close_game(match: Match, record: GameRecord, state: State, where: str) -> Match:
@@ -332,13 +514,13 @@ def _close_game(match: Match, record: GameRecord, state: State, where: str) -> M
             return match  # the game in progress
         if record.final is not None and record.final != state.position():
             raise RecordError(
-                f"{where}: the recorded final position {record.final!r} is not the one the moves "
-                f"reach ({state.position()!r})"
+                f"{where}: the recorded final position {_quoted(record.final)} is not the one "
+                f"the moves reach ({_quoted(state.position())})"
             )
         if record.outcome is not None and record.outcome != state.outcome():
             raise RecordError(
-                f"{where}: the recorded outcome {record.outcome!r} is not the rules' "
-                f"{state.outcome()!r}"
+                f"{where}: the recorded outcome {excerpt(repr(record.outcome), 150)} is not the "
+                f"rules' {excerpt(repr(state.outcome()), 150)}"
             )
         return match.record_game(state)
     except MatchError as error:
@@ -363,14 +545,31 @@ def _tuple(kinds: type | tuple[type, ...]) -> tuple[type, ...]:
     return kinds if isinstance(kinds, tuple) else (kinds,)
 
 
-def _number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+def _name(value: str, what: str) -> str:
+    """A game's or a parameter's name: short, printable text."""
+    if not value or len(value) > _MAX_NAME or not value.isprintable():
+        raise RecordError(f"record: {_quoted(value)} is not a {what}")
+    return value
+
+
+def _params(data: dict[str, Any]) -> dict[str, Any]:
+    """Game parameters: names with numbers, true/false or short texts, as in a game spec."""
+    for key, value in data.items():
+        if not key.isidentifier() or len(key) > _MAX_NAME:
+            raise RecordError(f"record: {_quoted(key)} is not a parameter name")
+        if not isinstance(value, int | float | str) or (
+            isinstance(value, str) and len(value) > _MAX_NAME
+        ):
+            raise RecordError(
+                f"record: parameter {key} must be a number, true, false or a short text"
+            )
+    return data
 
 
 def _from_json(data: Any) -> MatchRecord:
     where = "record"
-    if _field(data, "format", str, where) != RECORD_FORMAT:
-        raise RecordError(f"not an abstractgames record (format {data['format']!r})")
+    if (name := _field(data, "format", str, where)) != RECORD_FORMAT:
+        raise RecordError(f"not an abstractgames record (format {_quoted(name)})")
     version = _field(data, "version", int, where)
     if version not in (1, RECORD_VERSION):
         raise RecordError(
@@ -384,10 +583,13 @@ def _from_json(data: Any) -> MatchRecord:
     if clock_data is not None:
         seconds = _field(clock_data, "seconds", (int, float), "record clock")
         increment = _field(clock_data, "increment", (int, float), "record clock")
-        clock = ClockSettings(float(seconds), float(increment))
+        try:
+            clock = ClockSettings(seconds, increment)
+        except ValueError as error:
+            raise RecordError(f"record clock: {error}") from None
     record = MatchRecord(
-        game=_field(data, "game", str, where),
-        params=_field(data, "params", dict, where),
+        game=_name(_field(data, "game", str, where), "game name"),
+        params=_params(_field(data, "params", dict, where)),
         players=(players[0], players[1]),
         seed=_field(data, "seed", int, where),
         clock=clock,
@@ -401,8 +603,10 @@ def _from_json(data: Any) -> MatchRecord:
     result = _field(data, "result", (dict, type(None)), where)
     if result is not None:
         winner = _field(result, "winner", (int, type(None)), "record result")
+        if winner not in (None, 1, 2):
+            raise RecordError(f"record result: the winner must be 1, 2 or null, not {winner}")
         scores = _field(result, "scores", list, "record result")
-        if len(scores) != 2 or not all(s is None or _number(s) for s in scores):
+        if len(scores) != 2 or not all(s is None or _is_number(s) for s in scores):
             raise RecordError("record result: 'scores' must be two numbers or nulls")
         record.result = MatchResult(
             winner, _field(result, "reason", str, "record result"), (scores[0], scores[1])
@@ -420,11 +624,11 @@ def _game_from_json(data: Any, where: str) -> GameRecord:
         at = f"{where} move {ply}"
         player = _field(move_data, "player", (int, type(None)), at)
         if player not in (None, 1, 2):
-            raise RecordError(f"{at}: player must be 1, 2 or null (chance), not {player!r}")
+            raise RecordError(f"{at}: player must be 1, 2 or null (chance), not {player}")
         optional = {k: move_data.get(k) for k in ("seconds", "clock")}
         for key, value in optional.items():
-            if value is not None and not _number(value):
-                raise RecordError(f"{at}: {key!r} must be a number")
+            if value is not None and not (_is_number(value) and value >= 0):
+                raise RecordError(f"{at}: {key!r} must be a number of seconds, at least 0")
         auto = move_data.get("auto", False)
         if not isinstance(auto, bool):
             raise RecordError(f"{at}: 'auto' must be true or false")
@@ -440,7 +644,7 @@ def _game_from_json(data: Any, where: str) -> GameRecord:
     outcome = _field(data, "outcome", (dict, type(None)), where)
     if outcome is not None:
         scores = _field(outcome, "scores", dict, f"{where} outcome")
-        if not all(_number(v) for v in scores.values()):
+        if not all(_is_number(v) for v in scores.values()):
             raise RecordError(f"{where} outcome: scores must be numbers")
         record.outcome = Outcome(
             _field(outcome, "winner", (str, type(None)), f"{where} outcome"),
@@ -453,6 +657,8 @@ def _game_from_json(data: Any, where: str) -> GameRecord:
         player = _field(ended, "player", int, f"{where} ended_by")
         reason = _field(ended, "reason", str, f"{where} ended_by")
         if event not in END_EVENTS or player not in (1, 2):
-            raise RecordError(f"{where}: unknown end event {event!r} by player {player!r}")
+            raise RecordError(
+                f"{where}: unknown end event {_quoted(event)} by player {value_excerpt(player)}"
+            )
         record.ended_by = GameEnd(event, player, reason)
     return record

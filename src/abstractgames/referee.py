@@ -189,8 +189,12 @@ class Referee:
             MatchStopped: any other error during the match (a bot's own bug); it carries the
                 record of the moves so far.
         """
-        record = self.new_record() if record is None else record
-        match = self._replay(record)
+        try:
+            record = self.new_record() if record is None else record
+            match = self._replay(record)
+        except BaseException:
+            _close(self.players)
+            raise
         try:
             while (number := match.game_number) is not None:
                 match = self._play_game(record, match, number)

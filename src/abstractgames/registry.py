@@ -43,6 +43,7 @@ import attrs
 from .players import RAW_ARGUMENT, RUNS_PROGRAM, InvalidPlayerError, Player
 from .protocol import AbstractGamesError, Game, InvalidParameterError, UnknownGameError
 from .specs import keyword_defaults, parse_options, split_spec
+from .text import value_excerpt
 
 __all__ = [
     "GAME_GROUP",
@@ -160,6 +161,11 @@ _players: dict[str, PlayerFactory] = {}
 """Players registered in this process with :func:`register_player`."""
 
 
+def _r(value: object) -> str:
+    """``repr(value)`` for a message: bounded (long enough for a path) and escaped."""
+    return value_excerpt(value, 160)
+
+
 def import_object(target: str) -> Any:
     """The object named by ``"package.module:attribute"``, importing the module on first use.
 
@@ -175,7 +181,7 @@ def import_object(target: str) -> Any:
 def _check_name(name: str, what: str) -> None:
     if not isinstance(name, str) or not _NAME.match(name):
         raise InvalidParameterError(
-            f"invalid {what} name {name!r}: use lower-case letters, digits and _, "
+            f"invalid {what} name {_r(name)}: use lower-case letters, digits and _, "
             "starting with a letter"
         )
 
@@ -193,8 +199,8 @@ class _Plugin:
             return self.entry_point.load()
         except Exception as error:  # a plugin's own bug must not end the program with a traceback
             raise PluginError(
-                f"{what} {self.entry_point.name!r} of distribution {self.distribution} cannot be "
-                f"loaded from {self.entry_point.value!r}: {_describe(error)}"
+                f"{what} {_r(self.entry_point.name)} of distribution {self.distribution} cannot be "
+                f"loaded from {_r(self.entry_point.value)}: {_describe(error)}"
             ) from error
 
 
@@ -218,17 +224,17 @@ def _plugins(group: str) -> dict[str, _Plugin]:
         plugin = _Plugin(point, _distribution(point))
         if not _NAME.match(point.name):
             _warn(
-                f"{what} {point.name!r} of distribution {plugin.distribution} is ignored: "
+                f"{what} {_r(point.name)} of distribution {plugin.distribution} is ignored: "
                 "a name is lower-case letters, digits and _, starting with a letter"
             )
         elif point.name in builtin:
             _warn(
-                f"{what} {point.name!r} of distribution {plugin.distribution} is ignored: "
-                f"{point.name!r} is a built-in {what}"
+                f"{what} {_r(point.name)} of distribution {plugin.distribution} is ignored: "
+                f"{_r(point.name)} is a built-in {what}"
             )
         elif point.name in found:
             _warn(
-                f"{what} {point.name!r} of distribution {plugin.distribution} is ignored: "
+                f"{what} {_r(point.name)} of distribution {plugin.distribution} is ignored: "
                 f"distribution {found[point.name].distribution} already has that name"
             )
         else:
@@ -272,7 +278,7 @@ def register_game(
     """
     _check_name(name, "game")
     if name in _BUILTIN_GAMES:
-        raise InvalidParameterError(f"{name!r} is a built-in game: choose another name")
+        raise InvalidParameterError(f"{_r(name)} is a built-in game: choose another name")
     _games[name] = GameEntry(factory, evaluation, search, solver, "registered")
 
 
@@ -295,12 +301,12 @@ def game_entry(name: str) -> GameEntry:
                 entry = GameEntry(loaded, origin=origin)
             else:
                 raise PluginError(
-                    f"game {name!r} of {origin} is {loaded!r}: its entry point must name a Game "
-                    "subclass, a function that makes the game, or a GameEntry"
+                    f"game {_r(name)} of {origin} is {_r(loaded)}: its entry point must name a "
+                    "Game subclass, a function that makes the game, or a GameEntry"
                 )
     if entry is None:
         raise UnknownGameError(
-            f"unknown game {name!r}; available games: {', '.join(available_games())}"
+            f"unknown game {_r(name)}; available games: {', '.join(available_games())}"
         )
     return entry
 
@@ -315,7 +321,7 @@ def _resolve(target: Any, name: str, entry: GameEntry, what: str) -> Any:
         return target
     found = import_object(target)
     if found is None:
-        raise PluginError(f"the {what} of game {name!r} ({entry.origin}) is not found: {target}")
+        raise PluginError(f"the {what} of game {_r(name)} ({entry.origin}) is not found: {target}")
     return found
 
 
@@ -334,18 +340,18 @@ def get_game(name: str, **params: Any) -> Game:
     if unknown:
         valid = ", ".join(sorted(accepted)) or "none"
         raise InvalidParameterError(
-            f"game {name!r} has no parameter {', '.join(map(repr, unknown))}; "
+            f"game {_r(name)} has no parameter {', '.join(map(_r, unknown))}; "
             f"its parameters: {valid}"
         )
     if entry.origin == "built in":
         return factory(**params)
-    with _outside_code(f"game {name!r} ({entry.origin})"):
+    with _outside_code(f"game {_r(name)} ({entry.origin})"):
         game = factory(**params)
     if not isinstance(game, Game):
-        raise PluginError(f"game {name!r} ({entry.origin}) made {game!r}, which is not a Game")
+        raise PluginError(f"game {_r(name)} ({entry.origin}) made {_r(game)}, which is not a Game")
     if game.name != name:
         raise PluginError(
-            f"game {name!r} ({entry.origin}) made a game called {game.name!r}: the registered "
+            f"game {_r(name)} ({entry.origin}) made a game called {_r(game.name)}: the registered "
             "name and Game.name must be the same"
         )
     return game
@@ -369,7 +375,7 @@ def parse_game_spec(spec: str) -> Game:
     5
     """
     name, options = split_spec(spec)
-    params = parse_options(options, context=f"game {spec.strip()!r}", error=InvalidParameterError)
+    params = parse_options(options, context=f"game {_r(spec.strip())}", error=InvalidParameterError)
     return get_game(name, **params)
 
 
@@ -400,7 +406,7 @@ def solver_for(game: Game) -> Callable[..., Any]:
     entry = _entry_of(game)
     if entry is None or entry.solver is None:
         names = ", ".join(n for n in available_games() if _has_solver(n))
-        raise PluginError(f"there is no solver for {game.name!r} (solvers: {names or 'none'})")
+        raise PluginError(f"there is no solver for {_r(game.name)} (solvers: {names or 'none'})")
     solver: Callable[..., Any] = _resolve(entry.solver, game.name, entry, "solver")
     return solver
 
@@ -428,7 +434,7 @@ def register_player(name: str, factory: PlayerFactory) -> None:
     """
     _check_name(name, "player")
     if name in _BUILTIN_PLAYERS:
-        raise InvalidParameterError(f"{name!r} is a built-in player: choose another name")
+        raise InvalidParameterError(f"{_r(name)} is a built-in player: choose another name")
     _players[name] = factory
 
 
@@ -449,7 +455,7 @@ def player_origin(name: str) -> str:
         return "registered"
     plugin = _plugins(PLAYER_GROUP).get(name)
     if plugin is None:
-        raise InvalidPlayerError(f"unknown player {name!r}")
+        raise InvalidPlayerError(f"unknown player {_r(name)}")
     return f"distribution {plugin.distribution}"
 
 
@@ -521,19 +527,19 @@ def _resolve_player(text: str) -> tuple[PlayerFactory, dict[str, Any] | None, st
     if found is not None:
         factory, origin = found
         if factory is None:
-            raise InvalidPlayerError(f"player {name.strip()!r} is not built yet")
-        what = f"player {name.strip().lower()!r}"
+            raise InvalidPlayerError(f"player {_r(name.strip())} is not built yet")
+        what = f"player {_r(name.strip().lower())}"
         if getattr(factory, RAW_ARGUMENT, False):
             return factory, None, what, origin
-        options = parse_options(rest, context=f"player {text!r}", error=InvalidPlayerError)
+        options = parse_options(rest, context=f"player {_r(text)}", error=InvalidPlayerError)
         return factory, options, what, origin
     if _is_import_target(name, rest):
         target, _, option_text = rest.partition(":")
         factory = _load_class(name.strip(), target.strip(), text)
-        options = parse_options(option_text, context=f"player {text!r}", error=InvalidPlayerError)
-        return factory, options, f"player {text!r}", "outside"
+        options = parse_options(option_text, context=f"player {_r(text)}", error=InvalidPlayerError)
+        return factory, options, f"player {_r(text)}", "outside"
     raise InvalidPlayerError(
-        f"unknown player {name.strip()!r}; available players: {', '.join(available_players())}"
+        f"unknown player {_r(name.strip())}; available players: {', '.join(available_players())}"
     )
 
 
@@ -588,7 +594,7 @@ def _takes_the_game(factory: PlayerFactory, options: dict[str, Any], what: str) 
     if not parameters or parameters[0].kind not in (*positional, inspect.Parameter.VAR_POSITIONAL):
         if options:
             raise InvalidPlayerError(
-                f"{what} has no option {', '.join(map(repr, sorted(options)))}; its options: none"
+                f"{what} has no option {', '.join(map(_r, sorted(options)))}; its options: none"
             )
         return False
     rest = parameters[1:]
@@ -597,7 +603,7 @@ def _takes_the_game(factory: PlayerFactory, options: dict[str, Any], what: str) 
         unknown = sorted(set(options) - set(accepted))
         if unknown:
             raise InvalidPlayerError(
-                f"{what} has no option {', '.join(map(repr, unknown))}; "
+                f"{what} has no option {', '.join(map(_r, unknown))}; "
                 f"its options: {', '.join(accepted) or 'none'}"
             )
     missing = [
@@ -608,7 +614,7 @@ def _takes_the_game(factory: PlayerFactory, options: dict[str, Any], what: str) 
         and p.name not in options
     ]
     if missing:
-        raise InvalidPlayerError(f"{what} needs the option {', '.join(map(repr, missing))}")
+        raise InvalidPlayerError(f"{what} needs the option {', '.join(map(_r, missing))}")
     return True
 
 
@@ -629,7 +635,7 @@ def _call(
         except Exception as error:
             raise InvalidPlayerError(f"making {what} failed: {_describe(error)}") from error
     if not isinstance(player, Player):
-        raise InvalidPlayerError(f"{what} made {player!r}, which is not a Player")
+        raise InvalidPlayerError(f"{what} made {_r(player)}, which is not a Player")
     return player
 
 
@@ -649,7 +655,7 @@ def _load_class(where: str, name: str, spec: str) -> Any:
     """The attribute ``name`` of the file or module ``where``."""
     if not name.isidentifier():
         raise InvalidPlayerError(
-            f"player {spec!r}: name the class after the colon, e.g. {where}:MyBot"
+            f"player {_r(spec)}: name the class after the colon, e.g. {where}:MyBot"
         )
     if where.endswith(".py") or "/" in where or "\\" in where:
         module = _load_file(Path(where).expanduser(), spec)
@@ -669,9 +675,9 @@ def _load_class(where: str, name: str, spec: str) -> Any:
             and value.__module__ == module.__name__
         )
         listed = f"; its players: {', '.join(players)}" if players else "; it defines no Player"
-        raise InvalidPlayerError(f"player {spec!r}: {place} has no {name!r}{listed}") from None
+        raise InvalidPlayerError(f"player {_r(spec)}: {place} has no {_r(name)}{listed}") from None
     if not inspect.isclass(found):
-        raise InvalidPlayerError(f"player {spec!r}: {name} in {place} is not a class")
+        raise InvalidPlayerError(f"player {_r(spec)}: {name} in {place} is not a class")
     return found
 
 
@@ -683,9 +689,9 @@ def _load_file(path: Path, spec: str) -> ModuleType:
     try:
         resolved = path.resolve(strict=True)
     except OSError:
-        raise InvalidPlayerError(f"player {spec!r}: there is no file {str(path)!r}") from None
+        raise InvalidPlayerError(f"player {_r(spec)}: there is no file {_r(str(path))}") from None
     if not resolved.is_file():
-        raise InvalidPlayerError(f"player {spec!r}: {str(path)!r} is not a file")
+        raise InvalidPlayerError(f"player {_r(spec)}: {_r(str(path))} is not a file")
     if resolved in _files:
         return _files[resolved]
     digest = hashlib.sha256(str(resolved).encode()).hexdigest()[:10]
@@ -693,7 +699,7 @@ def _load_file(path: Path, spec: str) -> ModuleType:
     module_name = f"abstractgames_bot_{stem}_{digest}"
     loader_spec = importlib.util.spec_from_file_location(module_name, resolved)
     if loader_spec is None or loader_spec.loader is None:
-        raise InvalidPlayerError(f"player {spec!r}: cannot load {str(path)!r} as Python")
+        raise InvalidPlayerError(f"player {_r(spec)}: cannot load {_r(str(path))} as Python")
     module = importlib.util.module_from_spec(loader_spec)
     sys.modules[module_name] = module
     folder = str(resolved.parent)
@@ -708,7 +714,7 @@ def _load_file(path: Path, spec: str) -> ModuleType:
         if isinstance(error, SyntaxError) and error.lineno is not None:
             where = f" (line {error.lineno})"
         raise InvalidPlayerError(
-            f"player {spec!r}: running {str(path)!r} failed{where}: {_describe(error)}"
+            f"player {_r(spec)}: running {_r(str(path))} failed{where}: {_describe(error)}"
         ) from error
     finally:
         with suppress(ValueError):
@@ -723,15 +729,15 @@ def _load_module(name: str, spec: str) -> ModuleType:
     except ModuleNotFoundError as error:
         if error.name is not None and (name == error.name or name.startswith(error.name + ".")):
             raise InvalidPlayerError(
-                f"player {spec!r}: there is no module {name!r} (and no player called "
-                f"{name!r}; available players: {', '.join(available_players())})"
+                f"player {_r(spec)}: there is no module {_r(name)} (and no player called "
+                f"{_r(name)}; available players: {', '.join(available_players())})"
             ) from None
         raise InvalidPlayerError(
-            f"player {spec!r}: importing {name} failed: {_describe(error)}"
+            f"player {_r(spec)}: importing {name} failed: {_describe(error)}"
         ) from error
     except Exception as error:
         raise InvalidPlayerError(
-            f"player {spec!r}: importing {name} failed: {_describe(error)}"
+            f"player {_r(spec)}: importing {name} failed: {_describe(error)}"
         ) from error
 
 
@@ -824,7 +830,7 @@ def describe_player(name: str) -> PlayerInfo:
     """
     found = _player_factory(name)
     if found is None:
-        raise InvalidPlayerError(f"unknown player {name!r}")
+        raise InvalidPlayerError(f"unknown player {_r(name)}")
     factory, origin = found
     options: dict[str, Any] | None = None
     if not getattr(factory, RAW_ARGUMENT, False):
@@ -864,18 +870,18 @@ def search_player(
         or not 0 < time <= MAX_SEARCH_TIME  # also refuses NaN
     ):
         raise InvalidPlayerError(
-            f"search option time={time!r} must be a number of seconds above 0 and at most "
+            f"search option time={_r(time)} must be a number of seconds above 0 and at most "
             f"{MAX_SEARCH_TIME:g}"
         )
     if depth is not None and (
         isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= game.max_length
     ):
         raise InvalidPlayerError(
-            f"search option depth={depth!r} must be a whole number from 1 to {game.max_length}"
+            f"search option depth={_r(depth)} must be a whole number from 1 to {game.max_length}"
         )
     entry = _entry_of(game)
     if entry is None or entry.search is None:
-        raise InvalidPlayerError(f"there is no search player for {game.name!r}")
+        raise InvalidPlayerError(f"there is no search player for {_r(game.name)}")
     factory: PlayerFactory = _resolve(entry.search, game.name, entry, "search player")
     player: Player = factory(game, time=float(time), depth=depth)
     return player

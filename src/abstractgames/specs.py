@@ -16,6 +16,8 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+from .text import excerpt
+
 __all__ = ["format_options", "keyword_defaults", "parse_options", "parse_value", "split_spec"]
 
 
@@ -26,12 +28,16 @@ def split_spec(spec: str) -> tuple[str, str]:
 
 
 def parse_value(text: str) -> Any:
-    """An option value: an ``int``, else a ``float``, else ``True``/``False``, else the text."""
+    """An option value: an ``int``, else a ``float``, else ``True``/``False``, else the text.
+
+    Digits too many for an ``int`` (Python reads at most 4300) stay text, not an infinite float.
+    """
     for kind in (int, float):
         try:
             return kind(text)
         except ValueError:
-            pass
+            if kind is int and text.strip().lstrip("+-").isdigit():
+                return text
     lowered = text.lower()
     if lowered in ("true", "false"):
         return lowered == "true"
@@ -47,7 +53,8 @@ def parse_options(
 ) -> dict[str, Any]:
     """Read ``key=value,key=value`` into a dict; raise ``error`` naming ``context`` if malformed.
 
-    Each value is read by ``value`` (:func:`parse_value`; ``str`` keeps the text as it is).
+    Each value is read by ``value`` (:func:`parse_value`; ``str`` keeps the text as it is). A
+    message quotes at most an excerpt of the option and of ``context``.
 
     >>> parse_options("depth=3", context="player 'search:depth=3'")
     {'depth': 3}
@@ -57,9 +64,9 @@ def parse_options(
         key, eq, text_value = item.partition("=")
         key = key.strip()
         if not eq or not key.isidentifier():
-            raise error(f"bad option {item!r} in {context}: use key=value")
+            raise error(f"bad option '{excerpt(item)}' in {excerpt(context, 120)}: use key=value")
         if key in options:
-            raise error(f"option {key!r} is given twice in {context}")
+            raise error(f"option '{excerpt(key)}' is given twice in {excerpt(context, 120)}")
         options[key] = value(text_value.strip())
     return options
 

@@ -13,19 +13,49 @@ neither drive the terminal nor flood a message.
 
 from __future__ import annotations
 
-__all__ = ["EXCERPT", "excerpt", "printable", "quote"]
+__all__ = ["EXCERPT", "excerpt", "printable", "quote", "value_excerpt"]
 
 EXCERPT = 60
 """How many characters of an outside text a message shows at most."""
 
 
 def excerpt(text: object, limit: int = EXCERPT) -> str:
-    """``str(text)`` cut to ``limit`` characters (an ellipsis marks the cut), control characters
-    escaped."""
-    shown = str(text)
-    if len(shown) > limit:
-        shown = shown[: max(limit - 1, 0)] + "…"
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in shown)
+    """``str(text)`` with its control characters escaped, cut to at most ``limit`` characters (an
+    ellipsis marks the cut)."""
+    shown = value_excerpt(text) if isinstance(text, int) else str(text)
+    head = shown[:limit]
+    escaped = head if head.isprintable() else "".join(map(_escape, head))
+    if len(shown) > limit or len(escaped) > limit:
+        escaped = escaped[: max(limit - 1, 0)] + "…"
+    return escaped
+
+
+def _escape(char: str) -> str:
+    return char if char.isprintable() else repr(char)[1:-1]
+
+
+def value_excerpt(value: object, limit: int = EXCERPT) -> str:
+    """``repr(value)`` for a message, bounded and escaped as :func:`excerpt`; an integer too long
+    to show, by its number of digits.
+
+    >>> print(value_excerpt("move " * 20))
+    'move move move move move move move move move move move mov…
+    >>> print(value_excerpt(10**5000))
+    <an integer of about 5,000 digits>
+    """
+    if isinstance(value, int) and not isinstance(value, bool):
+        return _int_excerpt(value)
+    return excerpt(repr(value), limit)
+
+
+def _int_excerpt(value: int) -> str:
+    """``value`` in a message: a long one by its number of digits (writing an int of thousands of
+    digits is slow, and Python refuses it beyond 4300)."""
+    if value.bit_length() <= 192:
+        return str(value)
+    bits = value.bit_length()
+    digits = len(str(abs(value))) if bits <= 14_000 else bits * 30103 // 100_000
+    return f"<an integer of {'about ' if bits > 14_000 else ''}{digits:,} digits>"
 
 
 def printable(text: object) -> str:

@@ -8,6 +8,8 @@ bots all use this code.
 
 from __future__ import annotations
 
+from ..text import excerpt
+
 __all__ = ["CHAOS", "COLOURS", "COLOUR_NAMES", "EMPTY", "ORDER", "SIZES", "line_code"]
 
 CHAOS, ORDER = "chaos", "order"
@@ -48,5 +50,7 @@ def line_code(cells: str) -> int:
         '0o5021'
     """
     if cells.strip(_CHARACTERS):
-        raise ValueError(f"{cells!r} is not a line: use the colour letters {COLOURS} and '.'")
+        raise ValueError(
+            f"{excerpt(repr(cells))} is not a line: use the colour letters {COLOURS} and '.'"
+        )
     return int(cells.translate(_OCTAL)[::-1] or "0", 8)

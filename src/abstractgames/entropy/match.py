@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from ..protocol import Game, Match, MatchError, MatchResult, State, check_player
+from ..text import value_excerpt
 from .board import CHAOS, ORDER
 
 if TYPE_CHECKING:
@@ -21,7 +22,7 @@ __all__ = ["EntropyMatch"]
 
 def _entropy_game(instance: Any, attribute: Any, game: Any) -> None:
     if not isinstance(game, Game) or tuple(game.roles) != (CHAOS, ORDER):
-        raise ValueError(f"an Entropy match is played in Entropy, not in {game!r}")
+        raise ValueError(f"an Entropy match is played in Entropy, not in {value_excerpt(game)}")
 
 
 @attrs.frozen
@@ -92,7 +93,7 @@ class EntropyMatch(Match):
         if self.is_over():
             raise MatchError("the match is over; no further game can be recorded")
         if final.game != self._game:
-            raise MatchError(f"{final!r} is not a state of {self.game!r}")
+            raise MatchError(f"{value_excerpt(final)} is not a state of {self.game!r}")
         outcome = final.outcome()
         if outcome is None:
             raise MatchError(f"game {self.game_number} is not over in {final.position()}")
@@ -124,7 +125,7 @@ class EntropyMatch(Match):
                 "in a live match a player out of time keeps playing by timeout moves; only a "
                 "match where time loss forfeits (correspondence play) is lost on time"
             )
-        return self.forfeit(player, f"player {player} ran out of time")
+        return self.forfeit(player, f"player {check_player(player)} ran out of time")
 
     def result(self) -> MatchResult | None:
         """``None`` while the match goes on, else its winner, reason and Order scores."""
@@ -149,7 +150,7 @@ class EntropyMatch(Match):
                 raise MatchError("the match is over; name the game (1 or 2)")
             return self.game_number
         if game_number not in (1, 2) or isinstance(game_number, bool):
-            raise MatchError(f"a match has games 1 and 2, not {game_number!r}")
+            raise MatchError(f"a match has games 1 and 2, not {value_excerpt(game_number)}")
         return game_number
 
     def _check_going_on(self) -> None:

@@ -8,6 +8,7 @@ import attrs
 
 from ..grid import grid
 from ..protocol import Move
+from ..text import value_excerpt
 from .board import COLOURS, SIZES
 
 __all__ = ["PASS", "Draw", "Pass", "Placement", "Slide"]
@@ -16,14 +17,15 @@ __all__ = ["PASS", "Draw", "Pass", "Placement", "Slide"]
 def _check_colour(instance: Any, attribute: Any, value: str) -> None:
     size = getattr(instance, "size", 7)
     if value not in COLOURS[:size] or len(value) != 1:
-        raise ValueError(f"colour {value!r} is not one of {' '.join(COLOURS[:size])}")
+        raise ValueError(f"colour {value_excerpt(value)} is not one of {' '.join(COLOURS[:size])}")
 
 
 def _check_square(instance: Any, attribute: Any, value: int) -> None:
     size = instance.size if instance.size in SIZES else 7
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < size * size:
         raise ValueError(
-            f"{attribute.name} {value!r} is not a square index of a {size}×{size} board"
+            f"{attribute.name} {value_excerpt(value)} is not a square index of a {size}×{size} "
+            "board"
         )
 
 

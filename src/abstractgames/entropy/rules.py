@@ -29,6 +29,7 @@ from ..protocol import (
     State,
     check_int_param,
 )
+from ..text import excerpt, value_excerpt
 from .board import CHAOS, COLOUR_NAMES, COLOURS, EMPTY, ORDER, SIZES
 from .match import EntropyMatch
 from .moves import PASS, Draw, Pass, Placement, Slide
@@ -51,8 +52,9 @@ BOARD_FULL = "board full"
 # --- the game -------------------------------------------------------------------------------------
 
 _ASCII = re.ASCII | re.IGNORECASE
-_SLIDE_RE = re.compile(r"([a-z][0-9]{1,2})\s*[-\s]?\s*([a-z][0-9]{1,2})", _ASCII)
-_PLACE_RE = re.compile(r"([a-z])\s*@?\s*([a-z][0-9]{1,2})", _ASCII)
+# Possessive runs of spaces (*+): long spaces cannot make a match backtrack quadratically.
+_SLIDE_RE = re.compile(r"([a-z][0-9]{1,2})\s*+[-\s]?\s*+([a-z][0-9]{1,2})", _ASCII)
+_PLACE_RE = re.compile(r"([a-z])\s*+@?\s*+([a-z][0-9]{1,2})", _ASCII)
 _SQUARE_RE = re.compile(r"[a-z][0-9]{1,2}", _ASCII)
 _COLOUR_RE = re.compile(r"[a-z]", _ASCII)
 
@@ -118,13 +120,13 @@ class EntropyGame(Game):
             drawn = drawn_text.upper()
             if drawn not in v.colours or len(drawn) != 1:
                 raise InvalidPositionError(
-                    f"phase {phase_text!r}: {drawn_text} is not a colour of this game "
-                    f"({' '.join(v.colours)})"
+                    f"phase '{excerpt(phase_text)}': {excerpt(drawn_text)} is not a colour of "
+                    f"this game ({' '.join(v.colours)})"
                 )
         elif phase not in ("draw", ORDER, "end") or drawn_text:
             raise InvalidPositionError(
-                f"phase {phase_text!r} must be 'draw', 'chaos:<colour>' (e.g. 'chaos:R'), "
-                "'order' or 'end'"
+                f"phase '{excerpt(phase_text)}' must be 'draw', 'chaos:<colour>' "
+                "(e.g. 'chaos:R'), 'order' or 'end'"
             )
         bag = []
         for c in v.colours:
@@ -152,8 +154,8 @@ class EntropyGame(Game):
             to_move = None
         elif full:
             raise InvalidPositionError(
-                f"phase {phase_text!r} on a full board: the last placement ends the game, so the "
-                "phase must be 'end'"
+                f"phase '{excerpt(phase_text)}' on a full board: the last placement ends the "
+                "game, so the phase must be 'end'"
             )
         elif phase == ORDER:
             if count == 0:
@@ -204,22 +206,19 @@ class EntropyGame(Game):
                 drawn = state.drawn
             if drawn is None:
                 raise InvalidMoveError(
-                    f"cannot read move {text!r}: a plain square needs a drawn counter; write the "
-                    "colour too, e.g. 'R@d4'"
+                    f"cannot read move '{excerpt(text)}': a plain square needs a drawn counter; "
+                    "write the colour too, e.g. 'R@d4'"
                 )
             return v.placements[drawn][square]
         if _COLOUR_RE.fullmatch(body):
             return v.draws[v.colour_index[self._colour(body, text)]]
-        raise InvalidMoveError(
-            f"cannot read move {text!r}: write a draw 'R', a placement 'R@d4', a slide 'd4-d7' "
-            "or 'pass'"
-        )
+        raise InvalidMoveError(_unreadable(text))
 
     def _colour(self, letter: str, text: str) -> str:
         colour = letter.upper()
         if colour not in self._tables.colours:
             raise InvalidMoveError(
-                f"cannot read move {text!r}: {colour} is not a colour of this game "
+                f"cannot read move '{excerpt(text)}': {colour} is not a colour of this game "
                 f"({' '.join(self._tables.colours)})"
             )
         return colour
@@ -235,7 +234,7 @@ class EntropyGame(Game):
             IllegalMoveError: ``state`` is a draw, the end, or not a state of this game.
         """
         if not isinstance(state, EntropyState) or state.size != self.size:
-            raise IllegalMoveError(f"{state!r} is not a state of {self!r}")
+            raise IllegalMoveError(f"{value_excerpt(state)} is not a state of {self!r}")
         return timeout_move(state)
 
     def benchmarks(self, rng: random.Random) -> dict[str, Callable[[], int]]:
@@ -251,6 +250,13 @@ class EntropyGame(Game):
             return len(score_boards(boards))
 
         return {"boards scored": run}
+
+
+def _unreadable(text: str) -> str:
+    return (
+        f"cannot read move '{excerpt(text)}': write a draw 'R', a placement 'R@d4', a slide "
+        "'d4-d7' or 'pass'"
+    )
 
 
 # --- the state ------------------------------------------------------------------------------------
@@ -409,7 +415,7 @@ class EntropyState(_StateFields, State):
             )
         if isinstance(move, str):
             return self.apply(self.game.parse_move(move, self))
-        raise IllegalMoveError(f"{move!r} is not an Entropy move")
+        raise IllegalMoveError(f"{value_excerpt(move)} is not an Entropy move")
 
     def _draw(self, move: Draw) -> EntropyState:
         if self._to_move != CHANCE:

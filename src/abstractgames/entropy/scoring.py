@@ -13,6 +13,7 @@ from collections.abc import Iterable
 
 import attrs
 
+from ..text import value_excerpt
 from .board import COLOURS, EMPTY, line_code
 
 __all__ = ["line_score", "line_scores", "score_board", "score_boards"]
@@ -135,7 +136,7 @@ def _bit_tables(squares: int, count: int = 1) -> _BitTables:
 def _board_problem(cells: object, squares: int | None = None) -> str | None:
     """What makes ``cells`` no board (of ``squares`` squares, if given), or ``None``."""
     if not isinstance(cells, str) or cells.strip(_BOARD_CHARACTERS):
-        return f"{cells!r} is not a board: use the colour letters {COLOURS} and '.'"
+        return f"{value_excerpt(cells)} is not a board: use the colour letters {COLOURS} and '.'"
     if len(cells) not in (25, 49):
         return f"a board has 25 or 49 squares, not {len(cells)}"
     if squares is not None and len(cells) != squares:
