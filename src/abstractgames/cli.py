@@ -20,6 +20,7 @@ import click
 from . import __version__
 from .interrupts import EXIT_INTERRUPTED, exit_status, termination_as_interrupt
 from .protocol import AbstractGamesError, Game
+from .records import SEED_LIMIT
 from .registry import available_games, parse_game_spec
 from .text import printable
 
@@ -297,7 +298,11 @@ def _make_players(game: Game, specs: tuple[str, str], console: Any) -> tuple[Pla
 @click.argument("game", required=False, metavar="[GAME]")
 @click.option("-1", "--player1", help="Player 1 (first move of the first game). [default: human]")
 @click.option("-2", "--player2", help="Player 2. [default: greedy]")
-@click.option("--seed", type=int, help="Seed of every random choice (stored in the record).")
+@click.option(
+    "--seed",
+    type=click.IntRange(1 - SEED_LIMIT, SEED_LIMIT - 1),
+    help="Seed of every random choice (stored in the record).",
+)
 @click.option(
     "--record",
     "record_path",
@@ -509,7 +514,11 @@ def _serve_lines() -> Iterator[str]:
     show_default=True,
     help="The bot that chooses the moves: random, greedy, search:time=1.5, mybot.py:MyBot, ...",
 )
-@click.option("--seed", type=int, help="Seed of the moves the referee asks for without a seed.")
+@click.option(
+    "--seed",
+    type=click.IntRange(1 - SEED_LIMIT, SEED_LIMIT - 1),
+    help="Seed of the moves the referee asks for without a seed.",
+)
 def engine(game: str | None, player_spec: str, seed: int | None) -> None:
     """Be an engine: a bot playing over the engine protocol on stdin and stdout.
 
@@ -554,7 +563,11 @@ def engine(game: str | None, player_spec: str, seed: int | None) -> None:
     show_default=True,
     help="The bot that chooses the moves: random, greedy, search:time=1.5, mybot.py:MyBot, ...",
 )
-@click.option("--seed", type=int, help="Seed of the bot's random choices.")
+@click.option(
+    "--seed",
+    type=click.IntRange(1 - SEED_LIMIT, SEED_LIMIT - 1),
+    help="Seed of the bot's random choices.",
+)
 def codecup(player_spec: str, seed: int | None) -> None:
     """Be a CodeCup 2023 Entropy program: one game of 7x7 Entropy on stdin and stdout.
 
@@ -674,6 +687,12 @@ def _progress_bar(enabled: bool, unit: str) -> Iterator[Callable[[int, int], Non
     help="Where the matches are played: local processes, or a dask.distributed cluster.",
 )
 @click.option(
+    "--dask-wait",
+    type=click.FloatRange(min=0, min_open=True, max=86_400),
+    metavar="SECONDS",
+    help="With a dask cluster: how long to wait for a worker while there is none. [default: 60]",
+)
+@click.option(
     "--json",
     "json_path",
     type=click.Path(dir_okay=False),
@@ -704,6 +723,7 @@ def arena(
     seed: int,
     jobs: int | None,
     executor: str,
+    dask_wait: float | None,
     json_path: str | None,
     records_dir: str | None,
     state_path: str | None,
@@ -719,40 +739,71 @@ def arena(
     The same seed gives the same results whatever --jobs or --executor (for bots whose moves do
     not depend on a time budget).
 
-    Finished matches are kept in the state file as they finish: after Ctrl-C, the same command
-    with --resume continues the tournament.
+    Finished matches are kept in the state file as they finish: after Ctrl-C (or SIGTERM,
+    SIGHUP), the same command with --resume continues the tournament. Where the results go
+    (--json, --records, --state) is checked before any match is played.
     """
+    import errno
+    import signal
+
     from .arena import Arena, ArenaState, make_executor, plural
+    from .files import check_writable
 
     with _user_errors():
         the_game = parse_game_spec(game)
-        tournament = Arena(the_game, [*players, *more_players], games=games, seed=seed)
-        runner = make_executor(executor, jobs)
         path = Path(state_path or _default_state(the_game, seed))
+        _check_output(json_path, "the results")
+        if not resume:
+            where = "the tournament's state" + ("" if state_path else ": give --state FILE")
+            _check_output(str(path), where)
+        tournament = Arena(the_game, [*players, *more_players], games=games, seed=seed)
+        runner = make_executor(executor, jobs, worker_timeout=dask_wait)
+        if records_dir is not None:
+            record = Path(records_dir) / tournament.record_name(tournament.tasks[0])
+            try:
+                if not records_dir.strip():
+                    raise OSError(errno.ENOENT, "the directory name is empty")
+                record.parent.mkdir(parents=True, exist_ok=True)
+                check_writable(record)
+            except OSError as error:
+                raise click.UsageError(
+                    f"cannot write the records in {printable(records_dir)!r}: "
+                    f"{error.strerror or error}"
+                ) from None
         state = (ArenaState.resume if resume else ArenaState.create)(path, tournament)
         units = plural(tournament.unit)
+        kept = f"the finished {units} are kept in {path}"
         try:
             with _progress_bar(not quiet, tournament.unit) as progress:
                 report = tournament.run(
                     runner, state=state, records=records_dir, on_progress=progress
                 )
+            if json_path is not None:
+                try:
+                    report.save(json_path)
+                except OSError as error:
+                    click.echo(report.format_table(), nl=False)
+                    raise click.ClickException(
+                        printable(
+                            f"cannot write the results to {json_path!r}: "
+                            f"{error.strerror or error}; {kept}: the same command with --resume "
+                            "shows them and writes them again"
+                        )
+                    ) from None
+            if state_path is None:
+                state.remove()
         except KeyboardInterrupt:
-            click.echo(
-                f"\ninterrupted: the finished {units} are kept in {path}; the same command with "
-                "--resume continues the tournament",
-                err=True,
+            status = _interrupted()
+            how = "" if status == EXIT_INTERRUPTED else f" by {signal.Signals(status - 128).name}"
+            _say(
+                f"\ninterrupted{how}: {kept}; the same command with --resume continues the "
+                "tournament"
             )
-            sys.exit(EXIT_INTERRUPTED)
+            sys.exit(status)
         except AbstractGamesError as error:
-            raise click.ClickException(
-                f"{error} (the finished {units} are kept in {path}: --resume continues)"
-            ) from None
+            raise click.ClickException(printable(f"{error} ({kept}: --resume continues)")) from None
         finally:
             state.close()
-        if state_path is None:
-            path.unlink(missing_ok=True)
-        if json_path is not None:
-            report.save(json_path)
     click.echo(report.format_table(), nl=False)
 
 

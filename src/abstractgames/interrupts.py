@@ -50,8 +50,9 @@ def exit_status(interrupt: KeyboardInterrupt) -> int:
 def termination_as_interrupt() -> Iterator[list[int]]:
     """Within the block, the first SIGINT/SIGTERM/SIGHUP raises; later ones are only recorded.
 
-    Yields the list of the signals received, in order. Outside the main thread, or where a signal
-    does not exist, nothing changes.
+    Yields the list of the signals received, in order. Once one was received, the signals stay
+    recorded, not raised, after the block too, so the run ends with the status it chose. Outside
+    the main thread, or where a signal does not exist, nothing changes.
     """
     received: list[int] = []
     if threading.current_thread() is not threading.main_thread():
@@ -67,5 +68,9 @@ def termination_as_interrupt() -> Iterator[list[int]]:
     try:
         yield received
     finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+        if received:  # stopping already: a late signal must not change how the run ends
+            for signum in _SIGNALS:
+                signal.signal(signum, lambda signum, frame: received.append(signum))
+        else:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)

@@ -39,8 +39,16 @@ from .executors import (
     default_jobs,
     make_executor,
 )
-from .report import ARENA_FORMAT, ArenaReport, MatchSummary, PairResult, Standing, plural
-from .schedule import ARENA_VERSION, MatchTask, play_match, round_seed
+from .report import (
+    ARENA_FORMAT,
+    ArenaReport,
+    MatchSummary,
+    MatchTable,
+    PairResult,
+    Standing,
+    plural,
+)
+from .schedule import ARENA_VERSION, MatchTask, Tasks, play_match, round_seed
 from .state import STATE_FORMAT, ArenaState
 from .tournament import Arena
 
@@ -55,11 +63,13 @@ __all__ = [
     "DaskExecutor",
     "Executor",
     "MatchSummary",
+    "MatchTable",
     "MatchTask",
     "PairResult",
     "ProcessExecutor",
     "SerialExecutor",
     "Standing",
+    "Tasks",
     "default_jobs",
     "make_executor",
     "play_match",

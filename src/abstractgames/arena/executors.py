@@ -2,27 +2,39 @@
 
 An :class:`Executor` plays the matches of a schedule with
 :func:`~abstractgames.arena.schedule.play_match` and yields each one's record as it finishes, in
-any order; the tournament puts the results back in schedule order.
+any order; the tournament puts the results back in schedule order. The matches are handed out a
+few at a time (two per worker), so a long schedule costs no memory here.
+
+A ``KeyboardInterrupt`` (Ctrl-C, or SIGTERM and SIGHUP under
+:func:`~abstractgames.interrupts.termination_as_interrupt`) stops the matches being played and
+the ones not yet started; the local worker processes are stopped and waited for before it goes
+on, so none is left running.
 """
 
 from __future__ import annotations
 
 import abc
 import importlib
+import itertools
+import math
 import os
 import pickle
+import queue
 import re
 import signal
-from collections.abc import Generator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
-from contextlib import suppress
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Generator, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from types import FrameType
 from typing import Any
 
 from ..protocol import AbstractGamesError
 from ..registry import registrations, restore_registrations
 from ..specs import split_spec
+from ..text import excerpt
 from .errors import ArenaError, MatchInterrupted
 from .schedule import MatchTask, play_match
 
@@ -40,6 +52,10 @@ __all__ = [
 Results = Generator[tuple[MatchTask, str], None, None]
 """What :meth:`Executor.results` returns: each match with its record, as it finishes."""
 
+_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+
 
 class Executor(abc.ABC):
     """Plays matches: :meth:`results` yields each task with its record, in any order."""
@@ -53,14 +69,17 @@ class Executor(abc.ABC):
         Raises:
             ArenaError: a match failed (not by the rules: a bug, a lost worker); the message
                 names the match.
-            KeyboardInterrupt: Ctrl-C.
+            KeyboardInterrupt: Ctrl-C (or SIGTERM, SIGHUP: see :mod:`abstractgames.interrupts`).
         """
 
 
-def _failed(task: MatchTask, error: BaseException) -> ArenaError:
-    what = (
-        str(error) if isinstance(error, AbstractGamesError) else f"{type(error).__name__}: {error}"
-    )
+def _what(error: BaseException) -> str:
+    if isinstance(error, AbstractGamesError):
+        return str(error)
+    return f"{type(error).__name__}: {error}"
+
+
+def _failed(task: MatchTask, what: str) -> ArenaError:
     return ArenaError(
         f"match {task.number} ({task.players[0]} against {task.players[1]}, seed {task.seed}) "
         f"failed: {what}"
@@ -77,15 +96,22 @@ class SerialExecutor(Executor):
             except MatchInterrupted:
                 raise KeyboardInterrupt from None
             except Exception as error:
-                raise _failed(task, error) from error
+                raise _failed(task, _what(error)) from error
             yield task, text
 
 
-_stop: Any = None
-"""In a worker process: the event the main process sets to stop the matches."""
-_running = False
-"""In a worker process: whether a match is being played (Ctrl-C then stops it)."""
+# --- local worker processes ---------------------------------------------------------------------
 
+_GRACE = 10.0
+"""Seconds the workers have to stop their matches after Ctrl-C before they are killed."""
+_NUDGE = 1.0  # seconds between two signals to a worker that has not stopped yet
+
+_stopped = False
+"""In a worker process: a signal came, so no further match is started."""
+_playing = False
+"""In a worker process: whether a match is being played."""
+_armed = False
+"""In a worker process: whether a signal may still stop the match being played (it does once)."""
 
 _lost: dict[str, str] = {}
 """In a worker process: the registrations that could not be unpickled, with why."""
@@ -105,7 +131,12 @@ def _ship_registrations(tasks: Sequence[MatchTask]) -> Shipped:
     Raises:
         ArenaError: one that the tasks use cannot be pickled (a lambda, a class in a function).
     """
-    used = set().union(*map(_names, tasks))
+    used: set[str] = set()
+    seen: set[tuple[str, ...]] = set()
+    for task in tasks:
+        if (task.game, *task.players) not in seen:
+            seen.add((task.game, *task.players))
+            used |= _names(task)
     shipped: Shipped = {}
     for kind, entries in registrations().items():
         shipped[kind] = {}
@@ -123,10 +154,37 @@ def _ship_registrations(tasks: Sequence[MatchTask]) -> Shipped:
     return shipped
 
 
-def _init_worker(stop: Any, pids: Any, shipped: Shipped) -> None:
-    global _stop
-    _stop = stop
-    signal.signal(signal.SIGINT, _interrupt)
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    """A signal in a worker: stop the match being played (once), and start no other."""
+    global _armed, _stopped
+    _stopped = True
+    if _playing and _armed:
+        _armed = False
+        raise KeyboardInterrupt
+
+
+def _unraisable(unraisable: Any) -> None:
+    """A stop raised where Python drops exceptions (in a fork's callbacks, a finaliser) is not
+    lost: the next signal (the main process repeats it) raises it again."""
+    global _armed
+    if isinstance(unraisable.exc_value, KeyboardInterrupt) and _stopped:
+        _armed = True
+        return
+    sys.__unraisablehook__(unraisable)
+
+
+def _worker_main(connection: Any, shipped: Shipped) -> None:
+    """A worker process: plays each task the main process sends, until it sends ``None`` or goes.
+
+    SIGINT, SIGTERM and SIGHUP (Ctrl-C, or the signal sent to the whole process group) stop the
+    match being played, whose players are closed as after Ctrl-C; the main process then stops the
+    worker. The signals were blocked while the process started (see :func:`_signals_held`).
+    """
+    sys.unraisablehook = _unraisable
+    for signum in _SIGNALS:
+        signal.signal(signum, _interrupt)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS)
     restored: dict[str, dict[str, Any]] = {}
     for kind, entries in shipped.items():
         restored[kind] = {}
@@ -136,22 +194,29 @@ def _init_worker(stop: Any, pids: Any, shipped: Shipped) -> None:
             except Exception as error:
                 _lost[name] = f"{type(error).__name__}: {error}"
     restore_registrations(restored)
-    pids.put(os.getpid())
+    while True:
+        try:
+            task = connection.recv()
+        except (EOFError, OSError):  # the main process is gone
+            return
+        if task is None:
+            return
+        try:
+            reply = _worker_play(task)
+        except KeyboardInterrupt:  # the signal came as the match ended
+            reply = ("interrupted", "")
+        try:
+            connection.send(reply)
+        except OSError:  # the main process is gone, or stopping
+            return
 
 
-def _interrupt(signum: int, frame: FrameType | None) -> None:
-    """Ctrl-C in a worker: stop the match being played (once); ignored between matches."""
-    global _running
-    if _running:
-        _running = False
-        raise KeyboardInterrupt
-
-
-def _worker_play(task: MatchTask) -> str:
-    global _running
-    _running = True
+def _worker_play(task: MatchTask) -> tuple[str, str]:
+    """``("done", record)``, ``("interrupted", "")`` or ``("failed", what went wrong)``."""
+    global _armed, _playing
     try:
-        if _stop is not None and _stop.is_set():
+        _playing = _armed = True
+        if _stopped:
             raise MatchInterrupted(f"match {task.number} was not started")
         for name in sorted(_names(task) & set(_lost)):
             raise ArenaError(
@@ -159,16 +224,122 @@ def _worker_play(task: MatchTask) -> str:
                 f"({_lost[name]}): define it in an importable module, or play in one process "
                 "(jobs=1)"
             )
-        return play_match(task)
+        return "done", play_match(task)
+    except (MatchInterrupted, KeyboardInterrupt):
+        return "interrupted", ""
+    except Exception as error:
+        return "failed", _what(error)
     finally:
-        _running = False
+        _playing = False
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """Hold SIGINT, SIGTERM and SIGHUP while worker processes start or stop; deliver them after.
+
+    A signal raised while a process starts could leave it unknown to us, and so running; one
+    raised while the workers stop could leave them running too. The signals are blocked (a new
+    process inherits this, and unblocks them once its handlers are in place) and, if one reaches
+    this process through another thread, recorded: when the block ends, its handler runs as if
+    the signal had just come.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+
+    def hold(signum: int, frame: FrameType | None) -> None:
+        held.append(signum)
+
+    previous = {signum: signal.signal(signum, hold) for signum in _SIGNALS}
+    blocked = hasattr(signal, "pthread_sigmask")
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS) if blocked else set()
+    try:
+        yield
+    finally:
+        if blocked:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # what came meanwhile is held now
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        for signum in dict.fromkeys(held):
+            handler = previous[signum]
+            if callable(handler):
+                handler(signum, None)
+            elif handler == signal.SIG_DFL:
+                signal.raise_signal(signum)
+
+
+class _Worker:
+    """A worker process, the main process's end of its pipe, and the matches sent to it."""
+
+    def __init__(self, context: Any, shipped: Shipped) -> None:
+        ours, theirs = context.Pipe(duplex=True)
+        self.process = context.Process(
+            target=_worker_main, args=(theirs, shipped), name="abstractgames-arena"
+        )
+        self.connection = ours
+        self.tasks: deque[MatchTask] = deque()
+        """The matches sent, in order: the first is being played."""
+        try:
+            self.process.start()
+        finally:
+            theirs.close()  # so that the worker sees the end of the pipe when we go
+
+    def give(self, task: MatchTask) -> None:
+        """Send ``task`` to play after those already sent."""
+        self.tasks.append(task)
+        try:
+            self.connection.send(task)
+        except OSError:
+            raise ArenaError(_died(self.tasks[0])) from None
+
+    def retire(self) -> None:
+        """Tell the worker to end, once it has nothing more to play."""
+        with suppress(OSError):
+            self.connection.send(None)
+
+    def stop(self) -> None:
+        """Stop the match being played, and close the pipe: the worker then ends."""
+        self.interrupt()
+        self.connection.close()
+
+    def interrupt(self) -> None:
+        """Ctrl-C in the worker, if it plays a match: the match stops, no other starts."""
+        if self.tasks and self.process.exitcode is None:
+            with suppress(OSError):
+                os.kill(self.process.pid, signal.SIGINT)
+
+
+def _died(task: MatchTask) -> str:
+    return f"a worker process died (killed, or out of memory?) during match {task.number}"
+
+
+def _stop(workers: list[_Worker]) -> None:
+    """Stop every worker and wait for it; kill one that does not end within :data:`_GRACE`."""
+    from multiprocessing.connection import wait
+
+    for worker in workers:
+        worker.stop()
+    deadline = time.monotonic() + _GRACE
+    while (left := [w for w in workers if w.process.exitcode is None]) and (
+        remaining := deadline - time.monotonic()
+    ) > 0:
+        if not wait([w.process.sentinel for w in left], min(remaining, _NUDGE)):
+            for worker in left:
+                worker.interrupt()  # in case the first signal was lost
+    for worker in workers:
+        if worker.process.exitcode is None:
+            worker.process.kill()
+            worker.process.join()
+        worker.process.close()
 
 
 class ProcessExecutor(Executor):
     """Plays the matches in ``jobs`` local worker processes (started afresh, with ``spawn``).
 
-    Ctrl-C stops the matches being played (the players are closed, external programs quit) and
-    the ones not yet started.
+    Ctrl-C, SIGTERM and SIGHUP stop the matches being played (the players are closed, external
+    programs quit) and the ones not yet started; every worker is waited for (and killed if it
+    does not end within ten seconds) before the ``KeyboardInterrupt`` goes on.
     """
 
     def __init__(self, jobs: int) -> None:
@@ -180,60 +351,104 @@ class ProcessExecutor(Executor):
         if not tasks:
             return
         import multiprocessing
+        from multiprocessing.connection import wait
 
         shipped = _ship_registrations(tasks)
         context = multiprocessing.get_context("spawn")
-        stop = context.Event()
-        pids = context.SimpleQueue()
-        pool = ProcessPoolExecutor(
-            max_workers=min(self.jobs, len(tasks)),
-            mp_context=context,
-            initializer=_init_worker,
-            initargs=(stop, pids, shipped),
-        )
-        futures: dict[Future[str], MatchTask] = {}
+        upcoming = iter(tasks)
+        workers: list[_Worker] = []
         try:
-            futures = {pool.submit(_worker_play, task): task for task in tasks}
-            for future in as_completed(futures):
-                task = futures[future]
-                try:
-                    text = future.result()
-                except (MatchInterrupted, KeyboardInterrupt):
-                    raise KeyboardInterrupt from None
-                except BrokenProcessPool:
-                    raise ArenaError(
-                        "a worker process died (killed, or out of memory?) during match "
-                        f"{task.number} or another one"
-                    ) from None
-                except Exception as error:
-                    raise _failed(task, error) from error
-                yield task, text
+            with _signals_held():
+                for _ in range(min(self.jobs, len(tasks))):
+                    workers.append(_Worker(context, shipped))
+            for _ in range(2):  # two each: the second waits in the pipe, not for us
+                for worker in workers:
+                    for task in itertools.islice(upcoming, 1):
+                        worker.give(task)
+            while busy := [worker for worker in workers if worker.tasks]:
+                ready = wait([w.connection for w in busy] + [w.process.sentinel for w in busy])
+                for worker in busy:
+                    if worker.connection not in ready and worker.process.sentinel not in ready:
+                        continue
+                    task = worker.tasks.popleft()
+                    try:
+                        kind, text = worker.connection.recv()
+                    except (EOFError, OSError):
+                        raise ArenaError(_died(task)) from None
+                    if kind == "interrupted":
+                        raise KeyboardInterrupt
+                    if kind != "done":
+                        raise _failed(task, text)
+                    for following in itertools.islice(upcoming, 1):
+                        worker.give(following)
+                    if not worker.tasks:
+                        worker.retire()
+                    yield task, text
         finally:
-            if not all(future.done() for future in futures):
-                stop.set()
-                while not pids.empty():
-                    with suppress(OSError):
-                        os.kill(pids.get(), signal.SIGINT)
-            pool.shutdown(wait=True, cancel_futures=True)
+            with _signals_held():  # a second Ctrl-C must not cut the clean-up short
+                _stop(workers)
+
+
+# --- dask.distributed ---------------------------------------------------------------------------
+
+WORKER_TIMEOUT = 60.0
+"""How long the dask executor waits, by default, for a worker when the cluster has none."""
+_MAX_SECONDS = 86_400.0
+_POLL = 1.0  # seconds between two checks of the cluster's workers while no match finishes
+_RECOUNT = 5.0  # seconds between two counts of the cluster's threads while matches finish
+
+
+def _seconds(value: float, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ArenaError(f"{what} must be a number of seconds, not {excerpt(value)}")
+    if not (0 < value <= _MAX_SECONDS and math.isfinite(value)):
+        raise ArenaError(
+            f"{what} must be more than 0 and at most {_MAX_SECONDS:g} seconds (a day), "
+            f"not {value:g}"
+        )
+    return float(value)
+
+
+def _to_stderr(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
 
 
 class DaskExecutor(Executor):
     """Plays the matches on a dask.distributed cluster (the ``dask`` extra).
 
     Every worker needs this version of abstractgames installed, and every external program the
-    player specs name at the same path. Ctrl-C cancels the matches not yet started; the ones
-    running finish on their workers, and their results are dropped.
+    player specs name at the same path. Ctrl-C (SIGTERM, SIGHUP) cancels the matches not yet
+    started; the ones running finish on their workers, and their results are dropped.
+
+    When the cluster has no worker (at the start, or because all of them left), the executor
+    says so through ``notify`` and waits ``worker_timeout`` seconds for one; then it gives up
+    with an :class:`ArenaError`.
 
     Args:
         address: the scheduler, e.g. ``"tcp://10.0.0.5:8786"``.
         timeout: seconds to wait for the connection.
+        worker_timeout: seconds to wait for a worker when there is none (default 60).
+        notify: where that wait is announced (default: a line on standard error).
+
+    Raises:
+        ArenaError: a time that is not a number of seconds between 0 and a day.
     """
 
-    def __init__(self, address: str, timeout: float = 30.0) -> None:
+    def __init__(
+        self,
+        address: str,
+        timeout: float = 30.0,
+        worker_timeout: float = WORKER_TIMEOUT,
+        notify: Callable[[str], None] | None = None,
+    ) -> None:
         self.address = address
-        self.timeout = timeout
+        self.timeout = _seconds(timeout, "the time to connect to the scheduler")
+        self.worker_timeout = _seconds(worker_timeout, "the time to wait for a dask worker")
+        self.notify = notify or _to_stderr
 
     def results(self, tasks: Sequence[MatchTask]) -> Results:
+        if not tasks:
+            return
         try:
             distributed: Any = importlib.import_module("distributed")
         except ImportError:
@@ -246,21 +461,71 @@ class DaskExecutor(Executor):
             raise ArenaError(
                 f"cannot reach the dask scheduler at {self.address}: {error}"
             ) from None
-        futures: list[Any] = []
+        running: dict[str, tuple[Any, MatchTask]] = {}
+        finished: queue.Queue[Any] = queue.Queue()
         try:
-            futures = [client.submit(play_match, task, pure=False) for task in tasks]
-            owner = {future.key: task for future, task in zip(futures, tasks, strict=True)}
-            for future in distributed.as_completed(futures, loop=client.loop):
-                task = owner[future.key]
+            threads = self._threads(client, "waiting for dask workers at")
+            counted = time.monotonic()
+            upcoming = iter(tasks)
+            exhausted = False
+            while True:
+                while not exhausted and len(running) < 2 * threads:
+                    task = next(upcoming, None)
+                    if task is None:
+                        exhausted = True
+                    else:
+                        future = client.submit(play_match, task, pure=False)
+                        running[future.key] = (future, task)
+                        future.add_done_callback(finished.put)
+                if not running:
+                    return
+                try:
+                    future = finished.get(timeout=_POLL)
+                except queue.Empty:
+                    future = None
+                if future is None or time.monotonic() - counted > _RECOUNT:
+                    threads = self._threads(client, "no dask worker is left at")
+                    counted = time.monotonic()
+                if future is None or future.key not in running:
+                    continue
+                _, task = running.pop(future.key)
                 try:
                     text = future.result()
                 except Exception as error:
-                    raise _failed(task, error) from error
+                    raise _failed(task, _what(error)) from error
                 yield task, text
         finally:
-            with suppress(Exception):
-                client.cancel(futures)
-            client.close()
+            with _signals_held():
+                with suppress(Exception):
+                    client.cancel([future for future, _ in running.values()])
+                with suppress(Exception):
+                    client.close()
+
+    def _threads(self, client: Any, situation: str) -> int:
+        """The threads of the cluster's workers; when there is none, say so and wait for one.
+
+        Raises:
+            ArenaError: no worker came within :attr:`worker_timeout`, or the scheduler is lost.
+        """
+        try:
+            threads = sum(client.nthreads().values())
+            if threads:
+                return int(threads)
+            self.notify(
+                f"{situation} {self.address}: waiting up to {self.worker_timeout:g} s for one "
+                "to join"
+            )
+            try:
+                client.wait_for_workers(1, timeout=self.worker_timeout)
+            except TimeoutError:
+                raise ArenaError(
+                    f"no dask worker joined the scheduler at {self.address} within "
+                    f"{self.worker_timeout:g} s: start workers (dask worker {self.address}), or "
+                    "wait longer (--dask-wait)"
+                ) from None
+            return max(int(sum(client.nthreads().values())), 1)
+        except OSError as error:
+            raise ArenaError(f"lost the dask scheduler at {self.address}: {error}") from None
 
 
 def default_jobs() -> int:
@@ -274,16 +539,22 @@ def default_jobs() -> int:
 _DASK = re.compile(r"^dask://(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(?P<port>\d{1,5})$")
 
 
-def make_executor(spec: str | None = None, jobs: int | None = None) -> Executor:
+def make_executor(
+    spec: str | None = None, jobs: int | None = None, *, worker_timeout: float | None = None
+) -> Executor:
     """The executor named by ``spec``: ``"local"`` (the default) or ``"dask://HOST:PORT"``.
 
     Locally, ``jobs`` processes play at once (default: one per core); one job plays in this
-    process. A dask cluster plays as many matches at once as its workers have threads.
+    process. A dask cluster plays as many matches at once as its workers have threads; it is
+    given ``worker_timeout`` (see :class:`DaskExecutor`).
 
     Raises:
-        ArenaError: an unknown executor, or ``jobs`` given for a dask cluster.
+        ArenaError: an unknown executor, ``jobs`` given for a dask cluster, or
+            ``worker_timeout`` for local processes.
     """
     if spec is None or spec.strip().lower() == "local":
+        if worker_timeout is not None:
+            raise ArenaError("the time to wait for workers is for a dask cluster")
         count = default_jobs() if jobs is None else jobs
         if count < 1:
             raise ArenaError(f"jobs must be at least 1, not {count}")
@@ -296,4 +567,7 @@ def make_executor(spec: str | None = None, jobs: int | None = None) -> Executor:
             "jobs are for local processes: a dask cluster plays as many matches at once as its "
             "workers have threads"
         )
-    return DaskExecutor(f"tcp://{found['host']}:{found['port']}")
+    address = f"tcp://{found['host']}:{found['port']}"
+    if worker_timeout is None:
+        return DaskExecutor(address)
+    return DaskExecutor(address, worker_timeout=worker_timeout)

@@ -5,10 +5,13 @@ The statistics (ratings, intervals) come from :mod:`abstractgames.stats`.
 
 from __future__ import annotations
 
+import io
 import json
 import os
-from collections.abc import Sequence
-from typing import Any
+from array import array
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from typing import Any, overload
 
 import attrs
 
@@ -22,6 +25,7 @@ __all__ = [
     "ARENA_FORMAT",
     "ArenaReport",
     "MatchSummary",
+    "MatchTable",
     "PairResult",
     "Standing",
     "plural",
@@ -94,6 +98,99 @@ class MatchSummary:
             if self.ended_by is None
             else {"event": self.ended_by[0], "player": self.ended_by[1]},
         }
+
+
+Outcome = tuple[int | None, str, tuple[float | None, float | None], int, tuple[str, int] | None]
+"""What a :class:`MatchSummary` adds to its task: winner, reason, scores, games, ended_by."""
+
+
+class MatchTable(Sequence[MatchSummary]):
+    """The finished matches of a schedule, in schedule order, kept compactly.
+
+    Each match costs one reference: equal outcomes (winner, reason, scores, games, how it ended)
+    are stored once and the rest comes from the schedule, so a tournament's memory does not grow
+    with its games beyond these counts. Iterating makes the :class:`MatchSummary` values.
+    """
+
+    def __init__(self, tasks: Sequence[MatchTask]) -> None:
+        self._tasks = tasks
+        self._outcomes: list[Outcome | None] = [None] * len(tasks)
+        self._shared: dict[Outcome, Outcome] = {}
+        self._count = 0
+        self._order: array[int] | None = None
+
+    def add(self, match: MatchSummary) -> None:
+        """Keep ``match`` (a later one with the same number replaces it)."""
+        outcome: Outcome = (match.winner, match.reason, match.scores, match.games, match.ended_by)
+        outcome = self._shared.setdefault(outcome, outcome)
+        if self._outcomes[match.number - 1] is None:
+            self._count += 1
+            self._order = None
+        self._outcomes[match.number - 1] = outcome
+
+    def has(self, number: int) -> bool:
+        """Whether match ``number`` of the schedule is finished."""
+        return self._outcomes[number - 1] is not None
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __iter__(self) -> Iterator[MatchSummary]:
+        for index, outcome in enumerate(self._outcomes):
+            if outcome is not None:
+                yield self._summary(index, outcome)
+
+    @overload
+    def __getitem__(self, index: int) -> MatchSummary: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[MatchSummary]: ...
+
+    def __getitem__(self, index: int | slice) -> MatchSummary | list[MatchSummary]:
+        if self._order is None:
+            self._order = array("q", (i for i, o in enumerate(self._outcomes) if o is not None))
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        position = self._order[index]
+        outcome = self._outcomes[position]
+        assert outcome is not None
+        return self._summary(position, outcome)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=False))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def _summary(self, index: int, outcome: Outcome) -> MatchSummary:
+        task = self._tasks[index]
+        return MatchSummary(task.number, task.round, task.players, task.seed, *outcome)
+
+
+class _Repeated(Sequence[float]):
+    """Values with their counts, as the sequence of every value (for the statistics)."""
+
+    def __init__(self, counts: Counter[float]) -> None:
+        self._counts = counts
+
+    def __len__(self) -> int:
+        return sum(self._counts.values())
+
+    def __iter__(self) -> Iterator[float]:
+        for value, count in self._counts.items():
+            for _ in range(count):
+                yield value
+
+    @overload
+    def __getitem__(self, index: int) -> float: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[float]: ...
+
+    def __getitem__(self, index: int | slice) -> float | list[float]:
+        values = list(self)
+        return values[index]
 
 
 @attrs.frozen
@@ -172,7 +269,8 @@ class ArenaReport:
         seed: the tournament seed.
         unit: ``"game"``, or ``"match"`` where a match has several games (Entropy).
         scheduled: the number of matches in the schedule.
-        matches: the finished matches in schedule order.
+        matches: the finished matches in schedule order (a :class:`MatchTable` for a
+            tournament played by :class:`~abstractgames.arena.Arena`).
         standings: the players, strongest (highest rating) first.
         pairs: every pair of players in the order given.
         show_scores: whether the games' scores say more than the results (Entropy).
@@ -184,7 +282,7 @@ class ArenaReport:
     seed: int
     unit: str
     scheduled: int
-    matches: tuple[MatchSummary, ...]
+    matches: Sequence[MatchSummary]
     standings: tuple[Standing, ...]
     pairs: tuple[PairResult, ...]
     show_scores: bool
@@ -210,10 +308,11 @@ class ArenaReport:
         n = len(players)
         wins = [[0] * n for _ in range(n)]
         draws = [[0] * n for _ in range(n)]
-        scores: list[list[float]] = [[] for _ in range(n)]
+        scores: list[Counter[float]] = [Counter() for _ in range(n)]
         forfeits = [0] * n
         # by_seat[i][j][seat]: player i's [wins, draws, losses] against j from that seat.
         by_seat = [[[[0, 0, 0], [0, 0, 0]] for _ in range(n)] for _ in range(n)]
+        show_scores = False
         for match in matches:
             seats = [index[p] for p in match.players]
             if match.winner is None:
@@ -227,9 +326,10 @@ class ArenaReport:
             for seat, who in enumerate(seats):
                 score = match.scores[seat]
                 if score is not None:
-                    scores[who].append(score)
+                    scores[who][score] += 1
             if match.ended_by is not None:
                 forfeits[seats[match.ended_by[1] - 1]] += 1
+            show_scores = show_scores or _scores_say_more(match)
         played = [[wins[i][j] + wins[j][i] + draws[i][j] for j in range(n)] for i in range(n)]
         points = [[wins[i][j] + draws[i][j] / 2 for j in range(n)] for i in range(n)]
         ratings = stats.bradley_terry(
@@ -237,7 +337,9 @@ class ArenaReport:
         )
         standings = []
         for i, player in enumerate(players):
-            mean, error = stats.mean_interval(scores[i], CONFIDENCE) if scores[i] else (None, None)
+            mean, error = (
+                stats.mean_interval(_Repeated(scores[i]), CONFIDENCE) if scores[i] else (None, None)
+            )
             standings.append(
                 Standing(
                     player=player,
@@ -250,7 +352,7 @@ class ArenaReport:
                     elo_error=ratings.error[i],
                     mean_score=mean,
                     score_error=error,
-                    scored=len(scores[i]),
+                    scored=scores[i].total(),
                     forfeits=forfeits[i],
                 )
             )
@@ -281,10 +383,10 @@ class ArenaReport:
             seed=seed,
             unit=unit,
             scheduled=scheduled,
-            matches=tuple(matches),
+            matches=matches if isinstance(matches, MatchTable) else tuple(matches),
             standings=tuple(standings[i] for i in ranked),
             pairs=tuple(pairs),
-            show_scores=any(_scores_say_more(m) for m in matches),
+            show_scores=show_scores,
         )
 
     @property
@@ -294,6 +396,11 @@ class ArenaReport:
 
     def to_json(self) -> dict[str, Any]:
         """The results as JSON data (see the arena documentation for the format)."""
+        data = self._json_without_matches()
+        data["matches"] = [m.to_json() for m in self.matches]
+        return data
+
+    def _json_without_matches(self) -> dict[str, Any]:
         return {
             "format": ARENA_FORMAT,
             "version": ARENA_VERSION,
@@ -339,16 +446,38 @@ class ArenaReport:
                 }
                 for p in self.pairs
             ],
-            "matches": [m.to_json() for m in self.matches],
         }
 
     def dumps(self) -> str:
         """The results as JSON text with sorted keys: the same results give the same bytes."""
-        return json.dumps(self.to_json(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+        return "".join(self._json_parts())
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write :meth:`dumps` to ``path`` atomically."""
-        write_atomic(path, self.dumps())
+        data = io.BytesIO()
+        for part in self._json_parts():
+            data.write(part.encode("utf-8"))
+        write_atomic(path, data.getvalue())
+
+    def _json_parts(self) -> Iterator[str]:
+        """The text of ``json.dumps(self.to_json(), indent=2, sort_keys=True)`` and a newline, made
+        one match at a time (a whole ``to_json`` of a long tournament takes far more memory)."""
+        data = self._json_without_matches()
+        data["matches"] = []
+        text = _dump(data) + "\n"
+        head, empty, tail = text.partition(_NO_MATCHES)
+        yield head
+        if not self.matches:
+            yield empty
+        else:
+            separator = _NO_MATCHES[:-1] + "\n"
+            for match in self.matches:
+                yield separator + "\n".join(
+                    "    " + line for line in _dump(match.to_json()).split("\n")
+                )
+                separator = ",\n"
+            yield "\n  ]"
+        yield tail
 
     def format_table(self) -> str:
         """The standings, the pairs and any losses outside the rules, as plain-text tables."""
@@ -397,18 +526,29 @@ class ArenaReport:
         return "\n".join(parts) + "\n"
 
     def _forfeit_notes(self) -> list[str]:
+        lost: dict[str, tuple[int, MatchSummary]] = {}
+        for match in self.matches:
+            if match.ended_by is not None:
+                player = match.players[match.ended_by[1] - 1]
+                count, first = lost.get(player, (0, match))
+                lost[player] = (count + 1, first)
         notes = []
         for player in self.players:
-            lost = [
-                m
-                for m in self.matches
-                if m.ended_by is not None and m.players[m.ended_by[1] - 1] == player
-            ]
-            if lost:
-                noun = self.unit if len(lost) == 1 else plural(self.unit)
-                example = f"match {lost[0].number}: {lost[0].reason}"
-                notes.append(f"  {player}: {len(lost)} {noun}, e.g. {example}")
+            if player in lost:
+                count, first = lost[player]
+                noun = self.unit if count == 1 else plural(self.unit)
+                notes.append(
+                    f"  {player}: {count} {noun}, e.g. match {first.number}: {first.reason}"
+                )
         return notes
+
+
+_NO_MATCHES = '\n  "matches": []'
+"""Where the matches go in the JSON text of a report without them (a key at the top level)."""
+
+
+def _dump(data: Any) -> str:
+    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False)
 
 
 def plural(unit: str) -> str:

@@ -8,7 +8,9 @@ process.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+import operator
+from collections.abc import Iterator, Sequence
+from typing import overload
 
 import attrs
 
@@ -18,7 +20,7 @@ from ..referee import Referee
 from ..registry import make_player, parse_game_spec
 from .errors import ArenaError, MatchInterrupted
 
-__all__ = ["ARENA_VERSION", "MatchTask", "Schedule", "play_match", "round_seed"]
+__all__ = ["ARENA_VERSION", "MatchTask", "Schedule", "Tasks", "play_match", "round_seed"]
 
 ARENA_VERSION = 1
 """The version of the arena: of its seeds (:func:`round_seed`), JSON results and state files."""
@@ -58,6 +60,73 @@ def round_seed(seed: int, round: int) -> int:
     return int.from_bytes(digest[:4], "big")
 
 
+class Tasks(Sequence[MatchTask]):
+    """The matches of a round robin in schedule order, each made when asked for.
+
+    A schedule of any length costs only its pairs of players: round ``r`` holds every pair in
+    both seats, on :func:`round_seed` ``(seed, r)``. Slices are lists.
+    """
+
+    def __init__(self, game: str, players: tuple[str, ...], games: int, seed: int) -> None:
+        self._game = game
+        self._seed = seed
+        self._rounds = games // 2
+        self._seats = [
+            seats
+            for i, first in enumerate(players)
+            for second in players[i + 1 :]
+            for seats in ((first, second), (second, first))
+        ]
+        self._places = {seats: place for place, seats in enumerate(self._seats)}
+
+    def __len__(self) -> int:
+        return self._rounds * len(self._seats)
+
+    @overload
+    def __getitem__(self, index: int) -> MatchTask: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[MatchTask]: ...
+
+    def __getitem__(self, index: int | slice) -> MatchTask | list[MatchTask]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        position = operator.index(index)
+        if position < 0:
+            position += len(self)
+        if not 0 <= position < len(self):
+            raise IndexError("no such match in the schedule")
+        round_index, place = divmod(position, len(self._seats))
+        seed = round_seed(self._seed, round_index + 1)
+        return MatchTask(position + 1, round_index + 1, self._game, self._seats[place], seed)
+
+    def __iter__(self) -> Iterator[MatchTask]:
+        number = 0
+        for round_number in range(1, self._rounds + 1):
+            seed = round_seed(self._seed, round_number)
+            for seats in self._seats:
+                number += 1
+                yield MatchTask(number, round_number, self._game, seats, seed)
+
+    def number(self, key: tuple[object, ...]) -> int | None:
+        """The number of the match whose :attr:`MatchTask.key` is ``key``; ``None`` if this
+        schedule has no such match."""
+        if len(key) != 3:
+            return None
+        round_number, first, second = key
+        if not isinstance(first, str) or not isinstance(second, str):
+            return None
+        place = self._places.get((first, second))
+        if (
+            place is None
+            or isinstance(round_number, bool)
+            or not isinstance(round_number, int)
+            or not 1 <= round_number <= self._rounds
+        ):
+            return None
+        return (round_number - 1) * len(self._seats) + place + 1
+
+
 @attrs.frozen
 class Schedule:
     """A round robin: every pair of players plays ``games`` matches, in pairings on one seed.
@@ -76,7 +145,7 @@ class Schedule:
     players: tuple[str, ...]
     games: int
     seed: int
-    tasks: tuple[MatchTask, ...]
+    tasks: Tasks
 
     @classmethod
     def round_robin(
@@ -102,15 +171,7 @@ class Schedule:
             )
         for spec in specs:
             make_player(spec, the_game).close()
-        tasks: list[MatchTask] = []
-        spec = the_game.spec
-        for round_number in range(1, games // 2 + 1):
-            shared = round_seed(seed, round_number)
-            for i, first in enumerate(specs):
-                for second in specs[i + 1 :]:
-                    for seats in ((first, second), (second, first)):
-                        tasks.append(MatchTask(len(tasks) + 1, round_number, spec, seats, shared))
-        return cls(the_game, specs, games, seed, tuple(tasks))
+        return cls(the_game, specs, games, seed, Tasks(the_game.spec, specs, games, seed))
 
 
 def play_match(task: MatchTask) -> str:

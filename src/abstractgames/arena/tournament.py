@@ -4,17 +4,21 @@ from __future__ import annotations
 
 import os
 import re
+from array import array
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import closing
 from pathlib import Path
+from typing import overload
+
+import attrs
 
 from ..files import write_atomic
 from ..protocol import Game, SingleGameMatch
 from ..records import MatchRecord
 from .errors import ArenaError
 from .executors import Executor, SerialExecutor
-from .report import ArenaReport, MatchSummary
-from .schedule import MatchTask, Schedule
+from .report import ArenaReport, MatchSummary, MatchTable
+from .schedule import MatchTask, Schedule, Tasks
 from .state import ArenaState
 
 __all__ = ["Arena"]
@@ -48,13 +52,17 @@ class Arena:
         self.seed = seed
         self.unit = "game" if isinstance(self.game.new_match(), SingleGameMatch) else "match"
         """What one result is: ``"game"``, or ``"match"`` where a match has several games."""
-        self.tasks = schedule.tasks
-        """Every match of the tournament, in schedule order."""
-        self._keys = {task.key: task for task in self.tasks}
+        self.tasks: Tasks = schedule.tasks
+        """Every match of the tournament, in schedule order (made as they are asked for)."""
 
     def record_name(self, task: MatchTask) -> str:
         """The file name of ``task``'s record, e.g. ``00007-greedy-vs-random.json``."""
         return f"{task.number:05d}-{_slug(task.players[0])}-vs-{_slug(task.players[1])}.json"
+
+    def task(self, key: tuple[object, ...]) -> MatchTask | None:
+        """The match of the schedule whose :attr:`MatchTask.key` is ``key``, if there is one."""
+        number = self.tasks.number(key)
+        return None if number is None else self.tasks[number - 1]
 
     def run(
         self,
@@ -66,6 +74,9 @@ class Arena:
     ) -> ArenaReport:
         """Play the matches not yet finished in ``state``; return the results of all of them.
 
+        Only a summary of each match stays in memory; the records go to ``state`` and
+        ``records``.
+
         Args:
             executor: what plays the matches (default: one after another, in this process).
             state: where finished matches are kept as they finish, and read from on resume.
@@ -75,7 +86,8 @@ class Arena:
 
         Raises:
             KeyboardInterrupt: Ctrl-C; the matches that finished are in ``state``.
-            ArenaError: a match failed outside the rules (the message names it).
+            ArenaError: a match failed outside the rules (the message names it), or a record
+                or the state file cannot be written.
         """
         executor = executor or SerialExecutor()
         directory = None if records is None else Path(records)
@@ -84,38 +96,56 @@ class Arena:
                 directory.mkdir(parents=True, exist_ok=True)
             except OSError as error:
                 raise ArenaError(f"cannot write records in {directory}: {error}") from None
-        done: dict[tuple[int, str, str], MatchRecord] = {}
+        done = MatchTable(self.tasks)
         if state is not None:
-            done = {key: r for key, r in state.finished.items() if key in self._keys}
+            for match in state.finished:
+                task = self.task((match.round, *match.players))
+                if task is not None:
+                    done.add(attrs.evolve(match, number=task.number, seed=task.seed))
             if directory is not None:
-                for key, record in done.items():
-                    record.save(directory / self.record_name(self._keys[key]))
+                for read, record in state.records():
+                    task = self.task(read.key)
+                    if task is not None:
+                        self._save(directory, task, record.dumps())
         total = len(self.tasks)
         if on_progress is not None:
             on_progress(len(done), total)
-        pending = [task for task in self.tasks if task.key not in done]
-        if not pending:
-            return self.report(done)
-        with closing(executor.results(pending)) as results:
-            for task, text in results:
-                record = MatchRecord.loads(text)
-                if state is not None:
-                    state.add(task, text)
-                done[task.key] = record
-                if directory is not None:
-                    write_atomic(directory / self.record_name(task), text)
-                if on_progress is not None:
-                    on_progress(len(done), total)
-        return self.report(done)
+        pending = _Pending(self.tasks, done)
+        if pending:
+            with closing(executor.results(pending)) as results:
+                for task, text in results:
+                    record = MatchRecord.loads(text)
+                    if state is not None:
+                        state.add(task, text)
+                    done.add(MatchSummary.from_record(task, record))
+                    if directory is not None:
+                        self._save(directory, task, text)
+                    if on_progress is not None:
+                        on_progress(len(done), total)
+        return self._report(done)
+
+    def _save(self, directory: Path, task: MatchTask, text: str) -> None:
+        path = directory / self.record_name(task)
+        try:
+            write_atomic(path, text)
+        except OSError as error:
+            raise ArenaError(
+                f"cannot write the record of match {task.number} to {path}: "
+                f"{error.strerror or error}"
+            ) from None
 
     def report(self, records: Mapping[tuple[int, str, str], MatchRecord]) -> ArenaReport:
         """The results of the finished matches in ``records`` (by :attr:`MatchTask.key`)."""
+        done = MatchTable(self.tasks)
+        for key, record in records.items():
+            task = self.task(key)
+            if task is not None:
+                done.add(MatchSummary.from_record(task, record))
+        return self._report(done)
+
+    def _report(self, done: MatchTable) -> ArenaReport:
         return ArenaReport.from_matches(
-            [
-                MatchSummary.from_record(task, records[task.key])
-                for task in self.tasks
-                if task.key in records
-            ],
+            done,
             game=self.game.spec,
             players=self.players,
             games=self.games,
@@ -123,3 +153,25 @@ class Arena:
             unit=self.unit,
             scheduled=len(self.tasks),
         )
+
+
+class _Pending(Sequence[MatchTask]):
+    """The matches of a schedule not yet finished (a number each)."""
+
+    def __init__(self, tasks: Tasks, done: MatchTable) -> None:
+        self._tasks = tasks
+        self._numbers = array("q", (n for n in range(1, len(tasks) + 1) if not done.has(n)))
+
+    def __len__(self) -> int:
+        return len(self._numbers)
+
+    @overload
+    def __getitem__(self, index: int) -> MatchTask: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[MatchTask]: ...
+
+    def __getitem__(self, index: int | slice) -> MatchTask | list[MatchTask]:
+        if isinstance(index, slice):
+            return [self._tasks[n - 1] for n in self._numbers[index]]
+        return self._tasks[self._numbers[index] - 1]
