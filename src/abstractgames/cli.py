@@ -201,7 +201,13 @@ def _columns(header: list[str], rows: list[list[str]]) -> str:
     type=click.IntRange(min=1),
     help="Repeats of each measurement; the median is reported.",
 )
-@click.option("--seed", default=0, show_default=True, type=int, help="Seed of the random games.")
+@click.option(
+    "--seed",
+    default=0,
+    show_default=True,
+    type=click.IntRange(1 - SEED_LIMIT, SEED_LIMIT - 1),
+    help="Seed of the random games.",
+)
 @click.option(
     "--player",
     "-p",
@@ -672,7 +678,13 @@ def _progress_bar(enabled: bool, unit: str) -> Iterator[Callable[[int, int], Non
     help="Games per pair of players (Entropy: matches of two games); even, as every seed is "
     "played with the players in both seats.",
 )
-@click.option("--seed", default=0, show_default=True, type=int, help="Seed of the tournament.")
+@click.option(
+    "--seed",
+    default=0,
+    show_default=True,
+    type=click.IntRange(1 - SEED_LIMIT, SEED_LIMIT - 1),
+    help="Seed of the tournament.",
+)
 @click.option(
     "--jobs",
     "-j",
