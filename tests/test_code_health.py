@@ -42,3 +42,20 @@ def test_docs_build_strict(tmp_path: Path) -> None:
     out = run(tool("mkdocs"), "build", "--strict", "--site-dir", str(tmp_path / "site"))
     assert out.returncode == 0, out.stdout + out.stderr
     assert (tmp_path / "site" / "index.html").exists()
+
+
+def test_the_guarantees_page_names_tests_that_exist() -> None:
+    """docs/guarantees.md names the test of each promise; each must be a test of the suite."""
+    import re
+
+    page = (ROOT / "docs" / "guarantees.md").read_text(encoding="utf-8")
+    named = re.findall(r"`(?:tests/)?(test_\w+\.py)(?:::(\w+))?`", page)
+    assert named
+    for module, test in named:
+        path = ROOT / "tests" / module
+        assert path.exists(), f"docs/guarantees.md names {module}, which is not in tests/"
+        if test:
+            assert f"def {test}(" in path.read_text(encoding="utf-8"), f"{module}::{test}"
+    tests = "".join(p.read_text(encoding="utf-8") for p in (ROOT / "tests").glob("test_*.py"))
+    for test in re.findall(r"`::(\w+)`", page):  # a test of the module named before it
+        assert f"def {test}(" in tests, f"docs/guarantees.md names ::{test}, which is no test"
