@@ -249,3 +249,10 @@ def test_signals_inside_and_after_the_block(tmp_path: Path) -> None:
     assert done.stdout.strip() == str(
         [int(signal.SIGTERM), int(signal.SIGHUP), int(signal.SIGTERM)]
     )
+
+
+def test_a_failing_player_in_bench_is_one_line() -> None:
+    done = run("bench", "orderchaos", "-n", "1", "-r", "1", "-p", "engine:/bin/false")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "player 'engine:/bin/false' failed in" in done.stderr
+    assert "exited with status 1" in done.stderr

@@ -17,16 +17,22 @@ from collections.abc import Callable, Sequence
 
 import attrs
 
-from .protocol import CHANCE, Game, State, random_move
+from .protocol import CHANCE, AbstractGamesError, Game, State, random_move
 from .registry import make_player, parse_game_spec
+from .text import excerpt, value_excerpt
 
 __all__ = [
+    "BenchError",
     "GameBenchmark",
     "Measurement",
     "play_random_games",
     "run_benchmarks",
     "sample_positions",
 ]
+
+
+class BenchError(AbstractGamesError):
+    """A measurement that cannot be made: a player failed on a position."""
 
 
 @attrs.frozen
@@ -96,9 +102,17 @@ def _player_run(game: Game, spec: str, positions: list[State]) -> Callable[[], i
 
     def run() -> int:
         player = make_player(spec, game)  # afresh, so that no repeat reuses another's tables
-        for index, state in enumerate(positions):
-            player.choose(state, random.Random(index))
-        player.close()
+        try:
+            for index, state in enumerate(positions):
+                try:
+                    player.choose(state, random.Random(index))
+                except Exception as error:  # a failing program or a bot's own bug
+                    raise BenchError(
+                        f"player {value_excerpt(spec)} failed in {state.position()}: "
+                        f"{type(error).__name__}: {excerpt(error, 200)}"
+                    ) from error
+        finally:
+            player.close()
         return len(positions)
 
     return run
