@@ -25,6 +25,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         (
             "abstractgames.specs",
             "abstractgames.text",
+            "abstractgames.strictjson",
             "abstractgames.interrupts",
             "abstractgames.files",
             "abstractgames.stats",
@@ -59,6 +60,7 @@ WITHIN: dict[str, set[str]] = {
     "abstractgames.protocol": {"abstractgames.specs", "abstractgames.svg", "abstractgames.text"},
     "abstractgames.grid": {"abstractgames.protocol", "abstractgames.text"},
     "abstractgames.specs": {"abstractgames.text"},
+    "abstractgames.strictjson": {"abstractgames.text"},
     "abstractgames.referee": {"abstractgames.records"},
     "abstractgames": {"abstractgames.registry"},
     "abstractgames.__main__": {"abstractgames.cli"},

@@ -25,6 +25,7 @@ from typing import Any
 
 import attrs
 
+from . import strictjson
 from .files import write_atomic
 from .protocol import (
     AbstractGamesError,
@@ -66,7 +67,6 @@ seconds."""
 SEED_LIMIT = 2**64
 """A seed is an integer whose absolute value is below this (any 64-bit seed, signed or not)."""
 
-_MAX_DIGITS = 30
 """The most digits of an integer in a record (a seed has at most 20)."""
 _MAX_NAME = 100
 """The longest game name, parameter name or text parameter value in a record."""
@@ -374,15 +374,12 @@ class MatchRecord:
                 f"{MAX_RECORD_SIZE:,}"
             )
         try:
-            data = json.loads(
-                text, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_no_constant
-            )
+            data = strictjson.loads(text)
+        except strictjson.JSONError as error:
+            raise RecordError(f"record is not valid: {error}") from None
+        try:
             return _from_json(data)
-        except json.JSONDecodeError as error:
-            raise RecordError(
-                f"record is not valid JSON ({error.msg} at line {error.lineno})"
-            ) from None
-        except RecursionError:
+        except RecursionError:  # a value nested deeper than a record's own fields
             raise RecordError("record is not valid: its JSON is nested too deeply") from None
 
     def replay(self, game: Game | None = None) -> tuple[Match, list[State]]:
@@ -451,27 +448,6 @@ def _too_large(name: str, size: str) -> str:
     return (
         f"record {name} is too large ({size} bytes): a record is at most {MAX_RECORD_SIZE:,} bytes"
     )
-
-
-def _parse_int(text: str) -> int:
-    digits = len(text) - text.startswith("-")
-    if digits > _MAX_DIGITS:
-        raise RecordError(
-            f"record holds an integer of {digits:,} digits ({excerpt(text, 20)}): a number in a "
-            f"record has at most {_MAX_DIGITS}"
-        )
-    return int(text)
-
-
-def _parse_float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise RecordError(f"record holds a number too large to use ({excerpt(text, 20)})")
-    return value
-
-
-def _no_constant(text: str) -> Any:
-    raise RecordError(f"record holds {text}, which JSON does not allow")
 
 
 def _describe(result: MatchResult | None) -> str:
