@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 
 from abstractgames import IllegalMoveError, Move, State, get_game, make_player
+from abstractgames.grid import grid_of
 from abstractgames.players import Player
 from abstractgames.referee import Referee
 
@@ -26,10 +27,13 @@ class CentreBot(Player):
             if outcome is not None and outcome.winner == state.to_move:
                 return move
 
+        board = grid_of(state)  # square names and indices, files and ranks
+        centre_file, centre_rank = (board.width - 1) / 2, (board.height - 1) / 2
+
         def distance(move: Move) -> float:
-            square = str(move).split("@")[1]
-            file, rank = "abcdef".index(square[0]), int(square[1]) - 1
-            return abs(file - 2.5) + abs(rank - 2.5) + rng.random() / 10
+            square = board.move_squares(move)[-1]  # where the move puts a piece
+            file, rank = board.file(square), board.rank(square)
+            return abs(file - centre_file) + abs(rank - centre_rank) + rng.random() / 10
 
         return min(moves, key=distance)
 

@@ -256,6 +256,34 @@ def test_bad_squares_and_sizes_are_refused() -> None:
         board_svg("....", 2, size=0)
 
 
+def test_squares_by_name_draw_as_squares_by_index() -> None:
+    fig2 = get_game("dispersal").from_position(FIG_2)
+    by_index = fig2.to_svg(highlight=[15, 17], marks={22: "isolated", 0: "start"})
+    assert fig2.to_svg(highlight=["a4", "c4"], marks={"c5": "isolated", "a1": "start"}) == by_index
+    assert fig2.to_svg(highlight=["A4", 17], marks={22: "isolated", " a1": "start"}) == by_index
+    root = parse(fig2.apply("a4-c4").to_svg(highlight=["a4", "c4"]))
+    assert squares_of(root, "highlight") == {"a4", "c4"}
+    picture = parse(board_svg("R.B.", 2, marks={"b2": "x"}, highlight=("a1", "a1", 0)))
+    assert marks(picture) == {"b2": "x"} and squares_of(picture, "highlight") == {"a1"}
+
+
+@pytest.mark.parametrize(
+    "square", ["f1", "a6", "a0", "z9", "", "c", "c3 d4", "a\u00b2", "a" + "9" * 5000, -1, 25, True]
+)
+def test_squares_off_the_board_are_refused_by_name_too(square: object) -> None:
+    state = get_game("dispersal").initial_state()
+    with pytest.raises(ValueError, match=r"is not on the board \(a1 to e5, or 0 to 24\)"):
+        state.to_svg(highlight=[square])  # type: ignore[list-item]
+    with pytest.raises(ValueError, match="is not on the board"):
+        state.to_svg(marks={square: "x"})  # type: ignore[dict-item]
+
+
+def test_a_huge_square_is_refused_in_a_short_message() -> None:
+    with pytest.raises(ValueError) as caught:
+        board_svg("....", 2, highlight=[10**5000])
+    assert len(str(caught.value)) < 100
+
+
 def test_drawing_module_depends_on_the_standard_library_only() -> None:
     tree = ast.parse((ROOT / "src" / "abstractgames" / "svg.py").read_text())
     imported: set[str] = set()

@@ -1,27 +1,59 @@
 """Square names, rays and the FEN-like rank notation shared by all games on a rectangular board.
 
 Squares are ints: ``index = (rank - 1) * width + file``, so ``a1`` is 0 and the top-right square is
-the last. See RULES.md for the notation.
+the last. See RULES.md for the notation. :func:`grid_of` gives the :class:`Grid` of a game or a
+state, to go from square names to indices and back:
+
+Example:
+    >>> from abstractgames import get_game
+    >>> squares = grid_of(get_game("orderchaos"))
+    >>> squares.square("c3"), squares.name(14)
+    (14, 'c3')
+    >>> squares.move_squares("X@c3"), squares.move_squares("pass")
+    ((14,), ())
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from functools import cache
 
-from .protocol import InvalidMoveError, InvalidPositionError
-from .text import excerpt
+from .protocol import Game, InvalidMoveError, InvalidPositionError, Move, State
+from .text import excerpt, value_excerpt
+
+__all__ = [
+    "FILES",
+    "QUEEN_DIRECTIONS",
+    "ROOK_DIRECTIONS",
+    "Grid",
+    "grid",
+    "grid_of",
+    "split_position",
+]
 
 FILES = "abcdefghijklmnopqrstuvwxyz"
+"""The file letters, ``a`` first."""
+_SQUARE_NAME = re.compile(r"(?<![A-Za-z0-9])[a-z][1-9][0-9]*(?![A-Za-z0-9])")
 _LONG = 100
 """A rank text longer than this is refused without counting its squares."""
 
 ROOK_DIRECTIONS = ((1, 0), (-1, 0), (0, 1), (0, -1))
+"""``(files, ranks)`` steps along a rank or a file."""
 QUEEN_DIRECTIONS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1))
+"""``(files, ranks)`` steps along a rank, a file or a diagonal."""
 
 
 class Grid:
-    """The geometry of a ``width`` × ``height`` board; use :func:`grid` to get a shared instance."""
+    """The geometry of a ``width`` × ``height`` board; use :func:`grid_of` or :func:`grid` to get a
+    shared instance.
+
+    Attributes:
+        width: squares per rank.
+        height: ranks.
+        size: squares in all.
+        names: the name of every square in index order (``"a1"``, ``"b1"``, …).
+    """
 
     __slots__ = ("_index", "height", "names", "size", "width")
 
@@ -35,7 +67,13 @@ class Grid:
         self._index = {name: i for i, name in enumerate(self.names)}
 
     def square(self, text: str) -> int:
-        """The index of a square name such as ``"c3"`` (case-insensitive)."""
+        """The index of a square name such as ``"c3"`` (case-insensitive).
+
+        Raises:
+            InvalidMoveError: the text names no square of this board.
+        """
+        if not isinstance(text, str):
+            raise InvalidMoveError(f"a square name is text, not {value_excerpt(text)}")
         index = self._index.get(text.strip().lower())
         if index is None:
             last = self.names[-1]
@@ -44,10 +82,33 @@ class Grid:
             )
         return index
 
+    def name(self, square: int) -> str:
+        """The name of a square index, e.g. ``"c3"``.
+
+        Raises:
+            ValueError: the index is not on the board.
+        """
+        if isinstance(square, bool) or not isinstance(square, int) or not 0 <= square < self.size:
+            raise ValueError(
+                f"square {value_excerpt(square)} is not on this board (0 to {self.size - 1})"
+            )
+        return self.names[square]
+
+    def move_squares(self, move: Move | str) -> tuple[int, ...]:
+        """The squares a move's notation names, in order: the target of a drop (``X@c3``), the
+        source and target of a slide (``a4-c4``), none for a pass.
+
+        Raises:
+            InvalidMoveError: the notation names a square that is not on this board.
+        """
+        return tuple(self.square(name) for name in _SQUARE_NAME.findall(str(move)))
+
     def file(self, square: int) -> int:
+        """The file of a square, 0 for file ``a``."""
         return square % self.width
 
     def rank(self, square: int) -> int:
+        """The rank of a square, 0 for rank ``1``."""
         return square // self.width
 
     def step(self, square: int, df: int, dr: int) -> int | None:
@@ -178,6 +239,19 @@ class Grid:
 def grid(width: int, height: int) -> Grid:
     """The shared :class:`Grid` for a board size."""
     return Grid(width, height)
+
+
+def grid_of(board: Game | State) -> Grid:
+    """The :class:`Grid` of a game's board, or of the board of a state's game.
+
+    Raises:
+        NotImplementedError: the game has no board (no ``board_width`` or no ``cells()``).
+    """
+    game = board.game if isinstance(board, State) else board
+    if game.board_width <= 0:
+        raise NotImplementedError(f"{type(game).__name__} has no board_width")
+    state = board if isinstance(board, State) else game.initial_state()
+    return grid(game.board_width, len(state.cells()) // game.board_width)
 
 
 def split_position(text: object, fields: int, example: str) -> list[str]:

@@ -56,6 +56,7 @@ _OUTLINE = "#1a1a1a"
 _HIGHLIGHT_FILL = "#9fc3e6"
 _MARK_STROKE = "#d41c1c"
 _HEX = re.compile(r"#[0-9a-fA-F]{6}")
+_SQUARE_NAME = re.compile(r"([a-z])([1-9][0-9]{0,5})")
 _EMPTY: Mapping[int, str] = MappingProxyType({})
 _NO_COLOURS: Mapping[str, str] = MappingProxyType({})
 
@@ -65,8 +66,8 @@ def board_svg(
     width: int,
     *,
     colours: Mapping[str, str] = _NO_COLOURS,
-    marks: Mapping[int, str] = _EMPTY,
-    highlight: Collection[int] = (),
+    marks: Mapping[int, str] | Mapping[str, str] | Mapping[int | str, str] = _EMPTY,
+    highlight: Collection[int | str] = (),
     size: int = 40,
     coordinates: bool = True,
     title: str | None = None,
@@ -79,8 +80,9 @@ def board_svg(
         width: squares per rank (1 to 26); ``len(cells)`` must be a multiple of it.
         colours: piece letter → colour name, a key of :data:`PALETTE` or ``#rrggbb`` (other CSS
             colour names are used as they are); a piece without a colour is drawn as a letter.
-        marks: square index → a short reason (e.g. ``"line"``): the square gets a red outline.
-        highlight: square indices to tint, e.g. the squares of the last move.
+        marks: square → a short reason (e.g. ``"line"``): the square gets a red outline. A square
+            is its index (``a1`` is 0, then along the rank) or its name (``"c3"``).
+        highlight: squares (indices or names) to tint, e.g. the squares of the last move.
         size: the side of one square in pixels (the picture scales: it has a ``viewBox``).
         coordinates: draw the file letters under the board and the rank numbers at its left.
         title: a text for the picture's ``<title>`` (shown as a tooltip), e.g. the position.
@@ -102,9 +104,8 @@ def board_svg(
     if not isinstance(size, int) or size < 1:
         raise ValueError(f"size must be a positive number of pixels, not {size!r}")
     height = len(cells) // width
-    for square in (*marks, *highlight):
-        if not isinstance(square, int) or not 0 <= square < len(cells):
-            raise ValueError(f"square {square!r} is not on the board (0 to {len(cells) - 1})")
+    marked = {_square(square, width, len(cells)): reason for square, reason in marks.items()}
+    tinted = {_square(square, width, len(cells)) for square in highlight}
 
     left = _COORDINATE_MARGIN if coordinates else _EDGE
     bottom = _COORDINATE_MARGIN if coordinates else _EDGE
@@ -134,7 +135,7 @@ def board_svg(
         f'<rect class="board" x="{left}" y="{_EDGE}" width="{board_width}" '
         f'height="{board_height}" fill="{_BOARD_FILL}"/>'
     )
-    for square in sorted(set(highlight)):
+    for square in sorted(tinted):
         x, y = corner(square)
         out.append(
             f'<rect class="highlight" data-square="{name(square)}" x="{x}" y="{y}" '
@@ -190,9 +191,9 @@ def board_svg(
                 f'font-size="{_DISC_FONT}"{halo}>{_text(piece)}</text>'
             )
         out.append("</g>")
-    for square in sorted(marks):
+    for square in sorted(marked):
         x, y = corner(square)
-        reason = str(marks[square])
+        reason = str(marked[square])
         out.append(
             f'<rect class="mark" data-square="{name(square)}" data-reason="{_text(reason)}" '
             f'x="{x + 7}" y="{y + 7}" width="{_SQUARE - 14}" height="{_SQUARE - 14}" '
@@ -201,6 +202,25 @@ def board_svg(
         )
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+def _square(square: object, width: int, count: int) -> int:
+    """The index of a square given by index or by name on a board of ``count`` squares."""
+    if isinstance(square, str):
+        name = _SQUARE_NAME.fullmatch(square.strip().lower())
+        if name is not None and FILES.index(name[1]) < width:
+            index = (int(name[2]) - 1) * width + FILES.index(name[1])
+            if index < count:
+                return index
+    elif isinstance(square, int) and not isinstance(square, bool) and 0 <= square < count:
+        return square
+    try:
+        shown = repr(square)
+    except ValueError:  # an int too long to print
+        shown = "a huge number"
+    shown = shown if len(shown) <= 40 else shown[:37] + "..."
+    last = f"{FILES[(count - 1) % width]}{(count - 1) // width + 1}"
+    raise ValueError(f"square {shown} is not on the board (a1 to {last}, or 0 to {count - 1})")
 
 
 def _paint(colour: str) -> tuple[str, str, str]:

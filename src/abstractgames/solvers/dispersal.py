@@ -3,7 +3,8 @@
 :func:`solve` answers with a :class:`Solution`. It is a depth-first proof search on bitboards with
 the game's kernels (:func:`~abstractgames.dispersal.move_masks`,
 :func:`~abstractgames.dispersal.winning_masks` and the others), tried for one own move, then two,
-and so on, so the win it reports is the fastest.
+and so on, so the win it reports is the fastest; a ``progress`` callback hears of each number of
+moves ruled out on the way (the command line's ``solve`` prints them as it goes).
 
 Example:
     >>> from abstractgames import get_game
@@ -14,6 +15,7 @@ Example:
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from operator import itemgetter
 
 import attrs
@@ -31,7 +33,7 @@ from ..dispersal import (
 )
 from ..protocol import Move, State
 
-__all__ = ["Solution", "solve"]
+__all__ = ["Progress", "Solution", "solve"]
 
 # A position in the tables: me | opp << 25 | side << 50 | passed << 51 (side 0 for O, 1 for S;
 # passed: the last move was a pass), with the ply from the start above when it matters.
@@ -110,6 +112,31 @@ class Solution:
         return (
             f"{ruled_out}undecided within {self.max_moves}: the time limit stopped the search at "
             f"{self.searched + 1}"
+        )
+
+
+@attrs.frozen
+class Progress:
+    """One step of :func:`solve`'s deepening: no forced win within ``moves``; ``str()`` says it.
+
+    Attributes:
+        side: the side to move, the one looking for a win.
+        moves: the own moves (passes included) now ruled out.
+        nodes: the positions visited so far.
+        seconds: the time taken so far.
+    """
+
+    side: str
+    moves: int
+    nodes: int
+    seconds: float
+
+    def __str__(self) -> str:
+        plural = "" if self.moves == 1 else "s"
+        positions = "position" if self.nodes == 1 else "positions"
+        return (
+            f"no forced win for {self.side} within {self.moves} move{plural} "
+            f"({self.nodes:,} {positions}, {self.seconds:.1f} s)"
         )
 
 
@@ -313,17 +340,25 @@ class _Prover:
         return best, most
 
 
-def solve(state: State, max_moves: int, time_limit: float | None = None) -> Solution:
+def solve(
+    state: State,
+    max_moves: int,
+    time_limit: float | None = None,
+    *,
+    progress: Callable[[Progress], None] | None = None,
+) -> Solution:
     """Whether the side to move can force a win within ``max_moves`` of its own turns.
 
     Exact: a win is reported only if it is forced against every defence, and "no forced win" only
     if none exists, under all the rules, the history of ``state`` included. Wins are looked for in
-    one own move, then two, and so on, so the win reported is the fastest.
+    one own move, then two, and so on (iterative deepening), so the win reported is the fastest.
 
     Args:
         state: a dispersal Entropy position, not finished.
         max_moves: how many own turns (passes included) the win may take, at least 1.
         time_limit: seconds; when they run out the search stops and reports how far it got.
+        progress: called with a :class:`Progress` each time a number of moves is ruled out
+            and the search goes one move deeper.
 
     Returns:
         A :class:`Solution` with the number of moves and a principal variation, or none.
@@ -338,7 +373,8 @@ def solve(state: State, max_moves: int, time_limit: float | None = None) -> Solu
     outcome = state.outcome()
     if outcome is not None:
         raise ValueError(f"the game is over ({outcome.reason}) in {state.position()}")
-    deadline = None if time_limit is None else time.monotonic() + time_limit
+    start = time.monotonic()
+    deadline = None if time_limit is None else start + time_limit
     prover = _Prover(state, deadline)
     side = 0 if state.side == "O" else 1
     me, opp = (state.s, state.o) if side else (state.o, state.s)
@@ -350,6 +386,8 @@ def solve(state: State, max_moves: int, time_limit: float | None = None) -> Solu
                 found = n
                 break
             searched = n
+            if progress is not None and n < max_moves:
+                progress(Progress(state.side, n, prover.nodes, time.monotonic() - start))
     except _Timeout:
         pass
     line: tuple[Move, ...] = ()
