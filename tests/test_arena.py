@@ -324,7 +324,9 @@ def test_a_crashing_engine_loses_its_matches_with_reasons_and_the_rest_go_on(
     crashed = next(s for s in data["standings"] if s["player"] == crasher)
     assert (crashed["losses"], crashed["forfeits"], crashed["wins"]) == (4, 4, 0)
     assert data["standings"][-1]["player"] == crasher
-    assert f"{crasher}: 4 games, e.g. match 3: player 2 exited with status 1" in out
+    short = "engine:" + crasher.partition(":")[2].partition(":")[2]  # without log=
+    assert data["standings"][-1]["name"] == short and crasher not in out
+    assert f"{short}: 4 games, e.g. match 3: player 2 exited with status 1" in out
 
 
 def test_records_on_request(tmp_path: Path) -> None:

@@ -365,7 +365,7 @@ def test_a_state_file_that_never_ends_is_refused_at_once(
         ('{"round": ' + "7" * 5000 + "}", "line 2: an integer of 5,000 digits"),
         ('{"round": 1e999}', "line 2: a number too large to use"),
         ('{"round": NaN}', "line 2: NaN, which JSON does not allow"),
-        ("\xff\xfe", "line 2: not JSON"),
+        ("\xff\xfe", "line 2: not valid JSON"),
     ],
 )
 def test_hostile_json_in_a_state_file_is_one_error_line(

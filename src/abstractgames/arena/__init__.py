@@ -12,10 +12,11 @@ never by the order in which they finish, so the same seed gives the same results
 :class:`Executor` runs the matches: one process, local processes, or a dask.distributed cluster
 (as long as the players themselves are deterministic: a time budget depends on the machine).
 
-The package has one module per job: ``schedule`` (the matches and their seeds), ``executors``
-(where they are played), ``state`` (the resumable state file), ``report`` (the results and their
-tables) and ``tournament`` (:class:`Arena`, which ties them together); import their public
-names from here.
+The package has one module per job: ``schedule`` (the matches, their seeds and the players'
+names), ``executors`` (where they are played), ``state`` (the resumable state file), ``report``
+(the results and their tables) and ``tournament`` (:class:`Arena`, which ties them together and
+tells their progress: each finished match, and the time left); import their public names from
+here.
 
 ```pycon
 >>> arena = Arena("orderchaos", ["random", "greedy"], games=2, seed=1)
@@ -36,6 +37,7 @@ from .executors import (
     Executor,
     ProcessExecutor,
     SerialExecutor,
+    TimedResults,
     default_jobs,
     make_executor,
 )
@@ -48,9 +50,18 @@ from .report import (
     Standing,
     plural,
 )
-from .schedule import ARENA_VERSION, MatchTask, Tasks, play_match, round_seed
+from .schedule import (
+    ARENA_VERSION,
+    MatchTask,
+    Tasks,
+    play_match,
+    player_spec,
+    round_seed,
+    short_name,
+    short_names,
+)
 from .state import STATE_FORMAT, ArenaState
-from .tournament import Arena
+from .tournament import Arena, MatchDone, TimeLeft, format_duration
 
 __all__ = [
     "ARENA_FORMAT",
@@ -62,6 +73,7 @@ __all__ = [
     "ArenaState",
     "DaskExecutor",
     "Executor",
+    "MatchDone",
     "MatchSummary",
     "MatchTable",
     "MatchTask",
@@ -70,9 +82,15 @@ __all__ = [
     "SerialExecutor",
     "Standing",
     "Tasks",
+    "TimeLeft",
+    "TimedResults",
     "default_jobs",
+    "format_duration",
     "make_executor",
     "play_match",
+    "player_spec",
     "plural",
     "round_seed",
+    "short_name",
+    "short_names",
 ]

@@ -2,8 +2,9 @@
 
 An :class:`Executor` plays the matches of a schedule with
 :func:`~abstractgames.arena.schedule.play_match` and yields each one's record as it finishes, in
-any order; the tournament puts the results back in schedule order. The matches are handed out a
-few at a time (two per worker), so a long schedule costs no memory here.
+any order, with the time it took to play (:meth:`Executor.timed_results`); the tournament puts
+the results back in schedule order. The matches are handed out a few at a time (two per worker),
+so a long schedule costs no memory here.
 
 A ``KeyboardInterrupt`` (Ctrl-C, or SIGTERM and SIGHUP under
 :func:`~abstractgames.interrupts.termination_as_interrupt`) stops the matches being played and
@@ -27,7 +28,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Generator, Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import closing, contextmanager, suppress
 from types import FrameType
 from typing import Any
 
@@ -44,6 +45,7 @@ __all__ = [
     "ProcessExecutor",
     "Results",
     "SerialExecutor",
+    "TimedResults",
     "default_jobs",
     "make_executor",
 ]
@@ -51,6 +53,9 @@ __all__ = [
 
 Results = Generator[tuple[MatchTask, str], None, None]
 """What :meth:`Executor.results` returns: each match with its record, as it finishes."""
+TimedResults = Generator[tuple[MatchTask, str, float | None], None, None]
+"""What :meth:`Executor.timed_results` returns: each match with its record and the seconds it
+took to play (``None`` if not known), as it finishes."""
 
 _SIGNALS = tuple(
     getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
@@ -59,6 +64,9 @@ _SIGNALS = tuple(
 
 class Executor(abc.ABC):
     """Plays matches: :meth:`results` yields each task with its record, in any order."""
+
+    slots: int = 1
+    """How many matches it plays at once (for the estimate of the time left)."""
 
     @abc.abstractmethod
     def results(self, tasks: Sequence[MatchTask]) -> Results:
@@ -71,6 +79,33 @@ class Executor(abc.ABC):
                 names the match.
             KeyboardInterrupt: Ctrl-C (or SIGTERM, SIGHUP: see :mod:`abstractgames.interrupts`).
         """
+
+    def timed_results(self, tasks: Sequence[MatchTask]) -> TimedResults:
+        """:meth:`results` with the seconds each match took to play.
+
+        By default the time from the previous result (or the start) to this one, which is the
+        time of the match where one is played at a time; the executors here time each match
+        where it is played.
+        """
+        with closing(self.results(tasks)) as results:
+            start = time.monotonic()
+            for task, text in results:
+                seconds = time.monotonic() - start
+                yield task, text, seconds
+                start = time.monotonic()
+
+
+def _untimed(results: TimedResults) -> Results:
+    with closing(results):
+        for task, text, _ in results:
+            yield task, text
+
+
+def _play_timed(task: MatchTask) -> tuple[str, float]:
+    """:func:`play_match`, and the seconds it took."""
+    start = time.monotonic()
+    text = play_match(task)
+    return text, time.monotonic() - start
 
 
 def _what(error: BaseException) -> str:
@@ -204,15 +239,16 @@ def _worker_main(connection: Any, shipped: Shipped) -> None:
         try:
             reply = _worker_play(task)
         except KeyboardInterrupt:  # the signal came as the match ended
-            reply = ("interrupted", "")
+            reply = ("interrupted", "", None)
         try:
             connection.send(reply)
         except OSError:  # the main process is gone, or stopping
             return
 
 
-def _worker_play(task: MatchTask) -> tuple[str, str]:
-    """``("done", record)``, ``("interrupted", "")`` or ``("failed", what went wrong)``."""
+def _worker_play(task: MatchTask) -> tuple[str, str, float | None]:
+    """``("done", record, seconds)``, ``("interrupted", "", None)`` or ``("failed", what went
+    wrong, None)``."""
     global _armed, _playing
     try:
         _playing = _armed = True
@@ -224,11 +260,11 @@ def _worker_play(task: MatchTask) -> tuple[str, str]:
                 f"({_lost[name]}): define it in an importable module, or play in one process "
                 "(jobs=1)"
             )
-        return "done", play_match(task)
+        return ("done", *_play_timed(task))
     except (MatchInterrupted, KeyboardInterrupt):
-        return "interrupted", ""
+        return "interrupted", "", None
     except Exception as error:
-        return "failed", _what(error)
+        return "failed", _what(error), None
     finally:
         _playing = False
 
@@ -346,8 +382,12 @@ class ProcessExecutor(Executor):
         if jobs < 1:
             raise ArenaError(f"jobs must be at least 1, not {jobs}")
         self.jobs = jobs
+        self.slots = jobs
 
     def results(self, tasks: Sequence[MatchTask]) -> Results:
+        return _untimed(self.timed_results(tasks))
+
+    def timed_results(self, tasks: Sequence[MatchTask]) -> TimedResults:
         if not tasks:
             return
         import multiprocessing
@@ -372,7 +412,7 @@ class ProcessExecutor(Executor):
                         continue
                     task = worker.tasks.popleft()
                     try:
-                        kind, text = worker.connection.recv()
+                        kind, text, seconds = worker.connection.recv()
                     except (EOFError, OSError):
                         raise ArenaError(_died(task)) from None
                     if kind == "interrupted":
@@ -383,7 +423,7 @@ class ProcessExecutor(Executor):
                         worker.give(following)
                     if not worker.tasks:
                         worker.retire()
-                    yield task, text
+                    yield task, text, seconds
         finally:
             with _signals_held():  # a second Ctrl-C must not cut the clean-up short
                 _stop(workers)
@@ -447,6 +487,9 @@ class DaskExecutor(Executor):
         self.notify = notify or _to_stderr
 
     def results(self, tasks: Sequence[MatchTask]) -> Results:
+        return _untimed(self.timed_results(tasks))
+
+    def timed_results(self, tasks: Sequence[MatchTask]) -> TimedResults:
         if not tasks:
             return
         try:
@@ -464,7 +507,7 @@ class DaskExecutor(Executor):
         running: dict[str, tuple[Any, MatchTask]] = {}
         finished: queue.Queue[Any] = queue.Queue()
         try:
-            threads = self._threads(client, "waiting for dask workers at")
+            threads = self.slots = self._threads(client, "waiting for dask workers at")
             counted = time.monotonic()
             upcoming = iter(tasks)
             exhausted = False
@@ -474,7 +517,7 @@ class DaskExecutor(Executor):
                     if task is None:
                         exhausted = True
                     else:
-                        future = client.submit(play_match, task, pure=False)
+                        future = client.submit(_play_timed, task, pure=False)
                         running[future.key] = (future, task)
                         future.add_done_callback(finished.put)
                 if not running:
@@ -484,16 +527,16 @@ class DaskExecutor(Executor):
                 except queue.Empty:
                     future = None
                 if future is None or time.monotonic() - counted > _RECOUNT:
-                    threads = self._threads(client, "no dask worker is left at")
+                    threads = self.slots = self._threads(client, "no dask worker is left at")
                     counted = time.monotonic()
                 if future is None or future.key not in running:
                     continue
                 _, task = running.pop(future.key)
                 try:
-                    text = future.result()
+                    text, seconds = future.result()
                 except Exception as error:
                     raise _failed(task, _what(error)) from error
-                yield task, text
+                yield task, text, seconds
         finally:
             with _signals_held():
                 with suppress(Exception):

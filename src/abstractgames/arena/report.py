@@ -17,9 +17,9 @@ import attrs
 
 from .. import stats
 from ..files import write_atomic
-from ..records import MatchRecord
+from ..records import ClockSettings, MatchRecord
 from .errors import ArenaError
-from .schedule import ARENA_VERSION, MatchTask
+from .schedule import ARENA_VERSION, MatchTask, short_names
 
 __all__ = [
     "ARENA_FORMAT",
@@ -274,6 +274,9 @@ class ArenaReport:
         standings: the players, strongest (highest rating) first.
         pairs: every pair of players in the order given.
         show_scores: whether the games' scores say more than the results (Entropy).
+        names: the players' short names, in the order of ``players``: the tables show them.
+        clock: each player's time per game, or ``None``.
+        time_loss_forfeits: whether running out of time lost the match.
     """
 
     game: str
@@ -286,6 +289,13 @@ class ArenaReport:
     standings: tuple[Standing, ...]
     pairs: tuple[PairResult, ...]
     show_scores: bool
+    names: tuple[str, ...] = attrs.field()
+    clock: ClockSettings | None = None
+    time_loss_forfeits: bool = False
+
+    @names.default
+    def _names(self) -> tuple[str, ...]:
+        return short_names(self.players)
 
     @classmethod
     def from_matches(
@@ -298,11 +308,15 @@ class ArenaReport:
         seed: int,
         unit: str,
         scheduled: int,
+        names: Sequence[str] | None = None,
+        clock: ClockSettings | None = None,
+        time_loss_forfeits: bool = False,
     ) -> ArenaReport:
         """The results of the finished ``matches`` (in schedule order) of a round robin.
 
-        ``players`` must name every player of the matches; the other arguments are stored as
-        they are (see the attributes).
+        ``players`` must name every player of the matches; ``names`` are their short names
+        (by default :func:`~abstractgames.arena.short_names`); the other arguments are
+        stored as they are (see the attributes).
         """
         index = {player: i for i, player in enumerate(players)}
         n = len(players)
@@ -387,6 +401,9 @@ class ArenaReport:
             standings=tuple(standings[i] for i in ranked),
             pairs=tuple(pairs),
             show_scores=show_scores,
+            names=short_names(players) if names is None else tuple(names),
+            clock=clock,
+            time_loss_forfeits=time_loss_forfeits,
         )
 
     @property
@@ -400,12 +417,21 @@ class ArenaReport:
         data["matches"] = [m.to_json() for m in self.matches]
         return data
 
+    def name(self, player: str) -> str:
+        """The short name of the player ``player`` (a spec)."""
+        return self.names[self.players.index(player)]
+
     def _json_without_matches(self) -> dict[str, Any]:
         return {
             "format": ARENA_FORMAT,
             "version": ARENA_VERSION,
             "game": self.game,
             "players": list(self.players),
+            "names": list(self.names),
+            "clock": None
+            if self.clock is None
+            else {"seconds": self.clock.seconds, "increment": self.clock.increment},
+            "time_loss_forfeits": self.time_loss_forfeits,
             "games_per_pair": self.games,
             "seed": self.seed,
             "unit": self.unit,
@@ -417,6 +443,7 @@ class ArenaReport:
                 {
                     "rank": rank,
                     "player": s.player,
+                    "name": self.name(s.player),
                     "games": s.games,
                     "wins": s.wins,
                     "draws": s.draws,
@@ -435,6 +462,7 @@ class ArenaReport:
             "pairs": [
                 {
                     "players": list(p.players),
+                    "names": [self.name(player) for player in p.players],
                     "games": p.games,
                     "wins": p.wins,
                     "draws": p.draws,
@@ -486,6 +514,10 @@ class ArenaReport:
             f"{self.game}: {len(self.players)} players, {self.games} {units} per pair, "
             f"seed {self.seed}"
         )
+        if self.clock is not None:
+            title += f", clock {self.clock}"
+        if self.time_loss_forfeits:
+            title += ", time loss forfeits the match"
         if not self.complete:
             title += f" ({len(self.matches)} of {self.scheduled} {units} played)"
         header = ["#", "player", f"{units}", "won", "drawn", "lost", "points", "Elo (95%)"]
@@ -493,8 +525,13 @@ class ArenaReport:
             header.append("mean score (95%)")
         rows = []
         for rank, s in enumerate(self.standings, start=1):
-            row = [str(rank), s.player, str(s.games), str(s.wins), str(s.draws), str(s.losses)]
-            row += [_percent(s.score), _elo(s.elo, s.elo_error)]
+            row = [
+                str(rank),
+                self.name(s.player),
+                *map(str, (s.games, s.wins, s.draws, s.losses)),
+                _percent(s.score),
+                _elo(s.elo, s.elo_error),
+            ]
             if self.show_scores:
                 row.append(_mean(s.mean_score, s.score_error))
             rows.append(row)
@@ -502,7 +539,7 @@ class ArenaReport:
         pair_header += ["in seat 1", "in seat 2"]
         pair_rows = [
             [
-                f"{p.players[0]} vs {p.players[1]}",
+                f"{self.name(p.players[0])} vs {self.name(p.players[1])}",
                 str(p.games),
                 str(p.wins),
                 str(p.draws),
@@ -523,6 +560,13 @@ class ArenaReport:
         notes = self._forfeit_notes()
         if notes:
             parts += ["", "Lost outside the rules of the game:", *notes]
+        numbered = [
+            f"  {name}: {player}"
+            for player, name in zip(self.players, self.names, strict=True)
+            if name not in (player, short_names([player])[0])
+        ]
+        if numbered:
+            parts += ["", "Players of the same name:", *numbered]
         return "\n".join(parts) + "\n"
 
     def _forfeit_notes(self) -> list[str]:
@@ -538,7 +582,8 @@ class ArenaReport:
                 count, first = lost[player]
                 noun = self.unit if count == 1 else plural(self.unit)
                 notes.append(
-                    f"  {player}: {count} {noun}, e.g. match {first.number}: {first.reason}"
+                    f"  {self.name(player)}: {count} {noun}, e.g. match {first.number}: "
+                    f"{first.reason}"
                 )
         return notes
 

@@ -1,26 +1,58 @@
-"""What a tournament plays: the round robin, its seeds, and one match played by the referee.
+"""What a tournament plays: the round robin, its seeds, its players' names, and one match
+played by the referee.
 
 The schedule follows from the game, the players, the number of games and the seed alone. Every
 match is an independent, picklable :class:`MatchTask` that :func:`play_match` plays in any
 process.
+
+The tables, the progress lines and the record files call each player by a short name: the
+``name=`` option of its spec when it has one (``search:depth=2,name=deep``,
+``engine:name=v2,timeout=5:./mybot``), else its spec without the options of a program
+(``engine:timeout=5,log=logs:./mybot`` is ``engine:./mybot``); the JSON results keep the specs.
+The arena takes the ``name=`` option out of a spec before it makes the player from it.
+
+Two players never share a name: players whose names would be the same without one given are
+called by their whole specs (which differ), and any names still the same are numbered in the
+order the players were given (``deep#1``, ``deep#2``).
+
+>>> short_names(["random", "search:depth=2,name=deep", "engine:timeout=5,log=logs:./mybot --v2"])
+('random', 'deep', 'engine:./mybot --v2')
+>>> short_names(["engine:timeout=5:./mybot", "engine:timeout=9:./mybot"])
+('engine:timeout=5:./mybot', 'engine:timeout=9:./mybot')
+>>> player_spec("engine:name=v2,timeout=5:./mybot")
+'engine:timeout=5:./mybot'
 """
 
 from __future__ import annotations
 
 import hashlib
 import operator
+import os
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from typing import overload
 
 import attrs
 
+from ..engines.external import split_program_argument, with_log_dir
 from ..players import Player
-from ..protocol import Game
+from ..protocol import AbstractGamesError, Game
+from ..records import ClockSettings
 from ..referee import Referee
-from ..registry import make_player, parse_game_spec
+from ..registry import describe_player, make_player, outside_code, parse_game_spec
 from .errors import ArenaError, MatchInterrupted
 
-__all__ = ["ARENA_VERSION", "MatchTask", "Schedule", "Tasks", "play_match", "round_seed"]
+__all__ = [
+    "ARENA_VERSION",
+    "MatchTask",
+    "Schedule",
+    "Tasks",
+    "play_match",
+    "player_spec",
+    "round_seed",
+    "short_name",
+    "short_names",
+]
 
 ARENA_VERSION = 1
 """The version of the arena: of its seeds (:func:`round_seed`), JSON results and state files."""
@@ -36,6 +68,9 @@ class MatchTask:
         game: the game spec, e.g. ``"entropy:size=5"``.
         players: the specs of player 1 and player 2.
         seed: the match seed.
+        clock: each player's time per game, or ``None`` for no clock.
+        time_loss_forfeits: whether running out of time loses the match (correspondence).
+        logs: a directory that keeps every log of the programs (``log=`` where a spec has none).
     """
 
     number: int
@@ -43,6 +78,9 @@ class MatchTask:
     game: str
     players: tuple[str, str]
     seed: int
+    clock: ClockSettings | None = None
+    time_loss_forfeits: bool = False
+    logs: str | None = None
 
     @property
     def key(self) -> tuple[int, str, str]:
@@ -64,12 +102,24 @@ class Tasks(Sequence[MatchTask]):
     """The matches of a round robin in schedule order, each made when asked for.
 
     A schedule of any length costs only its pairs of players: round ``r`` holds every pair in
-    both seats, on :func:`round_seed` ``(seed, r)``. Slices are lists.
+    both seats, on :func:`round_seed` ``(seed, r)``. Slices are lists. Every match is played
+    under the time control and with the logs given.
     """
 
-    def __init__(self, game: str, players: tuple[str, ...], games: int, seed: int) -> None:
+    def __init__(
+        self,
+        game: str,
+        players: tuple[str, ...],
+        games: int,
+        seed: int,
+        *,
+        clock: ClockSettings | None = None,
+        time_loss_forfeits: bool = False,
+        logs: str | None = None,
+    ) -> None:
         self._game = game
         self._seed = seed
+        self._settings = (clock, time_loss_forfeits, logs)
         self._rounds = games // 2
         self._seats = [
             seats
@@ -98,7 +148,9 @@ class Tasks(Sequence[MatchTask]):
             raise IndexError("no such match in the schedule")
         round_index, place = divmod(position, len(self._seats))
         seed = round_seed(self._seed, round_index + 1)
-        return MatchTask(position + 1, round_index + 1, self._game, self._seats[place], seed)
+        return MatchTask(
+            position + 1, round_index + 1, self._game, self._seats[place], seed, *self._settings
+        )
 
     def __iter__(self) -> Iterator[MatchTask]:
         number = 0
@@ -106,7 +158,16 @@ class Tasks(Sequence[MatchTask]):
             seed = round_seed(self._seed, round_number)
             for seats in self._seats:
                 number += 1
-                yield MatchTask(number, round_number, self._game, seats, seed)
+                yield MatchTask(number, round_number, self._game, seats, seed, *self._settings)
+
+    @property
+    def pairs(self) -> int:
+        """How many pairs of players the schedule has."""
+        return len(self._seats) // 2
+
+    def pair(self, number: int) -> int:
+        """The pair of players of match ``number``: 0, 1, … in the order of the first round."""
+        return (number - 1) % len(self._seats) // 2
 
     def number(self, key: tuple[object, ...]) -> int | None:
         """The number of the match whose :attr:`MatchTask.key` is ``key``; ``None`` if this
@@ -149,13 +210,21 @@ class Schedule:
 
     @classmethod
     def round_robin(
-        cls, game: Game | str, players: Sequence[str], *, games: int, seed: int = 0
+        cls,
+        game: Game | str,
+        players: Sequence[str],
+        *,
+        games: int,
+        seed: int = 0,
+        clock: ClockSettings | None = None,
+        time_loss_forfeits: bool = False,
+        logs: str | None = None,
     ) -> Schedule:
         """The schedule of a round robin (see :class:`~abstractgames.arena.Arena`).
 
         Raises:
             ArenaError: fewer than two players, the same one twice, or a bad number of games.
-            AbstractGamesError: a bad game or player spec.
+            AbstractGamesError: a bad game or player spec, or a log directory no spec can name.
         """
         the_game = parse_game_spec(game) if isinstance(game, str) else game
         specs = tuple(spec.strip() for spec in players)
@@ -170,8 +239,17 @@ class Schedule:
                 f"both seats), not {games!r}"
             )
         for spec in specs:
-            make_player(spec, the_game).close()
-        return cls(the_game, specs, games, seed, Tasks(the_game.spec, specs, games, seed))
+            make_player(player_spec(spec, logs), the_game).close()
+        tasks = Tasks(
+            the_game.spec,
+            specs,
+            games,
+            seed,
+            clock=clock,
+            time_loss_forfeits=time_loss_forfeits,
+            logs=logs,
+        )
+        return cls(the_game, specs, games, seed, tasks)
 
 
 def play_match(task: MatchTask) -> str:
@@ -181,14 +259,131 @@ def play_match(task: MatchTask) -> str:
         MatchInterrupted: Ctrl-C stopped the match.
     """
     game = parse_game_spec(task.game)
-    first = make_player(task.players[0], game)
+    first = _make_player(task.players[0], game, task.logs)
     try:
-        second = make_player(task.players[1], game)
+        second = _make_player(task.players[1], game, task.logs)
     except BaseException:
         first.close()
         raise
     players: tuple[Player, Player] = (first, second)
-    record = Referee(game, players, seed=task.seed).play()
+    record = Referee(
+        game,
+        players,
+        seed=task.seed,
+        clock=task.clock,
+        time_loss_forfeits=task.time_loss_forfeits,
+    ).play()
     if not record.finished:
         raise MatchInterrupted(f"match {task.number} was interrupted")
     return record.dumps()
+
+
+def _make_player(spec: str, game: Game, logs: str | None) -> Player:
+    """The player of ``spec``, recorded under ``spec`` as given (its name and all)."""
+    player = make_player(player_spec(spec, logs), game)
+    player.spec = spec
+    return player
+
+
+# --- the players' names ---------------------------------------------------------------------------
+
+
+@attrs.frozen
+class _Parts:
+    """A spec cut around its options: ``spec == head + options + tail`` (``options`` may be
+    empty); ``program`` for a program's ``[OPTIONS:]COMMAND``."""
+
+    head: str
+    options: str
+    tail: str
+    program: bool = False
+
+
+def _parts(spec: str) -> _Parts | None:
+    """Where the options of ``spec`` are, or ``None`` for a player whose argument is its own."""
+    text = spec.strip()
+    name, colon, rest = text.partition(":")
+    try:
+        takes_options = describe_player(name.strip().lower()).options is not None
+    except AbstractGamesError:  # not a player's name: a class in a file or a module
+        target, second, options = rest.partition(":")
+        return _Parts(f"{name}:{target}{second}", options, "") if colon else None
+    if takes_options:
+        return _Parts(f"{name}{colon}", rest, "")
+    if outside_code(text) != "an external program":
+        return None
+    head, command = split_program_argument(rest)
+    return _Parts(f"{name}:", head or "", f":{command}", program=True)
+
+
+def _without_name(options: str) -> tuple[str, str | None]:
+    """``options`` without a ``name=`` item, and that name (``None`` without one)."""
+    kept, name = [], None
+    for item in options.split(","):
+        key, equals, value = item.partition("=")
+        if equals and key.strip() == "name" and name is None:
+            name = value.strip()
+        else:
+            kept.append(item)
+    return ",".join(kept), name
+
+
+def _split(spec: str) -> tuple[str, str | None, str]:
+    """``(spec without name=, the name or None, its name by default)``."""
+    text = spec.strip()
+    parts = _parts(text)
+    if parts is None:
+        return text, None, text
+    options, name = _without_name(parts.options)
+    if name is None:
+        stripped = text
+    elif parts.program or options.strip():  # "engine::CMD" is a program's empty option list
+        stripped = f"{parts.head}{options}{parts.tail}"
+    else:
+        stripped = parts.head.removesuffix(":")
+    command = parts.tail[1:].strip()
+    default = f"{parts.head}{command}" if parts.program and command else stripped
+    return stripped, name or None, default
+
+
+def player_spec(spec: str, logs: str | os.PathLike[str] | None = None) -> str:
+    """The spec to make the player of ``spec`` from: without ``name=`` and, with ``logs``, with
+    ``log=LOGS`` for a program without a log directory of its own.
+
+    Raises:
+        InvalidPlayerError: a ``logs`` directory that an option cannot name.
+    """
+    stripped = _split(spec)[0]
+    return stripped if logs is None else with_log_dir(stripped, logs)
+
+
+def short_name(spec: str) -> str:
+    """The name of ``spec`` alone: its ``name=`` option, else the spec without a program's
+    options."""
+    _, name, default = _split(spec)
+    return default if name is None else name
+
+
+def short_names(specs: Sequence[str]) -> tuple[str, ...]:
+    """The names of the players ``specs`` (different specs), all different."""
+    split = [_split(spec) for spec in specs]
+    wanted = [default if name is None else name for _, name, default in split]
+    counts = Counter(wanted)
+    names = [
+        spec.strip() if name is None and counts[want] > 1 else want
+        for spec, (_, name, _), want in zip(specs, split, wanted, strict=True)
+    ]
+    counts = Counter(names)
+    taken = set(names)
+    last: Counter[str] = Counter()
+    unique = []
+    for name in names:
+        if counts[name] > 1:
+            number = last[name] + 1
+            while f"{name}#{number}" in taken:
+                number += 1
+            last[name] = number
+            name = f"{name}#{number}"
+            taken.add(name)
+        unique.append(name)
+    return tuple(unique)

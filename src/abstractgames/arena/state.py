@@ -1,6 +1,7 @@
 """The resumable state of a tournament: its finished matches, kept in a file as they finish.
 
-The file is JSON lines. The first line names the game and the seed; each further line holds one
+The file is JSON lines. The first line names the game, the seed and the time control (files
+written before time controls have none: no clock); each further line holds one
 finished match: its round, its whole record, and a SHA-256 digest of both as the arena wrote
 them. Lines are appended in one write each, so a tournament stopped at any moment (Ctrl-C, a
 crash, a kill) keeps every match that finished.
@@ -27,8 +28,9 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any, Protocol
 
+from .. import strictjson
 from ..protocol import AbstractGamesError, Game
-from ..records import MAX_RECORD_SIZE, MatchRecord
+from ..records import MAX_RECORD_SIZE, ClockSettings, MatchRecord
 from ..text import excerpt
 from .errors import ArenaError
 from .report import MatchSummary, MatchTable
@@ -43,8 +45,6 @@ DIGEST = "sha256"
 are checked by replaying alone)."""
 MAX_LINE = MAX_RECORD_SIZE
 """The longest line of a state file, in bytes: a match record at most as large as a record file."""
-_MAX_DIGITS = 30
-"""The most digits of an integer in a state file (a seed has at most 20)."""
 
 
 class Tournament(Protocol):
@@ -57,6 +57,14 @@ class Tournament(Protocol):
     @property
     def seed(self) -> int:
         """The tournament seed."""
+
+    @property
+    def clock(self) -> ClockSettings | None:
+        """Each player's time per game, or ``None``."""
+
+    @property
+    def time_loss_forfeits(self) -> bool:
+        """Whether running out of time loses the match."""
 
     @property
     def tasks(self) -> Sequence[MatchTask]:
@@ -107,6 +115,8 @@ class ArenaState:
             "version": ARENA_VERSION,
             "game": arena.game.spec,
             "seed": arena.seed,
+            "clock": _clock_json(arena.clock),
+            "time_loss_forfeits": arena.time_loss_forfeits,
         }
         try:
             _lock(fd, target)
@@ -130,8 +140,8 @@ class ArenaState:
         are kept in the file but not used. A last line cut short (by a crash) is dropped.
 
         Raises:
-            ArenaError: no such file, one of another game or seed, one in use by another run,
-                or one that is damaged or was changed: the message names the line.
+            ArenaError: no such file, one of another game, seed or time control, one in use by
+                another run, or one that is damaged or was changed: the message names the line.
         """
         target = Path(path)
         flags = os.O_RDWR | os.O_APPEND | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -208,6 +218,16 @@ class ArenaState:
 # --- writing ------------------------------------------------------------------------------------
 
 
+def _clock_json(clock: ClockSettings | None) -> dict[str, float] | None:
+    return None if clock is None else {"increment": clock.increment, "seconds": clock.seconds}
+
+
+def _time_control(clock: ClockSettings | None, time_loss_forfeits: bool) -> str:
+    """The time control in words, e.g. ``"with the clock 60+1"``."""
+    words = "without a clock" if clock is None else f"with the clock {clock}"
+    return words + (", time loss forfeiting the match" if time_loss_forfeits else "")
+
+
 def _canonical(data: Any) -> bytes:
     """The bytes the arena writes for ``data``: compact JSON, sorted keys, ASCII."""
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
@@ -265,27 +285,6 @@ def _reason(error: BaseException) -> str:
 # --- reading ------------------------------------------------------------------------------------
 
 
-def _parse_int(text: str) -> int:
-    digits = len(text) - text.startswith("-")
-    if digits > _MAX_DIGITS:
-        raise ArenaError(
-            f"an integer of {digits:,} digits ({excerpt(text, 20)}): a number in a state file "
-            f"has at most {_MAX_DIGITS}"
-        )
-    return int(text)
-
-
-def _parse_float(text: str) -> float:
-    value = float(text)
-    if value in (float("inf"), float("-inf")):
-        raise ArenaError(f"a number too large to use ({excerpt(text, 20)})")
-    return value
-
-
-def _no_constant(text: str) -> Any:
-    raise ArenaError(f"{text}, which JSON does not allow")
-
-
 def _json(line: bytes) -> Any:
     """One line of JSON, bounded: small integers, finite numbers, no deep nesting.
 
@@ -297,13 +296,9 @@ def _json(line: bytes) -> Any:
     except UnicodeDecodeError:
         raise ArenaError("not UTF-8 text") from None
     try:
-        return json.loads(
-            text, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_no_constant
-        )
-    except json.JSONDecodeError as error:
-        raise ArenaError(f"not JSON ({error.msg} at column {error.colno})") from None
-    except RecursionError:
-        raise ArenaError("JSON nested too deeply") from None
+        return strictjson.loads(text)
+    except strictjson.JSONError as error:
+        raise ArenaError(str(error)) from None
 
 
 class _Reader:
@@ -367,10 +362,31 @@ class _Reader:
                 f"{self.path} holds the tournament of {excerpt(game)} with seed {excerpt(seed)}, "
                 f"not of {self.arena.game.spec} with seed {self.arena.seed}"
             )
+        clock, forfeits = self._header_clock(header)
+        wanted = (self.arena.clock, self.arena.time_loss_forfeits)
+        if (clock, forfeits) != wanted:
+            raise ArenaError(
+                f"{self.path} holds a tournament played {_time_control(clock, forfeits)}, not "
+                f"{_time_control(*wanted)}: resume it with the same --clock and --correspondence"
+            )
         digest = header.get("digest")
         if digest not in (None, DIGEST):
             raise ArenaError(f"{self.path}: unknown digest {excerpt(digest)}")
         self.digests = digest == DIGEST
+
+    def _header_clock(self, header: dict[str, Any]) -> tuple[ClockSettings | None, bool]:
+        """The time control of a header (none in files written before time controls)."""
+        data, forfeits = header.get("clock"), header.get("time_loss_forfeits", False)
+        try:
+            if not isinstance(forfeits, bool):
+                raise ValueError("time_loss_forfeits is not true or false")
+            if data is None:
+                return None, forfeits
+            if not isinstance(data, dict) or set(data) != {"increment", "seconds"}:
+                raise ValueError("not a clock")
+            return ClockSettings(data["seconds"], data["increment"]), forfeits
+        except ValueError as error:
+            raise ArenaError(f"{self.path}, line 1: bad time control ({error})") from None
 
     def _entry(self, line: bytes, number: int) -> tuple[int, MatchRecord]:
         """The round and the record of a line, its digest checked."""
@@ -406,7 +422,8 @@ class _Reader:
             not same_game
             or not record.finished
             or record.seed != round_seed(seed, round_number)
-            or (record.clock, record.time_loss_forfeits, record.single) != (None, False, False)
+            or (record.clock, record.time_loss_forfeits, record.single)
+            != (self.arena.clock, self.arena.time_loss_forfeits, False)
         ):
             raise self._error(number, "not a finished match of this tournament")
         task = self.arena.task((round_number, *record.players))

@@ -1,31 +1,197 @@
-"""The tournament: plays the schedule with an executor, keeps its state, gathers the report."""
+"""The tournament: plays the schedule with an executor, keeps its state, tells its progress and
+gathers the report.
+
+Its progress is each match as it finishes (:class:`MatchDone`) and an estimate of the time left
+(:class:`TimeLeft`), worked out pair by pair, as the players make the time: a pair of quick bots
+plays hundreds of matches while two programs with a clock play one. Each pair's time per match is
+the median of its last matches; the matches left of every pair, at that time each, are shared
+among the matches played at once. A rate over all matches (what a progress bar estimates by
+default) says "30 seconds left" while the slow pair's matches still wait, and hours before the
+end when only quick ones do.
+
+>>> clock = FakeClock()
+>>> left = TimeLeft({"quick": 10, "slow": 10}, clock=clock)
+>>> left.finished("quick", 0.5)
+>>> left.seconds() is None  # nothing to go by for the slow pair yet
+True
+>>> left.finished("slow", 60.0)
+>>> left.seconds()  # 9 quick ones at 0.5 s and 9 slow ones at 60 s
+544.5
+>>> clock.now += 100.0  # it counts down between two matches
+>>> left.seconds()
+444.5
+"""
 
 from __future__ import annotations
 
+import math
 import os
 import re
+import statistics
+import time
 from array import array
-from collections.abc import Callable, Mapping, Sequence
+from collections import deque
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from contextlib import closing
 from pathlib import Path
-from typing import overload
+from typing import Generic, TypeVar, overload
 
 import attrs
 
 from ..files import write_atomic
 from ..protocol import Game, SingleGameMatch
-from ..records import MatchRecord
+from ..records import ClockSettings, MatchRecord
 from .errors import ArenaError
 from .executors import Executor, SerialExecutor
 from .report import ArenaReport, MatchSummary, MatchTable
-from .schedule import MatchTask, Schedule, Tasks
+from .schedule import MatchTask, Schedule, Tasks, short_names
 from .state import ArenaState
 
-__all__ = ["Arena"]
+__all__ = ["Arena", "FakeClock", "MatchDone", "TimeLeft", "format_duration"]
 
 
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9.=-]+", "_", text).strip("_")[:40] or "player"
+
+
+# --- progress -------------------------------------------------------------------------------------
+
+Pair = TypeVar("Pair", bound=Hashable)
+
+RECENT = 101
+"""How many of a pair's last match times its time per match is the median of."""
+
+
+@attrs.mutable
+class FakeClock:
+    """A clock that stands still until told (``now += seconds``): for tests and examples."""
+
+    now: float = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class TimeLeft(Generic[Pair]):
+    """Estimates the seconds a tournament has left from the time its matches took, pair by pair.
+
+    Args:
+        remaining: the matches left of every pair of players (any keys).
+        slots: how many matches are played at once (:attr:`slots` may change as they go).
+        clock: seconds from any start, e.g. :func:`time.monotonic`.
+
+    A pair's time per match is the median of its last :data:`RECENT` matches. The estimate is
+    the sum over the pairs of matches left × time per match, divided by the slots, but never
+    less than the slowest match left. There is none until every pair with matches left has
+    finished one: the time of a pair not yet seen is anybody's guess (two quick bots and two
+    programs on a clock differ a thousandfold), and a guess from the quick pairs that finish
+    first is the estimate that says "30 seconds left" of a quarter of an hour.
+    """
+
+    def __init__(
+        self,
+        remaining: Mapping[Pair, int],
+        slots: int = 1,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.remaining = dict(remaining)
+        """The matches left of each pair."""
+        self.slots = slots
+        self._clock = clock
+        self._times: dict[Pair, deque[float]] = {}
+        self._medians: dict[Pair, float] = {}
+        self._estimate: float | None = None
+        self._at = clock()
+
+    def finished(self, pair: Pair, seconds: float | None) -> None:
+        """A match of ``pair`` finished after ``seconds`` of play (``None``: not known)."""
+        if self.remaining.get(pair, 0) > 0:
+            self.remaining[pair] -= 1
+        if seconds is not None and math.isfinite(seconds) and seconds >= 0:
+            times = self._times.setdefault(pair, deque(maxlen=RECENT))
+            times.append(seconds)
+            self._medians[pair] = statistics.median(times)
+        self._estimate = self._work()
+        self._at = self._clock()
+
+    def per_match(self, pair: Pair) -> float | None:
+        """The time per match of ``pair`` (seconds), or ``None`` before one of its matches is
+        timed."""
+        return self._medians.get(pair)
+
+    def seconds(self) -> float | None:
+        """The seconds left now: the estimate made when the last match finished, less the time
+        since; ``None`` while a pair with matches left has not been timed."""
+        if self._estimate is None:
+            return None
+        return max(self._estimate - (self._clock() - self._at), 0.0)
+
+    def _work(self) -> float | None:
+        total = longest = 0.0
+        for pair, count in self.remaining.items():
+            if count > 0:
+                each = self.per_match(pair)
+                if each is None:
+                    return None
+                total += count * each
+                longest = max(longest, each)
+        return max(total / max(self.slots, 1), longest)
+
+
+@attrs.frozen
+class MatchDone:
+    """A match that has just finished, with the tournament's progress.
+
+    Attributes:
+        match: how it ended.
+        names: the short names of its player 1 and player 2.
+        seconds: how long it took to play, or ``None`` if not known.
+        done: the matches finished so far (those of a resumed tournament's state file too).
+        total: the matches of the tournament.
+        time_left: the estimated seconds left (:class:`TimeLeft`), or ``None``.
+    """
+
+    match: MatchSummary
+    names: tuple[str, str]
+    seconds: float | None
+    done: int
+    total: int
+    time_left: float | None
+
+    def line(self) -> str:
+        """One line about the match, e.g. ``match 3/8: greedy vs random: greedy won (five in a
+        row), 0.2 s``."""
+        first, second = self.names
+        winner = self.match.winner
+        result = "drawn" if winner is None else f"{self.names[winner - 1]} won"
+        took = "" if self.seconds is None else f", {format_duration(self.seconds, short=True)}"
+        return (
+            f"match {self.match.number}/{self.total}: {first} vs {second}: {result} "
+            f"({self.match.reason}){took}"
+        )
+
+
+def format_duration(seconds: float, *, short: bool = False) -> str:
+    """``H:MM:SS``, or with ``short`` a few characters (``0.42 s``, ``12.3 s``, ``2 min 05 s``).
+
+    >>> format_duration(3725.2), format_duration(59.96, short=True)
+    ('1:02:06', '1 min 00 s')
+    >>> format_duration(0.0421, short=True), format_duration(125, short=True)
+    ('0.042 s', '2 min 05 s')
+    """
+    if short:
+        if seconds < 1:
+            return f"{seconds:.2g} s" if seconds >= 0.1 else f"{seconds:.3f} s"
+        if round(seconds, 1) < 60:
+            return f"{seconds:.1f} s"
+        minutes, rest = divmod(round(seconds), 60)
+        return f"{minutes} min {rest:02d} s"
+    minutes, rest = divmod(math.ceil(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{rest:02d}"
+
+
+# --- the tournament -------------------------------------------------------------------------------
 
 
 class Arena:
@@ -34,30 +200,73 @@ class Arena:
     Args:
         game: the game, or its spec (``"entropy:size=5"``).
         players: two or more different player specs (``random``, ``search:depth=2``,
-            ``engine:./mybot``…); each is checked by making the player once.
+            ``engine:./mybot``…); each is checked by making the player once. A ``name=``
+            option names the player in the tables (:func:`short_names`).
         games: matches per pair of players: a positive even number, half of them with each
             player as player 1, in pairings on the same seed.
         seed: the tournament seed; round ``r`` is played on :func:`round_seed` ``(seed, r)``.
+        clock: each player's time per game (``ClockSettings`` or ``"SECONDS[+INCREMENT]"``), or
+            ``None`` for no clock.
+        time_loss_forfeits: running out of time loses the match (correspondence play).
+        logs: a directory that keeps every log of the external programs (those with a ``log``
+            option of their own keep theirs there); by default only the logs of programs that
+            failed are kept, in the temporary directory.
 
     Raises:
-        ArenaError: fewer than two players, the same one twice, or a bad number of games.
+        ArenaError: fewer than two players, the same one twice, a bad number of games, or a
+            bad clock.
         AbstractGamesError: a bad game or player spec.
     """
 
-    def __init__(self, game: Game | str, players: Sequence[str], *, games: int, seed: int = 0):
-        schedule = Schedule.round_robin(game, players, games=games, seed=seed)
+    def __init__(
+        self,
+        game: Game | str,
+        players: Sequence[str],
+        *,
+        games: int,
+        seed: int = 0,
+        clock: ClockSettings | str | None = None,
+        time_loss_forfeits: bool = False,
+        logs: str | os.PathLike[str] | None = None,
+    ):
+        if isinstance(clock, str):
+            try:
+                clock = ClockSettings.parse(clock)
+            except ValueError as error:
+                raise ArenaError(str(error)) from None
+        schedule = Schedule.round_robin(
+            game,
+            players,
+            games=games,
+            seed=seed,
+            clock=clock,
+            time_loss_forfeits=time_loss_forfeits,
+            logs=None if logs is None else os.fspath(logs),
+        )
         self.game = schedule.game
         self.players = schedule.players
+        self.names = short_names(self.players)
+        """The players' short names (:func:`short_names`), in the same order."""
+        self._name = dict(zip(self.players, self.names, strict=True))
         self.games = games
         self.seed = seed
+        self.clock = clock
+        self.time_loss_forfeits = time_loss_forfeits
+        self.logs = None if logs is None else os.fspath(logs)
         self.unit = "game" if isinstance(self.game.new_match(), SingleGameMatch) else "match"
         """What one result is: ``"game"``, or ``"match"`` where a match has several games."""
         self.tasks: Tasks = schedule.tasks
         """Every match of the tournament, in schedule order (made as they are asked for)."""
 
     def record_name(self, task: MatchTask) -> str:
-        """The file name of ``task``'s record, e.g. ``00007-greedy-vs-random.json``."""
-        return f"{task.number:05d}-{_slug(task.players[0])}-vs-{_slug(task.players[1])}.json"
+        """The file name of ``task``'s record, e.g. ``00007-greedy-vs-random.json`` (from the
+        players' short names)."""
+        first, second = self.names_of(task)
+        return f"{task.number:05d}-{_slug(first)}-vs-{_slug(second)}.json"
+
+    def names_of(self, task: MatchTask) -> tuple[str, str]:
+        """The short names of ``task``'s player 1 and player 2."""
+        return self._name[task.players[0]], self._name[task.players[1]]
 
     def task(self, key: tuple[object, ...]) -> MatchTask | None:
         """The match of the schedule whose :attr:`MatchTask.key` is ``key``, if there is one."""
@@ -71,6 +280,7 @@ class Arena:
         state: ArenaState | None = None,
         records: str | os.PathLike[str] | None = None,
         on_progress: Callable[[int, int], None] | None = None,
+        on_match: Callable[[MatchDone], None] | None = None,
     ) -> ArenaReport:
         """Play the matches not yet finished in ``state``; return the results of all of them.
 
@@ -83,6 +293,8 @@ class Arena:
             records: a directory for every match's record (:meth:`record_name`).
             on_progress: called with (matches finished, matches scheduled), at the start and
                 after every match.
+            on_match: called with each match played, as it finishes, with the time it took
+                and an estimate of the time left (:class:`~abstractgames.arena.TimeLeft`).
 
         Raises:
             KeyboardInterrupt: Ctrl-C; the matches that finished are in ``state``.
@@ -112,16 +324,24 @@ class Arena:
             on_progress(len(done), total)
         pending = _Pending(self.tasks, done)
         if pending:
-            with closing(executor.results(pending)) as results:
-                for task, text in results:
+            left = TimeLeft(pending.per_pair(), executor.slots)
+            with closing(executor.timed_results(pending)) as results:
+                for task, text, seconds in results:
                     record = MatchRecord.loads(text)
                     if state is not None:
                         state.add(task, text)
-                    done.add(MatchSummary.from_record(task, record))
+                    summary = MatchSummary.from_record(task, record)
+                    done.add(summary)
                     if directory is not None:
                         self._save(directory, task, text)
+                    left.slots = executor.slots
+                    left.finished(self.tasks.pair(task.number), seconds)
                     if on_progress is not None:
                         on_progress(len(done), total)
+                    if on_match is not None:
+                        names = self.names_of(task)
+                        estimate = left.seconds()
+                        on_match(MatchDone(summary, names, seconds, len(done), total, estimate))
         return self._report(done)
 
     def _save(self, directory: Path, task: MatchTask, text: str) -> None:
@@ -152,6 +372,9 @@ class Arena:
             seed=self.seed,
             unit=self.unit,
             scheduled=len(self.tasks),
+            names=self.names,
+            clock=self.clock,
+            time_loss_forfeits=self.time_loss_forfeits,
         )
 
 
@@ -164,6 +387,13 @@ class _Pending(Sequence[MatchTask]):
 
     def __len__(self) -> int:
         return len(self._numbers)
+
+    def per_pair(self) -> dict[int, int]:
+        """How many matches each pair of players has left (:meth:`Tasks.pair`)."""
+        counts = dict.fromkeys(range(self._tasks.pairs), 0)
+        for number in self._numbers:
+            counts[self._tasks.pair(number)] += 1
+        return counts
 
     @overload
     def __getitem__(self, index: int) -> MatchTask: ...

@@ -7,7 +7,9 @@ a shell would (``shlex``) but never run through one. Options go between the name
 
 - ``timeout``: seconds the program has to answer without a clock, and to start up (default 30);
 - ``grace``: with a clock, seconds past its time left before the program counts as hung (default 2);
-- ``log``: the directory for the program's error output (default: the temporary directory).
+- ``log``: a directory that keeps the program's error output, one log file per program started
+  (by default the logs go to the temporary directory and are deleted at the end, except the log
+  of a program that failed: see :meth:`ExternalPlayer.close`).
 
 ``timeout`` is more than 0 and ``grace`` at least 0, both at most :data:`MAX_SECONDS`; a clock's
 time left beyond that counts as :data:`MAX_SECONDS`.
@@ -46,6 +48,7 @@ from .process import Process, ProcessError
 __all__ = [
     "DEFAULT_GRACE",
     "DEFAULT_TIMEOUT",
+    "LOG_KINDS",
     "MAX_SECONDS",
     "MESSAGE_LIMIT",
     "QUIT_GRACE",
@@ -53,6 +56,8 @@ __all__ = [
     "ExternalPlayer",
     "make_external_player",
     "parse_command",
+    "split_program_argument",
+    "with_log_dir",
     "within_range",
 ]
 
@@ -79,21 +84,34 @@ def within_range(seconds: float) -> float:
 _OPTIONS = re.compile(r"^\s*[A-Za-z_]\w*\s*=")
 
 
+def split_program_argument(argument: str) -> tuple[str | None, str]:
+    """``(options text or None, command text)`` of ``[OPTIONS:]COMMAND``, nothing parsed yet.
+
+    >>> split_program_argument("timeout=5,log=logs:./mybot --fast")
+    ('timeout=5,log=logs', './mybot --fast')
+    >>> split_program_argument("./mybot")
+    (None, './mybot')
+    """
+    text = argument.strip()
+    head, colon, rest = text.partition(":")
+    if text.startswith(":"):
+        return "", rest
+    if colon and _OPTIONS.match(head):
+        return head, rest
+    return None, text
+
+
 def parse_command(kind: str, argument: str) -> tuple[dict[str, str], list[str]]:
     """Split ``[OPTIONS:]COMMAND`` into ``({option: value}, argv)``.
 
     Raises:
         InvalidPlayerError: no command, unbalanced quotes, or a bad option.
     """
-    text = argument.strip()
+    head, text = split_program_argument(argument)
     options: dict[str, str] = {}
-    head, colon, rest = text.partition(":")
-    if text.startswith(":"):
-        text = rest
-    elif colon and _OPTIONS.match(head):
+    if head:
         context = f"{kind} options {head.strip()!r}"
         options = parse_options(head, context=context, error=InvalidPlayerError, value=str)
-        text = rest
     try:
         argv = shlex.split(text)
     except ValueError as error:
@@ -171,7 +189,8 @@ class ExternalPlayer(Player):
         argv: the program and its arguments.
         timeout: seconds the program has to answer without a clock (and to start).
         grace: with a clock, seconds past the time left before the program counts as hung.
-        log_dir: the directory for the error-output logs (default: the temporary directory).
+        log_dir: a directory that keeps every error-output log (default: the temporary
+            directory, where only the logs of programs that failed are kept).
 
     Raises:
         InvalidPlayerError: ``timeout`` or ``grace`` NaN, infinite or out of range.
@@ -182,7 +201,7 @@ class ExternalPlayer(Player):
         states: the positions of the current game, its start first.
         moves: the moves of the current game (chance events included); ``states[i + 1]`` is
             ``states[i]`` after ``moves[i]``.
-        logs: the log file of every program started so far (empty ones are deleted at the end).
+        logs: the log file of every program started so far (:meth:`close` deletes some).
     """
 
     kind = "external"
@@ -205,6 +224,7 @@ class ExternalPlayer(Player):
         self.states: list[State] = []
         self.moves: list[Move] = []
         self.logs: list[Path] = []
+        self._failed_logs: set[Path] = set()
 
     def game_started(self, seat: int, game_number: int, start: State) -> None:
         self.seat = seat
@@ -263,6 +283,8 @@ class ExternalPlayer(Player):
         with contextlib.suppress(OSError):
             if log is not None and log.stat().st_size > 0:
                 message += f"; its error output is in {log}"
+        if log is not None:
+            self._failed_logs.add(log)
         return PlayerFailed(message)
 
     def _failed(self, what: str) -> PlayerFailed:
@@ -276,11 +298,18 @@ class ExternalPlayer(Player):
         """Make the program quit (or kill it); nothing if none runs."""
 
     def close(self) -> None:
-        """Tell the program to quit, kill it if it does not, and delete empty logs."""
+        """Tell the program to quit, kill it if it does not, and delete the logs not kept.
+
+        An empty log is always deleted. In a ``log_dir`` every other log is kept; in the
+        temporary directory only the log of a program that failed (the
+        :class:`~abstractgames.players.PlayerFailed` reason names it), so that a long
+        tournament leaves no pile of logs behind.
+        """
         self._stop_program()
         for log in self.logs:
             with contextlib.suppress(OSError):
-                if log.stat().st_size == 0:
+                kept = self.log_dir is not None or log in self._failed_logs
+                if not kept or log.stat().st_size == 0:
                     log.unlink()
 
     def __repr__(self) -> str:
@@ -299,3 +328,39 @@ def make_external_player(
     keywords = _player_options(kind, options)
     _check_program(kind, argv[0])
     return cls(game, argv, **keywords)
+
+
+LOG_KINDS = ("engine", "codecup")
+"""The players whose spec :func:`with_log_dir` gives a ``log`` option."""
+
+
+def with_log_dir(spec: str, directory: str | os.PathLike[str]) -> str:
+    """``spec`` with ``log=DIRECTORY`` added if it is an ``engine:`` or ``codecup:`` spec without
+    a ``log`` option; any other spec as it is.
+
+    >>> with_log_dir("engine:./mybot --fast", "logs")
+    'engine:log=logs:./mybot --fast'
+    >>> with_log_dir("codecup:timeout=5:./bot", "logs")
+    'codecup:timeout=5,log=logs:./bot'
+    >>> with_log_dir("engine:log=mine:./bot", "logs"), with_log_dir("greedy", "logs")
+    ('engine:log=mine:./bot', 'greedy')
+
+    Raises:
+        InvalidPlayerError: a directory whose name holds a comma or a colon, which an option
+            cannot hold.
+    """
+    name, colon, argument = spec.strip().partition(":")
+    if not colon or name.strip().lower() not in LOG_KINDS:
+        return spec
+    options, command = split_program_argument(argument)
+    keys = [item.partition("=")[0].strip() for item in (options or "").split(",")]
+    if "log" in keys:
+        return spec
+    where = os.fspath(directory)
+    if "," in where or ":" in where:
+        raise InvalidPlayerError(
+            f"cannot give {quote(where)} as the log directory of {name.strip()!r} players: its "
+            "name holds a comma or a colon"
+        )
+    head = ",".join(filter(None, [(options or "").strip().rstrip(","), f"log={where}"]))
+    return f"{name.strip()}:{head}:{command}"
