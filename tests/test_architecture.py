@@ -81,6 +81,7 @@ of the CodeCup Entropy adaptor."""
 THIRD_PARTY = {
     "click": {"abstractgames.cli"},
     "rich": {"abstractgames.cli", "abstractgames.terminal"},
+    "prompt_toolkit": {"abstractgames.terminal"},
     "hypothesis": {"abstractgames.testing"},
     "distributed": {"abstractgames.arena.executors"},
     "dask": {"abstractgames.arena.executors"},

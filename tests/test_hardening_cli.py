@@ -256,3 +256,15 @@ def test_a_failing_player_in_bench_is_one_line() -> None:
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert "player 'engine:/bin/false' failed in" in done.stderr
     assert "exited with status 1" in done.stderr
+
+
+def test_play_keeps_every_program_log_in_logs_dir(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    engine = bad_engine("stderr", 1, tmp_path / "pids").replace(f",log={tmp_path / 'logs'}", "")
+    done = run("play", "orderchaos", "-1", "random", "-2", engine, "--seed", "2",
+               "--logs", str(logs))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    (log,) = logs.glob("abstractgames-engine-*.log")
+    assert log.read_text().strip()
+    empty = run("play", "orderchaos", "-1", "random", "-2", "random", "--logs", "")
+    assert empty.returncode == 2 and "the directory name is empty" in empty.stderr

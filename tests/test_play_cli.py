@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import json
+import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -10,9 +13,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from abstractgames import available_games
+from abstractgames import InvalidMoveError, Move, State, available_games, get_game
 from abstractgames.cli import EXIT_INTERRUPTED, main
+from abstractgames.players import Player
 from abstractgames.records import GameEnd, MatchRecord
+from abstractgames.terminal import HumanPlayer, LineReader, Session, TerminalObserver, make_console
 
 
 def run(*args: str, input: str | None = None) -> tuple[int, str]:
@@ -311,3 +316,209 @@ def test_solve_dispersal_from_the_command_line() -> None:
     assert code == 1 and "there is no solver for 'orderchaos'" in out
     code, out = run("solve", "dispersal", "SOSOS/1S3/O1O1O/2S2/SOSO1", "X")
     assert code == 1 and "Error:" in out
+
+
+# --- terminal play: what a person sees and can type (stdin from a pipe; the pseudo-terminal tests
+# are in test_terminal.py) ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The per-user data directory, in a temporary folder."""
+    monkeypatch.setenv("ABSTRACTGAMES_DATA", str(tmp_path / "data"))
+    return tmp_path / "data"
+
+
+def test_moves_are_echoed_and_listed_and_the_status_says_what_to_do(data: Path) -> None:
+    script = ["X@c3", "history", "rules", "help", "resign"]
+    code, out = run(
+        "play", "orderchaos", "--seed", "3", "--no-color", input="\n".join(script) + "\n"
+    )
+    assert code == 0, out
+    assert "you are Order: five in a row of X or of O · type X or O and a square" in out
+    assert "'help' explains the commands" in out
+    assert "  player 1 (human) plays X@c3" in out
+    reply = out.split("  player 2 (greedy) plays ")[1].split()[0]
+    assert f"moves: 1. X@c3 {reply}" in out
+    assert out.count(f"1. X@c3 {reply}") == 2  # the move list, then 'history'
+    assert "[" + reply[0] + "]" in out  # the last move marked without colour
+    assert "Order wins as soon as five or more like symbols" in out
+    assert "quit    save the game and leave" in out and "hint    what the search bot" in out
+    assert not data.exists()  # stdin is not a terminal: nothing kept behind the user's back
+
+
+def test_error_hints_name_only_the_movers_kinds_of_move() -> None:
+    # Player 2 is Order in game 1 of Entropy: a plain square is no placement for Order.
+    code, out = run(
+        "play", "entropy:size=5", "-1", "random", "-2", "human", "--seed", "1", "--no-color",
+        input="d4\nresign\n",
+    )  # fmt: skip
+    assert code == 0, out
+    (line,) = [line for line in out.splitlines() if "not played:" in line]
+    assert "it is Order's turn: slide a counter" in line
+    assert "you can play a slide such as " in line and " or pass" in line
+    assert "@" not in line  # no placement suggested
+    assert "you are Order: slide a counter to make palindromes, or pass" in out
+
+
+def test_quit_saves_the_game_and_says_where(tmp_path: Path) -> None:
+    path = tmp_path / "game.json"
+    code, out = run(
+        "play", "orderchaos", "--seed", "5", "--record", str(path), input="X@a1\nquit\n"
+    )
+    assert code == EXIT_INTERRUPTED
+    assert f"game saved to {path}; continue it with: abstractgames play --resume {path}" in out
+    saved = MatchRecord.load(path)
+    assert not saved.finished and saved.games[0].moves[0].move == "X@a1"
+
+
+def test_a_hint_is_a_move_and_not_recorded(tmp_path: Path) -> None:
+    path = tmp_path / "game.json"
+    code, out = run(
+        "play", "orderchaos", "--seed", "5", "--record", str(path), input="hint 0.1\nquit\n"
+    )
+    assert code == EXIT_INTERRUPTED
+    assert re.search(r"hint: the search bot would play [XO]@[a-f][1-6]", out), out
+    assert MatchRecord.load(path).games[0].moves == []
+
+
+class Scripted(LineReader):
+    """Lines typed by a test."""
+
+    def __init__(self, *lines: str) -> None:
+        self.lines = list(lines)
+
+    def read(self, prompt: str, **options: object) -> str:
+        return self.lines.pop(0)
+
+    ask = read
+
+
+def test_a_game_without_a_search_bot_says_there_is_no_hint() -> None:
+    from tests.toygame import DiceRace
+
+    buffer = io.StringIO()
+    session = Session(make_console(buffer, colour=False), reader=Scripted("hint", "add"))
+    state = DiceRace().initial_state().apply("roll1")
+    move = HumanPlayer(state.game, session).choose(state, random.Random(1))
+    assert str(move) == "add"
+    assert "no hint: there is no search player for 'dicerace'" in buffer.getvalue()
+    assert "0 1 0 first" in buffer.getvalue()  # a game without a board shows its position
+
+
+def test_default_hooks_and_each_games_own_words() -> None:
+    from tests.toygame import DiceRace
+
+    toy = DiceRace()
+    assert toy.goal("first") == "" and toy.move_kinds(toy.initial_state()) == ()
+    assert toy.rules_summary() == ""  # no docstring: nothing to summarise
+    for name in available_games():
+        game = get_game(name)
+        assert game.rules_summary().count("\n") >= 2
+        assert all(game.goal(role) for role in game.roles)
+        state = game.initial_state()
+        while state.is_chance():
+            state = state.apply(state.legal_moves()[0])
+        assert game.move_kinds(state)
+    entropy = get_game("entropy")
+    chaos = entropy.initial_state().apply("R")
+    assert entropy.move_kinds(chaos) == ("a square for R, such as a1",)
+    order = chaos.apply("R@d4")
+    assert entropy.move_kinds(order) == ("a slide such as d4-a4", "pass")
+    with pytest.raises(InvalidMoveError, match="Chaos places the drawn R: write its square"):
+        chaos.apply("d4-d5-d6")
+    stuck = get_game("dispersal").from_position("S4/5/5/5/O3O O")  # no O piece may move
+    assert stuck.game.move_kinds(stuck) == ("pass (no other move is legal)",)
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Slow(Player):
+    """Plays the first legal move after a long think."""
+
+    spec = "slow"
+
+    def __init__(self, clock: FakeClock, seconds: float) -> None:
+        self.clock, self.seconds = clock, seconds
+
+    def choose(self, state: State, rng: random.Random, time_left: float | None = None) -> Move:
+        self.clock.now += self.seconds
+        return state.legal_moves()[0]
+
+
+def test_moves_made_for_a_player_out_of_time_are_one_line() -> None:
+    from abstractgames.records import ClockSettings
+    from abstractgames.referee import Referee
+
+    clock = FakeClock()
+    game = get_game("entropy", size=5)
+    players = (Slow(clock, 100.0), Slow(clock, 0.1))
+    buffer = io.StringIO()
+    session = Session(make_console(buffer, colour=False), clock=clock)
+    observer = TerminalObserver(session, players, verbose=True)
+    referee = Referee(
+        game, players, seed=1, clock=ClockSettings(20.0), single=True, time_source=clock,
+        observer=observer,
+    )  # fmt: skip
+    record = referee.play()
+    out = buffer.getvalue()
+    assert "player 1 ran out of time" in out
+    auto = [m for m in record.games[0].moves if m.auto]
+    assert len(auto) == 25  # every placement: the first took too long
+    (line,) = [line for line in out.splitlines() if "(out of time)" in line]
+    assert line.startswith(f"  25 moves played for player 1 (slow) (out of time): {auto[0].move}")
+    assert line.endswith("; 24 by player 2 (slow) meanwhile")
+    assert "plays" not in out  # not one line per move
+    assert out.count("    a  b  c  d  e") == 1  # one board: the final position
+
+
+def test_no_color_removes_bold_and_dim_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    position = "WKYGRBP/7/7/7/7/7/7 chaos:W"
+    assert "\x1b[" in _render(position, "entropy", colour=True)
+    assert "\x1b[" not in _render(position, "entropy", colour=False)
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert "\x1b[" not in _render(position, "entropy", colour=True)
+
+
+def test_the_data_directory_of_each_platform(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from abstractgames import terminal
+
+    monkeypatch.delenv("ABSTRACTGAMES_DATA", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_DATA_HOME", "")
+    monkeypatch.setattr(sys, "platform", "linux")
+    assert terminal.data_directory() == tmp_path / ".local" / "share" / "abstractgames"
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert terminal.data_directory() == tmp_path / "xdg" / "abstractgames"
+    monkeypatch.setattr(sys, "platform", "darwin")
+    expected = tmp_path / "Library" / "Application Support" / "abstractgames"
+    assert terminal.data_directory() == expected
+    monkeypatch.setattr(sys, "platform", "win32")
+    monkeypatch.setenv("APPDATA", str(tmp_path / "Roaming"))
+    assert terminal.data_directory() == tmp_path / "Roaming" / "abstractgames"
+    monkeypatch.setenv("ABSTRACTGAMES_DATA", str(tmp_path / "mine"))
+    assert terminal.data_directory() == tmp_path / "mine"
+    first = terminal.new_game_path("entropy:size=5", 7, tmp_path)
+    assert re.fullmatch(r"\d{8}-\d{6}-entropy_size_5-7\.json", first.name)
+    first.write_text("{}")
+    assert terminal.new_game_path("entropy:size=5", 7, tmp_path).name.endswith("-7-2.json") or (
+        terminal.new_game_path("entropy:size=5", 7, tmp_path) != first
+    )
+
+
+def test_the_line_editor_is_imported_only_to_play_at_a_terminal() -> None:
+    code = (
+        "import sys, abstractgames, abstractgames.terminal, abstractgames.cli; "
+        "print('prompt_toolkit' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

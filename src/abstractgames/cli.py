@@ -6,6 +6,7 @@ non-zero exit status, never a traceback.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -52,6 +53,23 @@ def _say(text: str) -> None:
     """A line on stderr, if stderr is still there (a closed terminal must not lose a game)."""
     with suppress(OSError):
         click.echo(printable(text), err=True)
+
+
+def _logs_directory(directory: str) -> str:
+    """``--logs DIRECTORY`` made absolute (the same for every worker), created and checked."""
+    from .files import check_writable
+
+    try:
+        if not directory.strip():
+            raise OSError(errno.ENOENT, "the directory name is empty")
+        directory = os.path.abspath(directory)
+        Path(directory).mkdir(parents=True, exist_ok=True)
+        check_writable(Path(directory) / "abstractgames-engine.log")
+    except OSError as error:
+        raise click.UsageError(
+            f"cannot keep the logs in {printable(directory)!r}: {error.strerror or error}"
+        ) from None
+    return directory
 
 
 def _check_output(path: str | None, what: str) -> None:
@@ -275,7 +293,7 @@ def _clock_option(ctx: click.Context, param: click.Parameter, value: str | None)
         raise click.BadParameter(str(error)) from None
 
 
-def _make_players(game: Game, specs: tuple[str, str], console: Any) -> tuple[Player, Player]:
+def _make_players(game: Game, specs: tuple[str, str], session: Any) -> tuple[Player, Player]:
     from .registry import make_player
     from .terminal import HumanPlayer
 
@@ -290,8 +308,7 @@ def _make_players(game: Game, specs: tuple[str, str], console: Any) -> tuple[Pla
             bot = bots[2 - number]  # undo is between a person and a bot that can follow it
             players[number - 1] = HumanPlayer(
                 game,
-                console,
-                input,
+                session,
                 allow_undo=bot is not None and bot.supports_undo,
                 name="you" if humans.count(True) == 1 else f"player {number}",
             )
@@ -336,7 +353,22 @@ def _make_players(game: Game, specs: tuple[str, str], console: Any) -> tuple[Pla
     type=click.Path(dir_okay=False),
     help="Continue the unfinished match in this record.",
 )
-@click.option("--no-color", is_flag=True, help="Draw boards with letters only.")
+@click.option(
+    "--no-save",
+    is_flag=True,
+    help="Do not keep the game in your data directory (where a game you play at a terminal goes "
+    "without --record; ABSTRACTGAMES_DATA sets the directory).",
+)
+@click.option(
+    "--logs",
+    "logs_dir",
+    type=click.Path(file_okay=False),
+    help="Keep every error-output log of the external programs in this directory. [default: "
+    "only the logs of programs that failed, in the temporary directory]",
+)
+@click.option(
+    "--no-color", is_flag=True, help="No colours or other styles (also NO_COLOR=1): letters only."
+)
 @click.option("-v", "--verbose", is_flag=True, help="Show every move, also between bots.")
 def play(
     game: str | None,
@@ -348,6 +380,8 @@ def play(
     time_loss_forfeits: bool,
     single: bool,
     resume_path: str | None,
+    no_save: bool,
+    logs_dir: str | None,
     no_color: bool,
     verbose: bool,
 ) -> None:
@@ -357,15 +391,17 @@ def play(
     search:time=1.5), your own bot (a class in a file or module: mybot.py:MyBot or
     package.module:MyBot, options after a second colon), or an external program:
     'engine:COMMAND' (the engine protocol) or 'codecup:COMMAND' (a CodeCup 2023 Entropy
-    program). Type 'help' at the prompt for the commands. Ctrl-C saves the game;
-    'abstractgames play --resume FILE' continues it.
+    program). Type 'help' at the prompt for the commands. Ctrl-C or 'quit' saves the game;
+    'abstractgames play --resume FILE' continues it. A game you play at a terminal is kept in
+    your data directory (the path is printed) unless you give --record or --no-save.
     """
+    from . import terminal
     from .records import MatchRecord
     from .referee import MatchStopped, Referee
     from .registry import outside_code
-    from .terminal import TerminalObserver, make_console
 
-    console = make_console(colour=not no_color)
+    console = terminal.make_console(colour=not no_color)
+    interactive = sys.stdin.isatty() and sys.stdout.isatty()
     with _user_errors():
         if resume_path is not None:
             record = MatchRecord.load(resume_path)
@@ -399,8 +435,14 @@ def play(
                 "greedy" if player2 is None else player2,
             )
             record = None
-        players = _make_players(the_game, specs, console)
         humans = any(spec.strip().lower() == "human" for spec in specs)
+        session = terminal.Session(console, interactive=interactive and humans)
+        if logs_dir is not None:
+            from .engines.external import with_log_dir
+
+            directory = _logs_directory(logs_dir)
+            specs = (with_log_dir(specs[0], directory), with_log_dir(specs[1], directory))
+        players = _make_players(the_game, specs, session)
         referee = Referee(
             the_game,
             players,
@@ -408,13 +450,18 @@ def play(
             clock=clock,
             time_loss_forfeits=time_loss_forfeits,
             single=single,
-            observer=TerminalObserver(console, players, verbose=verbose or humans),
+            time_source=session.clock,
+            observer=terminal.TerminalObserver(session, players, verbose=verbose or humans),
         )
         default_path = f"abstractgames-{the_game.name}-{referee.seed}.json"
-        save_path = record_path or default_path
-        if record_path is None:
+        keep = record_path is None and humans and interactive and not no_save
+        if keep:
+            save_path = _games_file(the_game.name, referee.seed)
+        elif record_path is None:
+            save_path = default_path
             _check_output(default_path, "a game interrupted (Ctrl-C) here: give --record PATH")
         else:
+            save_path = record_path
             _check_output(record_path, "the record")
         if record is not None:
             record.players = (players[0].spec, players[1].spec)
@@ -429,8 +476,30 @@ def play(
             path = _save(result, save_path, fallback_name)
             _say(f"\ngame saved to {path}; continue it with: abstractgames play --resume {path}")
             sys.exit(_interrupted())
+        if keep:
+            path = _save(result, save_path, fallback_name)
+            console.print(f"game saved to {path}")
+            if path != save_path:
+                sys.exit(EXIT_SAVED_ELSEWHERE)
         if record_path is not None and _save(result, record_path, fallback_name) != record_path:
             sys.exit(EXIT_SAVED_ELSEWHERE)
+
+
+def _games_file(game: str, seed: int) -> str:
+    """A new file in the data directory for a game played at the terminal, checked writable."""
+    from .terminal import data_directory, new_game_path
+
+    folder = data_directory() / "games"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise click.UsageError(
+            f"cannot keep the game in {printable(str(folder))!r}: {error.strerror or error}; "
+            "give --record PATH or --no-save, or set ABSTRACTGAMES_DATA"
+        ) from None
+    path = str(new_game_path(game, seed, folder))
+    _check_output(path, "the game: give --record PATH or --no-save, or set ABSTRACTGAMES_DATA")
+    return path
 
 
 @main.command()
@@ -603,13 +672,25 @@ def _default_state(game: Game, seed: int) -> str:
 
 
 @contextmanager
-def _progress_bar(enabled: bool, unit: str) -> Iterator[Callable[[int, int], None] | None]:
-    """A rich progress bar on stderr (when it is a terminal): finished/total, rate, time left."""
+def _progress_bar(
+    enabled: bool, unit: str, verbose: bool = False
+) -> Iterator[tuple[Callable[[int, int], None] | None, Callable[[Any], None] | None]]:
+    """``(on_progress, on_match)`` for ``Arena.run``: a rich progress bar on stderr (when it is a
+    terminal and ``enabled``): finished/total, rate, time spent, the arena's estimate of the time
+    left; and with ``verbose`` a line on stderr for each finished match."""
+    import time
+
     from rich.console import Console
+
+    from .arena import MatchDone, format_duration, plural
 
     console = Console(stderr=True)
     if not enabled or not console.is_terminal:
-        yield None
+
+        def say(done: MatchDone) -> None:
+            _say(done.line())
+
+        yield None, say if verbose else None
         return
     from rich.progress import (
         BarColumn,
@@ -619,11 +700,8 @@ def _progress_bar(enabled: bool, unit: str) -> Iterator[Callable[[int, int], Non
         Task,
         TextColumn,
         TimeElapsedColumn,
-        TimeRemainingColumn,
     )
     from rich.text import Text
-
-    from .arena import plural
 
     units = plural(unit)
 
@@ -638,6 +716,20 @@ def _progress_bar(enabled: bool, unit: str) -> Iterator[Callable[[int, int], Non
                 text = f"{60 * speed:.1f} {units}/min"
             return Text(text, style="progress.data.speed")
 
+    class TimeLeft(ProgressColumn):
+        """The arena's estimate (pair by pair), counted down between two finished matches."""
+
+        def render(self, task: Task) -> Text:
+            estimate = task.fields.get("left")
+            if task.finished:
+                text = format_duration(0)
+            elif estimate is None:
+                text = "-:--:--"
+            else:
+                seconds, at = estimate
+                text = format_duration(max(seconds - (time.monotonic() - at), 0.0))
+            return Text(f"{text} left", style="progress.remaining")
+
     columns = (
         TextColumn("{task.description}"),
         BarColumn(),
@@ -645,18 +737,23 @@ def _progress_bar(enabled: bool, unit: str) -> Iterator[Callable[[int, int], Non
         Rate(),
         TimeElapsedColumn(),
         TextColumn("·"),
-        TimeRemainingColumn(),
-        TextColumn("left"),
+        TimeLeft(),
     )
     with Progress(*columns, console=console, speed_estimate_period=600) as progress:
         ids: list[TaskID] = []
 
         def update(done: int, total: int) -> None:
             if not ids:  # what a resumed tournament had done does not count in the rate
-                ids.append(progress.add_task(units, total=total, completed=done))
+                ids.append(progress.add_task(units, total=total, completed=done, left=None))
             progress.update(ids[0], completed=done, total=total)
 
-        yield update
+        def finished(done: MatchDone) -> None:
+            if verbose:
+                progress.console.print(Text(printable(done.line())))
+            if ids and done.time_left is not None:
+                progress.update(ids[0], left=(done.time_left, time.monotonic()))
+
+        yield update, finished
 
 
 @main.command()
@@ -726,7 +823,29 @@ def _progress_bar(enabled: bool, unit: str) -> Iterator[Callable[[int, int], Non
 @click.option(
     "--resume", is_flag=True, help="Continue the interrupted tournament of the state file."
 )
+@click.option(
+    "--clock",
+    callback=_clock_option,
+    metavar="SECONDS[+INCREMENT]",
+    help="Each player's time per game, e.g. 300+2 (the records keep every move's time).",
+)
+@click.option(
+    "--time-loss-forfeits",
+    "--correspondence",
+    "time_loss_forfeits",
+    is_flag=True,
+    help="Running out of time loses the match, also in a game whose live rules make the moves "
+    "of a player out of time.",
+)
+@click.option(
+    "--logs",
+    "logs_dir",
+    type=click.Path(file_okay=False),
+    help="Keep every error-output log of the external programs in this directory. [default: "
+    "only the logs of programs that failed, in the temporary directory]",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@click.option("-v", "--verbose", is_flag=True, help="A line on stderr for each finished match.")
 def arena(
     game: str,
     more_players: tuple[str, ...],
@@ -740,7 +859,11 @@ def arena(
     records_dir: str | None,
     state_path: str | None,
     resume: bool,
+    clock: Any,
+    time_loss_forfeits: bool,
+    logs_dir: str | None,
     quiet: bool,
+    verbose: bool,
 ) -> None:
     """Play a seeded round robin between bots and show how strong each one is.
 
@@ -751,11 +874,14 @@ def arena(
     The same seed gives the same results whatever --jobs or --executor (for bots whose moves do
     not depend on a time budget).
 
+    Tables and record files call a player by the name= option of its spec, or by its spec
+    without a program's options (engine:timeout=5:./mybot is engine:./mybot); the JSON results
+    keep the whole specs. --clock plays every match under a time control, as in 'play'.
+
     Finished matches are kept in the state file as they finish: after Ctrl-C (or SIGTERM,
     SIGHUP), the same command with --resume continues the tournament. Where the results go
-    (--json, --records, --state) is checked before any match is played.
+    (--json, --records, --state, --logs) is checked before any match is played.
     """
-    import errno
     import signal
 
     from .arena import Arena, ArenaState, make_executor, plural
@@ -768,7 +894,17 @@ def arena(
         if not resume:
             where = "the tournament's state" + ("" if state_path else ": give --state FILE")
             _check_output(str(path), where)
-        tournament = Arena(the_game, [*players, *more_players], games=games, seed=seed)
+        if logs_dir is not None:
+            logs_dir = _logs_directory(logs_dir)
+        tournament = Arena(
+            the_game,
+            [*players, *more_players],
+            games=games,
+            seed=seed,
+            clock=clock,
+            time_loss_forfeits=time_loss_forfeits,
+            logs=logs_dir,
+        )
         runner = make_executor(executor, jobs, worker_timeout=dask_wait)
         if records_dir is not None:
             record = Path(records_dir) / tournament.record_name(tournament.tasks[0])
@@ -786,9 +922,13 @@ def arena(
         units = plural(tournament.unit)
         kept = f"the finished {units} are kept in {path}"
         try:
-            with _progress_bar(not quiet, tournament.unit) as progress:
+            with _progress_bar(not quiet, tournament.unit, verbose) as (progress, on_match):
                 report = tournament.run(
-                    runner, state=state, records=records_dir, on_progress=progress
+                    runner,
+                    state=state,
+                    records=records_dir,
+                    on_progress=progress,
+                    on_match=on_match,
                 )
             if json_path is not None:
                 try:
@@ -882,32 +1022,49 @@ def check(game: str, players: tuple[str, ...], examples: int) -> None:
     "--moves",
     "-n",
     "max_moves",
-    default=5,
+    default=10,
     show_default=True,
     type=click.IntRange(min=1),
-    help="Look for a win within this many own moves.",
+    help="Look for a win within this many own moves at most.",
 )
 @click.option(
     "--time",
     "time_limit",
+    default=60.0,
+    show_default=True,
     type=click.FloatRange(min=0, max=MAX_SOLVE_TIME, min_open=True),
     callback=lambda ctx, param, value: _finite(value),
     help="Stop after this many seconds (at most a week) and say how far the search got.",
 )
-def solve(game: str, position: tuple[str, ...], max_moves: int, time_limit: float | None) -> None:
+@click.option("--quiet", "-q", is_flag=True, help="Print the answer only, not the progress.")
+def solve(
+    game: str, position: tuple[str, ...], max_moves: int, time_limit: float | None, quiet: bool
+) -> None:
     """Find a forced win for the side to move in POSITION, or show that none exists.
 
-    The games with a solver say so in their documentation; e.g.
-    abstractgames solve dispersal S1O1O/O1SOS/S4/OOSSO/S4 S
+    The search deepens one own move at a time until it finds a win (the fastest there is), rules
+    one out within --moves, or runs out of --time. Each number of moves ruled out is printed to
+    stderr as it goes; the answer is one line on stdout. The games with a solver say so in their
+    documentation; e.g.
+    abstractgames solve dispersal S1OSO/O3S/O3O/1O2S/SSS1O O
     """
+    import inspect
+
     from .registry import solver_for
 
     with _user_errors():
         the_game = parse_game_spec(game)
         solver = solver_for(the_game)
         state = the_game.from_position(" ".join(position))
+        try:  # a plugin's solver may not report progress
+            takes_progress = "progress" in inspect.signature(solver).parameters
+        except (TypeError, ValueError):
+            takes_progress = False
+        options: dict[str, Any] = {}
+        if takes_progress and not quiet:
+            options["progress"] = lambda step: click.echo(str(step), err=True)
         try:
-            solution = solver(state, max_moves, time_limit)
+            solution = solver(state, max_moves, time_limit, **options)
         except ValueError as error:
             raise click.ClickException(str(error)) from None
     click.echo(str(solution))

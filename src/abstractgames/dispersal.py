@@ -525,6 +525,34 @@ class DispersalGame(Game):
             )
         return _SLIDES[source * SIZE + target]
 
+    def goal(self, role: str) -> str:
+        if role not in ROLES:
+            return ""
+        return "spread out, each piece touching enemy pieces only"
+
+    def rules_summary(self) -> str:
+        return (
+            "O and S have seven pieces each on a 5×5 board; O moves first.\n"
+            "A piece that touches a piece of its own side (also diagonally) may move like a\n"
+            "chess queen, without jumping; you pass only when you have no legal move.\n"
+            "A piece touching no piece at all is isolated: with one at the start of your turn you\n"
+            "are in check, and your move must leave none of your pieces isolated.\n"
+            "A side is dispersed when each of its pieces touches an enemy piece and none of its\n"
+            "own; after any move, the one side dispersed wins (both at once: a draw). Two passes\n"
+            f"in a row, a position seen three times, or {self.max_plies} plies are draws too."
+        )
+
+    def move_kinds(self, state: State) -> tuple[str, ...]:
+        if not isinstance(state, DispersalState) or state.to_move is None:
+            return ()
+        legal = state.legal_moves()
+        if legal == _PASS_ONLY:
+            return ("pass (no other move is legal)",)
+        kind = f"a queen move such as {legal[0]}"
+        if state.in_check():
+            kind += " that leaves none of your pieces isolated"
+        return (kind,)
+
 
 class _Fields:
     """The slots of a :class:`DispersalState`; ``_make`` fills one in, then makes it a state."""

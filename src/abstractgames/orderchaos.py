@@ -170,6 +170,25 @@ class OrderChaosGame(Game):
         square = GRID.square(match.group(2) or match.group(3))
         return _MOVE_BY_TEXT[f"{symbol}@{GRID.names[square]}"]
 
+    def goal(self, role: str) -> str:
+        return {
+            ORDER: "five in a row of X or of O",
+            CHAOS: "fill the board with no five in a row",
+        }.get(role, "")
+
+    def rules_summary(self) -> str:
+        return (
+            "The board is 6×6 and starts empty; Order moves first, then the players alternate.\n"
+            "Each move puts an X or an O (the mover's choice, every time) on an empty square.\n"
+            "Order wins as soon as five or more like symbols stand in a line across, down or\n"
+            "diagonally, whoever placed them; Chaos wins when the board is full without one."
+        )
+
+    def move_kinds(self, state: State) -> tuple[str, ...]:
+        if state.to_move is None:
+            return ()
+        return ("X or O and a square, such as X@c3",)
+
 
 GAME = OrderChaosGame()
 

@@ -21,6 +21,7 @@ Example:
 from __future__ import annotations
 
 import abc
+import inspect
 import random
 from collections.abc import Callable, Collection, Mapping, Sequence
 from types import MappingProxyType
@@ -176,6 +177,28 @@ class Game(abc.ABC):
         """The move made for a player out of time in a live game, or ``None`` if they lose."""
         return None
 
+    def goal(self, role: str) -> str:
+        """What ``role`` plays for, in a few words for people, e.g. ``"fill the board without
+        five in a row"``; ``""`` (nothing to say) by default. The terminal shows it to a person."""
+        return ""
+
+    def rules_summary(self) -> str:
+        """The rules in a few short lines for people (the terminal's ``rules`` command).
+
+        By default the first paragraph of the game class's own docstring (``""`` without one).
+        """
+        doc = inspect.cleandoc(type(self).__doc__ or "")
+        return doc.split("\n\n")[0].replace("\n", " ").strip()
+
+    def move_kinds(self, state: State) -> tuple[str, ...]:
+        """The kinds of move the player to move in ``state`` can type, each with an example in
+        notation, e.g. ``("a slide such as d4-d7", "pass")``; none (``()``) by default.
+
+        A front end lists them to say what to type; a game whose turns differ (Entropy's Order
+        slides, its Chaos places) names only the mover's kinds.
+        """
+        return ()
+
     def benchmarks(self, rng: random.Random) -> dict[str, Callable[[], int]]:
         """Game-specific speed measurements for ``abstractgames bench``, beyond random games.
 
@@ -253,19 +276,22 @@ class State(abc.ABC):
     def to_svg(
         self,
         *,
-        highlight: Collection[int] = (),
-        marks: Mapping[int, str] | None = None,
+        highlight: Collection[int | str] = (),
+        marks: Mapping[int, str] | Mapping[str, str] | Mapping[int | str, str] | None = None,
         size: int = 40,
     ) -> str:
         """The board as a standalone SVG picture (see :func:`abstractgames.svg.board_svg`).
 
+        Squares are given by index or by name: ``to_svg(highlight=["a4", "c4"])``.
+
         Args:
-            highlight: square indices to tint, e.g. the squares of the last move.
+            highlight: squares to tint, e.g. the squares of the last move.
             marks: square → reason to outline instead of :meth:`marked_squares`.
             size: the side of one square in pixels.
 
         Raises:
             NotImplementedError: the game has no board (no :meth:`cells`).
+            ValueError: a square is not on the board.
         """
         from .svg import board_svg  # pictures are drawn on demand, like python-chess's _repr_svg_
 

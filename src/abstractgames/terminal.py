@@ -1,25 +1,63 @@
 """Play in a terminal: boards drawn with rich, a person at the keyboard, and a running commentary.
 
-Only the command line and this module use rich. Boards show letters as well as colours, so they
-read the same without colour (``NO_COLOR`` or ``--no-color``).
+Only the command line and this module use rich, and only this module uses prompt_toolkit (imported
+when a person plays at a terminal, never by ``import abstractgames``). When standard input and
+output are terminals, a person's prompt has line editing, a history, Tab completion of the legal
+moves and commands, and a clock that counts down and falls without waiting for Enter; otherwise
+lines are read with :func:`input`, so that scripts piping moves in work as they always did.
+
+Boards show letters as well as colours, and the last move in brackets, so they read the same
+without colour; ``--no-color`` or ``NO_COLOR`` remove every style (bold and dim too).
 """
 
 from __future__ import annotations
 
+import os
 import random
-from collections.abc import Callable
-from typing import Any, TextIO
+import re
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
 
 from rich.console import Console
 from rich.text import Text
 
 from .players import Player, Resign, UndoRequest
-from .protocol import CHANCE, Game, IllegalMoveError, Match, Move, State
+from .protocol import (
+    CHANCE,
+    AbstractGamesError,
+    Game,
+    IllegalMoveError,
+    Match,
+    Move,
+    SingleGameMatch,
+    State,
+)
 from .records import GameRecord, MatchRecord, MoveRecord
 from .referee import Observer
 from .text import printable
 
-__all__ = ["HumanPlayer", "TerminalObserver", "board_text", "make_console"]
+if TYPE_CHECKING:
+    from prompt_toolkit import PromptSession
+
+__all__ = [
+    "FlagFell",
+    "GameView",
+    "HumanPlayer",
+    "LineReader",
+    "LiveReader",
+    "QuitRequest",
+    "Session",
+    "TerminalObserver",
+    "board_text",
+    "data_directory",
+    "format_clock",
+    "make_console",
+    "new_game_path",
+    "show_position",
+]
 
 FILES = "abcdefghijklmnopqrstuvwxyz"
 
@@ -27,12 +65,27 @@ FILES = "abcdefghijklmnopqrstuvwxyz"
 _CONTRAST = {"white": "black", "yellow": "black", "green": "black"}
 _RICH_NAMES = {"purple": "magenta", "black": "grey11", "white": "grey93"}
 
+HINT_SECONDS = 1.0
+"""The search bot's thinking time for ``hint`` (``hint SECONDS`` gives another, up to a minute)."""
+RESIGN_CONFIRM_MOVES = 10
+"""From this many moves played in a game on, ``resign`` asks for confirmation at a terminal."""
+
 HELP = """\
 Type a move in the notation shown by 'moves', or one of:
-  moves   list the legal moves
-  help    this text
+  moves   list the legal moves (at a terminal, Tab completes moves and commands)
+  history the moves of this game so far
+  rules   a short summary of the rules
+  hint    what the search bot would play here, and its evaluation (a learning aid: nothing is
+          recorded; 'hint 3' lets it think 3 seconds)
+  undo    take back your last move (only against bots)
   resign  resign the match
-  undo    take back your last move (only against bots)"""
+  quit    save the game and leave, like Ctrl-C ('exit' too); play --resume FILE continues it
+  help    this text"""
+
+COMMANDS = ("moves", "history", "rules", "hint", "undo", "resign", "quit", "exit", "help")
+
+now: Callable[[], float] = time.monotonic
+"""The clock of terminal play, shared by the referee and the countdown (tests make it faster)."""
 
 
 class _Console(Console):
@@ -47,14 +100,17 @@ class _Console(Console):
 def make_console(
     file: TextIO | None = None, *, colour: bool = True, force_terminal: bool | None = None
 ) -> Console:
-    """A console for boards and messages; ``colour=False`` (or ``NO_COLOR``) draws letters only.
+    """A console for boards and messages; ``colour=False`` (or ``NO_COLOR``) prints no style at
+    all, not even bold or dim: boards are letters and brackets only.
 
     Text printed on it has its control characters escaped (:func:`abstractgames.text.printable`).
     """
+    plain = not colour or bool(os.environ.get("NO_COLOR"))
     return _Console(
         file=file,
         force_terminal=force_terminal,
-        no_color=True if not colour else None,  # None: rich honours NO_COLOR
+        color_system=None if plain else "auto",
+        no_color=True if plain else None,
         highlight=False,
         soft_wrap=True,
         emoji=False,  # "chaos:B:" must not become an emoji
@@ -63,7 +119,8 @@ def make_console(
 
 
 def board_text(state: State, highlight: frozenset[int] = frozenset()) -> Text:
-    """The board with coordinates, top rank first; ``highlight`` marks squares (a last move)."""
+    """The board with coordinates, top rank first; ``highlight`` marks squares (a last move) with
+    brackets, ``[R]`` or ``[·]``, which read without colour too."""
     game = state.game
     cells = state.cells()
     width = game.board_width
@@ -80,71 +137,28 @@ def board_text(state: State, highlight: frozenset[int] = frozenset()) -> Text:
 
 def _cell(game: Game, piece: str, marked: bool) -> Text:
     if piece == ".":
-        return Text("[·]" if marked else " · ", style="dim")
+        return Text("[·]", style="bold yellow") if marked else Text(" · ", style="dim")
     colour = game.piece_colours.get(piece)
-    body = f"[{piece}]" if marked else f" {piece} "
     if colour is None:
-        return Text(body, style="bold")
+        return Text(f"[{piece}]", style="bold reverse") if marked else Text(f" {piece} ", "bold")
     background = _RICH_NAMES.get(colour, colour)
-    return Text(body, style=f"bold {_CONTRAST.get(colour, 'white')} on {background}")
+    style = f"bold {_CONTRAST.get(colour, 'white')} on {background}"
+    return Text(f"[{piece}]" if marked else f" {piece} ", style=style)
 
 
-class HumanPlayer(Player):
-    """A person typing moves. Typos and illegal moves get one line and the prompt again."""
-
-    spec = "human"
-
-    def __init__(
-        self,
-        game: Game,
-        console: Console,
-        read_line: Callable[[str], str],
-        *,
-        allow_undo: bool = False,
-        name: str = "you",
-    ) -> None:
-        self.game = game
-        self.console = console
-        self.read_line = read_line
-        self.allow_undo = allow_undo
-        self.name = name
-
-    def choose(self, state: State, rng: random.Random, time_left: float | None = None) -> Move:
-        show_position(self.console, state, time_left=time_left)
-        while True:
-            text = self.read_line(f"{state.to_move} ({self.name})> ").strip()
-            command = text.lower()
-            if not command:
-                continue
-            if command == "moves":
-                self._print_moves(state)
-                continue
-            if command in ("help", "?"):
-                self.console.print(HELP)
-                continue
-            if command == "resign":
-                raise Resign()
-            if command == "undo":
-                if self.allow_undo:
-                    raise UndoRequest()
-                self.console.print("undo is only possible in a game against bots")
-                continue
-            try:
-                move = self.game.parse_move(text, state)
-                state.apply(move)
-            except IllegalMoveError as error:
-                self.console.print(f"not played: {error}  (type 'moves' or 'help')")
-                continue
-            return move
-
-    def _print_moves(self, state: State) -> None:
-        moves = [str(m) for m in state.legal_moves()]
-        self.console.print(f"{len(moves)} legal moves: " + " ".join(moves))
-
-
-def show_position(console: Console, state: State, *, time_left: float | None = None) -> None:
-    """Print the board and what a player needs to know about the position."""
-    console.print(board_text(state))
+def show_position(
+    console: Console,
+    state: State,
+    *,
+    time_left: float | None = None,
+    highlight: frozenset[int] = frozenset(),
+) -> None:
+    """Print the board (``highlight``: the last move's squares) and what a player needs to know
+    about the position; a game without a board shows its position string."""
+    if state.game.board_width > 0:
+        console.print(board_text(state, highlight))
+    else:
+        console.print(state.position())
     facts = list(state.describe())
     if state.to_move not in (None, CHANCE):
         facts.append(f"{state.to_move} to move")
@@ -161,24 +175,473 @@ def format_clock(seconds: float) -> str:
     return f"{minutes}:{rest // 10:02d}.{rest % 10}"
 
 
-class TerminalObserver(Observer):
-    """Tells the people at the terminal what happens. ``verbose`` also shows every move."""
+def changed_squares(before: State, after: State) -> frozenset[int]:
+    """The squares whose content a move changed (both squares of a slide, a placed square)."""
+    try:
+        old, new = before.cells(), after.cells()
+    except NotImplementedError:
+        return frozenset()
+    return frozenset(i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b)
 
-    def __init__(self, console: Console, players: tuple[Player, Player], *, verbose: bool) -> None:
+
+# --- where games are kept -------------------------------------------------------------------------
+
+
+def data_directory() -> Path:
+    """The per-user folder where games played at the terminal are kept.
+
+    ``ABSTRACTGAMES_DATA`` if set; else ``$XDG_DATA_HOME/abstractgames`` or
+    ``~/.local/share/abstractgames`` (Linux and other Unix), ``~/Library/Application
+    Support/abstractgames`` (macOS), ``%APPDATA%\\abstractgames`` (Windows).
+    """
+    override = os.environ.get("ABSTRACTGAMES_DATA")
+    if override:
+        return Path(override).expanduser()
+    home = Path.home()
+    if sys.platform == "win32":
+        appdata = os.environ.get("APPDATA")
+        base = Path(appdata) if appdata else home / "AppData" / "Roaming"
+    elif sys.platform == "darwin":
+        base = home / "Library" / "Application Support"
+    else:
+        xdg = os.environ.get("XDG_DATA_HOME", "")
+        base = Path(xdg) if os.path.isabs(xdg) else home / ".local" / "share"
+    return base / "abstractgames"
+
+
+def new_game_path(game: str, seed: int, directory: Path | None = None) -> Path:
+    """A new file for a match in ``directory`` (default: ``games`` in :func:`data_directory`),
+    named by the date, the game and the seed, e.g. ``20250131-142233-entropy-7.json``."""
+    folder = data_directory() / "games" if directory is None else directory
+    stem = f"{time.strftime('%Y%m%d-%H%M%S')}-{re.sub(r'[^A-Za-z0-9_-]+', '_', game)}-{seed}"
+    path = folder / f"{stem}.json"
+    number = 1
+    while path.exists():
+        number += 1
+        path = folder / f"{stem}-{number}.json"
+    return path
+
+
+# --- reading what a person types ------------------------------------------------------------------
+
+
+class FlagFell(Exception):
+    """The clock ran out while a person was typing."""
+
+
+class QuitRequest(EOFError):
+    """A person typed ``quit``: the match stops and is kept, as at the end of the input."""
+
+
+class LineReader:
+    """Reads a person's lines with :func:`input`: for input that is not a terminal (a script, a
+    test), read exactly as it comes; no countdown."""
+
+    def read(
+        self, prompt: str, *, completions: Sequence[str] = (), deadline: float | None = None
+    ) -> str:
+        """A line typed at ``prompt``; ``completions`` are what Tab may complete; past
+        ``deadline`` (on the session's clock) a live reader raises :class:`FlagFell`."""
+        return input(prompt)
+
+    def ask(self, prompt: str, *, deadline: float | None = None) -> str:
+        """The answer to a question (kept out of the history of moves)."""
+        return input(prompt)
+
+
+class LiveReader(LineReader):
+    """A prompt_toolkit prompt: arrow keys and Emacs editing keys, a history (Up, Ctrl-R), Tab
+    completion, and a clock counting down in the prompt that raises :class:`FlagFell` when it runs
+    out, without waiting for Enter. Ctrl-C raises ``KeyboardInterrupt``, Ctrl-D on an empty line
+    ``EOFError``."""
+
+    def __init__(self, *, colour: bool = True, clock: Callable[[], float] | None = None) -> None:
+        from prompt_toolkit import PromptSession
+        from prompt_toolkit.completion import Completer, Completion
+        from prompt_toolkit.document import Document
+        from prompt_toolkit.history import InMemoryHistory
+        from prompt_toolkit.output import ColorDepth
+        from prompt_toolkit.shortcuts import CompleteStyle
+        from prompt_toolkit.styles import Style
+
+        self.clock = now if clock is None else clock
+        self.completions: Sequence[str] = ()
+        reader = self
+
+        class Words(Completer):
+            def get_completions(self, document: Document, event: Any) -> Iterator[Completion]:
+                typed = document.text_before_cursor.lstrip()
+                for word in reader.completions:
+                    if word.lower().startswith(typed.lower()):
+                        yield Completion(word, start_position=-len(typed))
+
+        style = Style.from_dict({"clock": "bold", "clock.low": "bold ansired"} if colour else {})
+        options: dict[str, Any] = {
+            "style": style,
+            "include_default_pygments_style": False,
+            "complete_style": CompleteStyle.COLUMN if colour else CompleteStyle.READLINE_LIKE,
+        }
+        if not colour:
+            options["color_depth"] = ColorDepth.MONOCHROME
+        self._moves: PromptSession[str] = PromptSession(
+            history=InMemoryHistory(), completer=Words(), complete_while_typing=False, **options
+        )
+        self._questions: PromptSession[str] = PromptSession(**options)
+
+    def read(
+        self, prompt: str, *, completions: Sequence[str] = (), deadline: float | None = None
+    ) -> str:
+        self.completions = completions
+        return self._prompt(self._moves, prompt, deadline)
+
+    def ask(self, prompt: str, *, deadline: float | None = None) -> str:
+        return self._prompt(self._questions, prompt, deadline)
+
+    def _prompt(self, session: PromptSession[str], prompt: str, deadline: float | None) -> str:
+        if deadline is None:
+            text: str = session.prompt(prompt, handle_sigint=False)
+            return text
+        import asyncio
+
+        from prompt_toolkit.formatted_text import StyleAndTextTuples
+
+        def message() -> StyleAndTextTuples:
+            left = deadline - self.clock()
+            style = "class:clock.low" if left < 10 else "class:clock"
+            return [(style, format_clock(left)), ("", " " + prompt)]
+
+        async def watch() -> None:
+            while self.clock() <= deadline:
+                await asyncio.sleep(0.05)
+            if not session.app.is_done:  # not just as Enter was pressed
+                session.app.exit(exception=FlagFell())
+
+        def start() -> None:
+            session.app.create_background_task(watch())
+
+        if self.clock() > deadline:
+            raise FlagFell()
+        text = session.prompt(message, refresh_interval=0.1, pre_run=start, handle_sigint=False)
+        return text
+
+
+# --- what the people at one terminal share --------------------------------------------------------
+
+
+class GameView:
+    """The game being played as the terminal shows it: the moves so far and the last one's
+    squares. :class:`TerminalObserver` keeps it; :class:`HumanPlayer` shows it."""
+
+    def __init__(self) -> None:
+        self.roles: tuple[str, ...] = ()
+        self.plies: list[tuple[str | None, str, frozenset[int]]] = []
+        """Every ply of the game: the role that moved (``None``: chance), the move, its squares."""
+
+    def start(self, record: GameRecord, game: Game) -> None:
+        """Begin following game ``record`` (with the moves it already has, when resumed)."""
+        self.roles = game.roles
+        self.plies = []
+        state = game.from_position(record.start)
+        for entry in record.moves:
+            after = state.apply(entry.move)
+            self.played(state, entry, after)
+            state = after
+
+    def played(self, before: State, entry: MoveRecord, after: State) -> None:
+        """Note a ply."""
+        role = None if entry.player is None else before.to_move
+        self.plies.append((role, entry.move, changed_squares(before, after)))
+
+    def took_back(self, count: int) -> None:
+        """Forget the last ``count`` plies."""
+        del self.plies[len(self.plies) - count :]
+
+    @property
+    def last(self) -> frozenset[int]:
+        """The squares of the last move by a player (none after a pass)."""
+        for role, _, squares in reversed(self.plies):
+            if role is not None:
+                return squares
+        return frozenset()
+
+    @property
+    def moves(self) -> int:
+        """How many moves the players have made (chance events not counted)."""
+        return sum(role is not None for role, _, _ in self.plies)
+
+    def numbered(self) -> list[str]:
+        """The moves numbered like a chess score sheet, one number per turn of the first role:
+        ``["1. W@d4 d4-d7", "2. K@a1 pass"]``."""
+        first = self.roles[0] if self.roles else None
+        items: list[str] = []
+        for role, move, _ in self.plies:
+            if role is None:
+                continue
+            if role == first or not items:
+                gap = "" if role == first else "… "
+                items.append(f"{len(items) + 1}. {gap}{move}")
+            else:
+                items[-1] += f" {move}"
+        return items
+
+
+class Session:
+    """One terminal where a match is played: the console, the reader of lines, the clock and the
+    :class:`GameView`, shared by the people's players and the observer.
+
+    Args:
+        console: where everything is printed (:func:`make_console`).
+        interactive: standard input and output are a terminal: a :class:`LiveReader` reads lines,
+            the clock counts down, ``resign`` asks for confirmation, a match pauses between games.
+        reader: how lines are read (default: a :class:`LiveReader` if interactive, else
+            :class:`LineReader`).
+        clock: seconds, monotonic (default :data:`now`); give the referee the same one.
+    """
+
+    def __init__(
+        self,
+        console: Console,
+        *,
+        interactive: bool = False,
+        reader: LineReader | None = None,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
         self.console = console
+        self.interactive = interactive
+        self.clock = now if clock is None else clock
+        if reader is None:
+            colour = console.color_system is not None
+            reader = LiveReader(colour=colour, clock=self.clock) if interactive else LineReader()
+        self.reader = reader
+        self.view = GameView()
+        self.multi_game = False
+        """Whether the match has more than one game."""
+
+
+def _title(role: str) -> str:
+    return role[:1].upper() + role[1:]
+
+
+def _say_kinds(kinds: Sequence[str]) -> str:
+    return kinds[0] if len(kinds) == 1 else ", ".join(kinds[:-1]) + " or " + kinds[-1]
+
+
+class HumanPlayer(Player):
+    """A person typing moves and commands (``help`` lists them). Typos and illegal moves get one
+    line and the prompt again."""
+
+    spec = "human"
+
+    def __init__(
+        self, game: Game, session: Session, *, allow_undo: bool = False, name: str = "you"
+    ) -> None:
+        self.game = game
+        self.session = session
+        self.console = session.console
+        self.allow_undo = allow_undo
+        self.name = name
+        self._new_game = True
+
+    def game_started(self, seat: int, game_number: int, start: State) -> None:
+        self._new_game = True
+
+    def choose(self, state: State, rng: random.Random, time_left: float | None = None) -> Move:
+        session = self.session
+        started = session.clock()
+        deadline = None if time_left is None else started + time_left
+        self._show(state, time_left)
+        prompt = f"{state.to_move} ({self.name})> "
+        completions = [str(m) for m in state.legal_moves()] + list(COMMANDS)
+        while True:
+            try:
+                text = session.reader.read(prompt, completions=completions, deadline=deadline)
+                move = self._command(text, state, deadline)
+            except FlagFell:
+                self.console.print("  time is up: your flag fell")
+                timeout = self.game.timeout_move(state)
+                return timeout if timeout is not None else state.legal_moves()[0]
+            if move is not None:
+                return move
+
+    def _command(self, text: str, state: State, deadline: float | None) -> Move | None:
+        """Do what ``text`` asks; the move it names, or ``None`` to read another line."""
+        command = text.strip().lower()
+        words = command.split()
+        if not command:
+            return None
+        if command == "moves":
+            moves = [str(m) for m in state.legal_moves()]
+            self.console.print(f"{len(moves)} legal moves: " + " ".join(moves))
+        elif command in ("help", "?"):
+            self.console.print(HELP)
+        elif command == "rules":
+            summary = self.game.rules_summary() or "(this game has no summary of its rules)"
+            self.console.print(f"{self.game.title or self.game.name}\n{summary}")
+        elif command == "history":
+            self._print_history()
+        elif words[0] == "hint" and len(words) <= 2:
+            self._hint(state, words[1] if len(words) == 2 else None, deadline)
+        elif command in ("quit", "exit"):
+            raise QuitRequest()
+        elif command == "resign":
+            if self._confirm_resign(deadline):
+                raise Resign()
+            self.console.print("not resigned: play on")
+        elif command == "undo":
+            if self.allow_undo:
+                raise UndoRequest()
+            self.console.print("undo is only possible in a game against bots")
+        else:
+            try:
+                move = self.game.parse_move(text, state)
+                state.apply(move)
+            except IllegalMoveError as error:
+                self.console.print(f"not played: {error}  ({self._what_to_play(state)})")
+                return None
+            return move
+        return None
+
+    def _show(self, state: State, time_left: float | None) -> None:
+        view = self.session.view
+        show_position(self.console, state, time_left=time_left, highlight=view.last)
+        numbered = view.numbered()
+        if numbered:
+            shown = "  ".join(numbered[-3:])
+            self.console.print(f"moves: {'… ' if len(numbered) > 3 else ''}{shown}")
+        role = state.to_move or ""
+        who = "you are" if self.name == "you" else f"{self.name} is"
+        goal = self.game.goal(role)
+        self.console.print(
+            f"{who} {_title(role)}{': ' + goal if goal else ''} · {self._what_to_type(state)}"
+        )
+        if self._new_game:
+            self._new_game = False
+            self.console.print(f"'help' explains the commands: {', '.join(COMMANDS[:-2])}")
+
+    def _what_to_type(self, state: State) -> str:
+        kinds = self.game.move_kinds(state)
+        return f"type {_say_kinds(kinds)}" if kinds else "type a move ('moves' lists them)"
+
+    def _what_to_play(self, state: State) -> str:
+        kinds = self.game.move_kinds(state)
+        if not kinds:
+            return "'moves' lists the legal moves, 'help' the commands"
+        return f"you can play {_say_kinds(kinds)}; 'moves' lists them"
+
+    def _print_history(self) -> None:
+        numbered = self.session.view.numbered()
+        if not numbered:
+            self.console.print("no move yet in this game")
+        for start in range(0, len(numbered), 6):
+            self.console.print("  ".join(numbered[start : start + 6]))
+
+    def _confirm_resign(self, deadline: float | None) -> bool:
+        """Whether the person means it: asked at a terminal in a match of several games or a
+        game far along."""
+        session = self.session
+        if not session.interactive or not (
+            session.multi_game or session.view.moves >= RESIGN_CONFIRM_MOVES
+        ):
+            return True
+        what = "the whole match" if session.multi_game else "this game"
+        answer = session.reader.ask(f"resign {what}? y/N ", deadline=deadline)
+        return answer.strip().lower() in ("y", "yes")
+
+    def _hint(self, state: State, seconds_text: str | None, deadline: float | None) -> None:
+        from .registry import search_player
+
+        seconds = HINT_SECONDS
+        if seconds_text is not None:
+            try:
+                seconds = float(seconds_text)
+            except ValueError:
+                seconds = -1.0
+            if not 0 < seconds <= 60:  # NaN too
+                self.console.print("hint SECONDS: a number of seconds above 0, at most 60")
+                return
+        if deadline is not None:  # the hint's thinking time is the person's
+            seconds = max(0.05, min(seconds, (deadline - self.session.clock()) / 4))
+        try:
+            bot = search_player(self.game, time=seconds)
+        except AbstractGamesError as error:
+            self.console.print(f"no hint: {error}")
+            return
+        try:
+            move = bot.choose(state, random.Random(0), None)
+        except Exception as error:  # a plugin's bot: a hint must not end the game
+            self.console.print(f"no hint: the search bot failed ({type(error).__name__}: {error})")
+            return
+        finally:
+            bot.close()
+        self.console.print(
+            f"hint: the search bot would play {move}{_evaluation(bot)} — a learning aid; "
+            "nothing is recorded"
+        )
+
+
+def _evaluation(bot: Player) -> str:
+    """What a search bot says of its last move, where it says anything: `` (value +12, depth
+    4)``. Bots record it differently; these are the attributes ours have."""
+    info = getattr(bot, "last", None)
+    facts = []
+    mate = getattr(info, "mate_in", None)
+    value = getattr(info, "value", None)
+    depth = getattr(info, "depth", None) if info is not None else getattr(bot, "last_depth", None)
+    if isinstance(mate, int) and mate:
+        plies = abs(mate)
+        end = "win" if mate > 0 else "loss"
+        facts.append(f"a forced {end} in {plies} {'ply' if plies == 1 else 'plies'}")
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        facts.append(f"value {value:+g} for the side to move")
+    if isinstance(depth, int) and depth > 0:
+        facts.append(f"search depth {depth}")
+    return f" ({', '.join(facts)})" if facts else ""
+
+
+# --- the commentary -------------------------------------------------------------------------------
+
+
+class TerminalObserver(Observer):
+    """Tells the people at the terminal what happens and keeps the session's :class:`GameView`.
+    ``verbose`` also shows every move (always so when a person plays).
+
+    Moves made for a player out of time (Entropy's live timeout) are not shown one by one: the
+    game's end sums them up in one line.
+    """
+
+    def __init__(self, session: Session, players: tuple[Player, Player], *, verbose: bool) -> None:
+        self.session = session
+        self.console = session.console
         self.players = players
         self.verbose = verbose
+        self._auto: dict[int, list[str]] = {}
+        """The moves made for each player out of time in this game."""
+        self._meanwhile: dict[int, int] = {}
+        """The moves of the other players since a player ran out of time."""
 
     def _name(self, player: int) -> str:
         return f"player {player} ({self.players[player - 1].spec})"
 
+    def _you(self, player: int) -> str:
+        humans = [p for p in self.players if isinstance(p, HumanPlayer)]
+        return "you" if humans == [self.players[player - 1]] else self._name(player)
+
     def game_started(self, record: GameRecord, state: State, match: Match) -> None:
+        self.session.view.start(record, state.game)
+        self.session.multi_game = not isinstance(match, SingleGameMatch)
+        self._auto, self._meanwhile = {}, {}
+        for entry in record.moves:
+            if entry.player is not None and entry.auto:
+                self._auto.setdefault(entry.player, []).append(entry.move)
         seats = ", ".join(f"{self._name(p)} is {match.role_of(p)}" for p in (1, 2))
         resumed = f", resumed after {len(record.moves)} plies" if record.moves else ""
         self.console.print(f"— game {record.number}: {seats}{resumed}")
 
     def turn_started(self, state: State, player: int, clocks: tuple[float | None, ...]) -> None:
-        if self.verbose and all(c is not None for c in clocks):
+        people = [p for p in self.players if isinstance(p, HumanPlayer)]
+        if people and self.players[player - 1] not in people:
+            return  # a person sees both clocks at their own turn
+        if self.verbose and not self._auto and all(c is not None for c in clocks):
             shown = " · ".join(
                 f"player {p}: {format_clock(c)}"
                 for p, c in enumerate(clocks, start=1)
@@ -187,35 +650,66 @@ class TerminalObserver(Observer):
             self.console.print(f"  clocks — {shown}")
 
     def move_played(self, before: State, move: Move, entry: MoveRecord, after: State) -> None:
+        self.session.view.played(before, entry, after)
+        player = entry.player
+        if player is not None and entry.auto:
+            self._auto.setdefault(player, []).append(entry.move)
+            return
+        if self._auto:
+            if player is not None:
+                self._meanwhile[player] = self._meanwhile.get(player, 0) + 1
+            return
         if not self.verbose:
             return
-        if entry.player is None:
+        if player is None:
             self.console.print(f"  drawn: {move}")
-            return
-        if isinstance(self.players[entry.player - 1], HumanPlayer) and not entry.auto:
-            return
-        note = " (played for them: out of time)" if entry.auto else ""
-        self.console.print(f"  {self._name(entry.player)} plays {move}{note}")
+        else:
+            self.console.print(f"  {self._name(player)} plays {move}")
 
     def moves_taken_back(self, state: State, count: int) -> None:
+        self.session.view.took_back(count)
         self.console.print(f"  took back {count} plies")
 
     def notice(self, text: str) -> None:
         self.console.print(f"  {text}")
 
     def game_ended(self, record: GameRecord, state: State, match: Match) -> None:
+        for player, moves in sorted(self._auto.items()):
+            others = ", ".join(
+                f"{count} by {self._name(other)}"
+                for other, count in sorted(self._meanwhile.items())
+                if other != player
+            )
+            meanwhile = f"; {others} meanwhile" if others else ""
+            self.console.print(
+                f"  {len(moves)} {'move' if len(moves) == 1 else 'moves'} played for "
+                f"{self._you(player)} (out of time): {_summary(moves)}{meanwhile}"
+            )
         if record.outcome is not None:
             if self.verbose:
-                show_position(self.console, state)
+                show_position(self.console, state, highlight=self.session.view.last)
             outcome = record.outcome
             winner = "no winner" if outcome.winner is None else f"{outcome.winner} wins"
             scores = ", ".join(f"{role} {score:g}" for role, score in outcome.scores.items())
             self.console.print(
                 f"— game {record.number} over: {winner} ({outcome.reason}); scores: {scores}"
             )
+        following = match.game_number
+        people = any(isinstance(p, HumanPlayer) for p in self.players)
+        if following is not None and people and self.session.interactive:
+            self.session.reader.ask(f"press Enter for game {following} ")
 
     def match_ended(self, record: MatchRecord) -> None:
         result = record.result
         assert result is not None
         winner = "a draw" if result.winner is None else f"{self._name(result.winner)} wins"
         self.console.print(f"Result: {winner} — {result.reason}")
+
+
+def _summary(moves: list[str]) -> str:
+    """Moves in a few words: ``pass ×23``, or the list, shortened in the middle."""
+    if len(set(moves)) == 1 and len(moves) > 1:
+        return f"{moves[0]} ×{len(moves)}"
+    if len(moves) <= 10:
+        return " ".join(moves)
+    return " ".join(moves[:8]) + " … " + moves[-1]

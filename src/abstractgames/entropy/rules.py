@@ -198,30 +198,67 @@ class EntropyGame(Game):
             slide = v.slides[origin][target]
             return slide if slide is not None else Slide(origin, target, size=v.size)
         if match := _PLACE_RE.fullmatch(body):
-            return v.placements[self._colour(match[1], text)][v.grid.square(match[2])]
+            return v.placements[self._colour(match[1], text, state)][v.grid.square(match[2])]
         if _SQUARE_RE.fullmatch(body):
             square = v.grid.square(body)
             drawn = None
             if isinstance(state, EntropyState) and state.size == v.size:
                 drawn = state.drawn
             if drawn is None:
+                if _to_move(state) == ORDER:
+                    raise InvalidMoveError(_unreadable(text, state))
                 raise InvalidMoveError(
                     f"cannot read move '{excerpt(text)}': a plain square needs a drawn counter; "
                     "write the colour too, e.g. 'R@d4'"
                 )
             return v.placements[drawn][square]
         if _COLOUR_RE.fullmatch(body):
-            return v.draws[v.colour_index[self._colour(body, text)]]
-        raise InvalidMoveError(_unreadable(text))
+            return v.draws[v.colour_index[self._colour(body, text, state)]]
+        raise InvalidMoveError(_unreadable(text, state))
 
-    def _colour(self, letter: str, text: str) -> str:
+    def _colour(self, letter: str, text: str, state: State | None = None) -> str:
         colour = letter.upper()
         if colour not in self._tables.colours:
+            if _to_move(state) == ORDER:  # Order names no colour: say what Order writes
+                raise InvalidMoveError(_unreadable(text, state))
             raise InvalidMoveError(
                 f"cannot read move '{excerpt(text)}': {colour} is not a colour of this game "
                 f"({' '.join(self._tables.colours)})"
             )
         return colour
+
+    def goal(self, role: str) -> str:
+        return {
+            ORDER: "slide a counter to make palindromes, or pass",
+            CHAOS: "place the drawn counter to spoil palindromes",
+        }.get(role, "")
+
+    def rules_summary(self) -> str:
+        n = self.size
+        return (
+            f"A {n}×{n} board, {n * n} counters in a bag: {n} of each colour "
+            f"({' '.join(self.colours)}).\n"
+            "Each turn a counter is drawn at random; Chaos places it on any empty square, then\n"
+            "Order may slide one counter like a rook (along its rank or file, over empty squares\n"
+            "only) or pass. The game ends when the board is full.\n"
+            "Order scores every run of touching counters in a rank or file that reads the same\n"
+            "both ways (RBBR: 4 + 2 for BB): each counts its length, nested ones too.\n"
+            "A match is two games with the roles swapped; the higher Order score wins."
+        )
+
+    def move_kinds(self, state: State) -> tuple[str, ...]:
+        if not isinstance(state, EntropyState):
+            return ()
+        legal = state.legal_moves()
+        if state.to_move == ORDER:
+            example = str(legal[1]) if len(legal) > 1 else "d4-d7"
+            return (f"a slide such as {example}", "pass")
+        if state.to_move == CHAOS and legal:
+            square = str(legal[0]).partition("@")[2]
+            return (f"a square for {state.drawn}, such as {square}",)
+        if state.to_move == CHANCE and legal:
+            return (f"a draw such as {legal[0]}",)
+        return ()
 
     def new_match(self, *, time_loss_forfeits: bool = False) -> EntropyMatch:
         """Two games with the roles swapped (see :class:`EntropyMatch`)."""
@@ -252,11 +289,23 @@ class EntropyGame(Game):
         return {"boards scored": run}
 
 
-def _unreadable(text: str) -> str:
-    return (
-        f"cannot read move '{excerpt(text)}': write a draw 'R', a placement 'R@d4', a slide "
-        "'d4-d7' or 'pass'"
-    )
+def _to_move(state: State | None) -> str | None:
+    return state.to_move if isinstance(state, EntropyState) else None
+
+
+def _unreadable(text: str, state: State | None = None) -> str:
+    """Why ``text`` is no move, and what the player to move in ``state`` can write instead."""
+    return f"cannot read move '{excerpt(text)}': {_what_to_write(state)}"
+
+
+def _what_to_write(state: State | None) -> str:
+    to_move = _to_move(state)
+    if to_move == ORDER:
+        return "it is Order's turn: slide a counter, e.g. 'd4-d7', or write 'pass'"
+    if to_move == CHAOS:
+        drawn = cast(EntropyState, state).drawn
+        return f"Chaos places the drawn {drawn}: write its square, e.g. 'd4' (or '{drawn}@d4')"
+    return "write a draw 'R', a placement 'R@d4', a slide 'd4-d7' or 'pass'"
 
 
 # --- the state ------------------------------------------------------------------------------------
