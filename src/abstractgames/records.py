@@ -376,7 +376,7 @@ class MatchRecord:
         try:
             data = strictjson.loads(text)
         except strictjson.JSONError as error:
-            raise RecordError(f"record is not valid: {error}") from None
+            raise RecordError(f"record: {error}") from None
         try:
             return _from_json(data)
         except RecursionError:  # a value nested deeper than a record's own fields
