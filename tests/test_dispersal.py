@@ -102,7 +102,7 @@ def test_max_plies_has_a_documented_maximum() -> None:
 
     limit = dispersal.MAX_PLIES_LIMIT
     assert limit == 10_000
-    assert f"from 1 to :data:`MAX_PLIES_LIMIT` ({limit:,})" in " ".join(
+    assert f"from 1 to [`MAX_PLIES_LIMIT`][] ({limit:,})" in " ".join(
         (DispersalGame.__doc__ or "").split()
     )
     assert get_game("dispersal", max_plies=limit).max_length == limit

@@ -1,11 +1,12 @@
 """abstractgames: reference rules, fast engines, bots and a referee for order-versus-chaos games.
 
->>> import abstractgames
->>> abstractgames.available_games()
-('dispersal', 'entropy', 'orderchaos')
->>> game = abstractgames.get_game("orderchaos")
->>> game.roles
-('order', 'chaos')
+Examples:
+    >>> import abstractgames
+    >>> abstractgames.available_games()
+    ('dispersal', 'entropy', 'orderchaos')
+    >>> game = abstractgames.get_game("orderchaos")
+    >>> game.roles
+    ('order', 'chaos')
 """
 
 from .protocol import (
@@ -33,6 +34,7 @@ from .registry import (
 )
 
 __version__ = "0.1.0"
+"""The version of the library."""
 
 __all__ = [
     "CHANCE",

@@ -1,4 +1,4 @@
-"""``python -m abstractgames``: the command line."""
+"""`python -m abstractgames`: the command line."""
 
 from .cli import main
 

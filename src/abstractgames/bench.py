@@ -3,9 +3,10 @@ the moves per second of players on fixed positions.
 
 Every figure is the median of several repeats; nothing here is a pass/fail test.
 
->>> results = run_benchmarks(["orderchaos"], games=20, repeats=1)
->>> results[0].game
-'orderchaos'
+Examples:
+    >>> results = run_benchmarks(["orderchaos"], games=20, repeats=1)
+    >>> results[0].game
+    'orderchaos'
 """
 
 from __future__ import annotations
@@ -62,10 +63,10 @@ class GameBenchmark:
 
 
 def play_random_games(game: Game, games: int, rng: random.Random) -> int:
-    """Play ``games`` games with random legal moves (chance by its odds); return the plies played.
+    """Play `games` games with random legal moves (chance by its odds); return the plies played.
 
-    Each ply goes through the public protocol only: ``outcome()``, ``legal_moves()`` (or the
-    chance outcomes), a random choice, and ``apply()``.
+    Each ply goes through the public protocol only: `outcome()`, `legal_moves()` (or the
+    chance outcomes), a random choice, and `apply()`.
     """
     choice = rng.choice
     plies = 0
@@ -82,7 +83,7 @@ def play_random_games(game: Game, games: int, rng: random.Random) -> int:
 
 
 def sample_positions(game: Game, count: int, rng: random.Random) -> list[State]:
-    """``count`` positions of random games, 4 to 30 plies in, where a player is to move."""
+    """`count` positions of random games, 4 to 30 plies in, where a player is to move."""
     positions: list[State] = []
     while len(positions) < count:
         state = game.initial_state()
@@ -134,10 +135,10 @@ def run_benchmarks(
     positions: int = 50,
     clock: Callable[[], float] = time.perf_counter,
 ) -> list[GameBenchmark]:
-    """Measure each game in ``specs`` (names or ``name:key=value`` specs); ``repeats`` runs each.
+    """Measure each game in `specs` (names or `name:key=value` specs); `repeats` runs each.
 
-    Each player spec in ``players`` (e.g. ``"search:depth=2"``) also chooses a move in
-    ``positions`` positions of seeded random games: a fixed-depth search then measures the bot's
+    Each player spec in `players` (e.g. `"search:depth=2"`) also chooses a move in
+    `positions` positions of seeded random games: a fixed-depth search then measures the bot's
     speed (its nodes per second are proportional), the same work on any machine.
     """
     results = []

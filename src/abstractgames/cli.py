@@ -1,4 +1,4 @@
-"""The ``abstractgames`` command line.
+"""The `abstractgames` command line.
 
 Errors the user can fix (a bad game name, position, flag) end with one line on stderr and a
 non-zero exit status, never a traceback.
@@ -56,7 +56,7 @@ def _say(text: str) -> None:
 
 
 def _logs_directory(directory: str) -> str:
-    """``--logs DIRECTORY`` made absolute (the same for every worker), created and checked."""
+    """`--logs DIRECTORY` made absolute (the same for every worker), created and checked."""
     from .files import check_writable
 
     try:
@@ -73,7 +73,7 @@ def _logs_directory(directory: str) -> str:
 
 
 def _check_output(path: str | None, what: str) -> None:
-    """Fail at once (a usage error, status 2) if a file cannot be written at ``path``."""
+    """Fail at once (a usage error, status 2) if a file cannot be written at `path`."""
     if path is None:
         return
     from .files import check_writable
@@ -87,7 +87,7 @@ def _check_output(path: str | None, what: str) -> None:
 
 
 def _save(record: Any, path: str, fallback_name: str) -> str:
-    """Save ``record`` to ``path``, or to a fallback file if that fails; return where it went."""
+    """Save `record` to `path`, or to a fallback file if that fails; return where it went."""
     try:
         record.save(path)
         return path
@@ -101,11 +101,11 @@ def _save(record: Any, path: str, fallback_name: str) -> str:
 
 
 MAX_SOLVE_TIME = 7 * 86_400.0
-"""The longest time ``solve --time`` accepts (a week)."""
+"""The longest time `solve --time` accepts (a week)."""
 
 
 def _finite(value: float | None) -> float | None:
-    """``value``, refusing NaN (which every comparison lets through, click's ranges too)."""
+    """`value`, refusing NaN (which every comparison lets through, click's ranges too)."""
     if value is not None and value != value:
         raise click.BadParameter("must be a number, not nan")
     return value
@@ -675,9 +675,9 @@ def _default_state(game: Game, seed: int) -> str:
 def _progress_bar(
     enabled: bool, unit: str, verbose: bool = False
 ) -> Iterator[tuple[Callable[[int, int], None] | None, Callable[[Any], None] | None]]:
-    """``(on_progress, on_match)`` for ``Arena.run``: a rich progress bar on stderr (when it is a
-    terminal and ``enabled``): finished/total, rate, time spent, the arena's estimate of the time
-    left; and with ``verbose`` a line on stderr for each finished match."""
+    """`(on_progress, on_match)` for `Arena.run`: a rich progress bar on stderr (when it is a
+    terminal and `enabled`): finished/total, rate, time spent, the arena's estimate of the time
+    left; and with `verbose` a line on stderr for each finished match."""
     import time
 
     from rich.console import Console

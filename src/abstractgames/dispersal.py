@@ -1,13 +1,14 @@
-"""Augustine Carreno's dispersal Entropy (1994) on 5×5, with the rulings of RULES.md.
+"""Augustine Carreno's dispersal Entropy (1994) on 5×5, with the rulings of
+[Notation and rulings](../notation.md).
 
-Two sides, ``O`` (moves first) and ``S``, start with seven pieces each. A piece may move only when
+Two sides, `O` (moves first) and `S`, start with seven pieces each. A piece may move only when
 it touches (orthogonally or diagonally) a piece of its own side, and then moves like a chess queen
 through empty squares. A side wins when it is *dispersed*: every one of its pieces touches an enemy
 piece and no piece of its own. A side with an *isolated* piece (touching no piece at all) is in
 check and must clear every isolation with its move; a side without a legal move passes.
 
 Forced draws (rulings): both players passing in succession, the third occurrence of a position with
-the same side to move, or reaching the ply limit (``max_plies``, passes counted).
+the same side to move, or reaching the ply limit (`max_plies`, passes counted).
 
 The board is two int bitboards. The squares touching a set of pieces come from a few shifts, so
 check, isolation and dispersal are a handful of bit operations; queen moves come from per-square
@@ -16,12 +17,12 @@ position keys shared with its ancestors plus a small bit filter of the keys seen
 the same at ply 200 as at ply 1 and the chain is walked only when the filter reports a possible
 repetition.
 
-The same rules on bare bitboards are exported for bots and solvers: :func:`touched`,
-:data:`NEIGHBOURS`, :func:`contacts`, :func:`reach`, :func:`move_masks`, :func:`winning_masks`,
-:func:`is_dispersed` and :func:`slide_of`; a move is then the int ``source_bit | target_bit``.
-:meth:`DispersalState.history` gives the position keys of a state's history (:func:`split_key`).
+The same rules on bare bitboards are exported for bots and solvers: [`touched`][],
+[`NEIGHBOURS`][], [`contacts`][], [`reach`][], [`move_masks`][], [`winning_masks`][],
+[`is_dispersed`][] and [`slide_of`][]; a move is then the int `source_bit | target_bit`.
+[`DispersalState.history`][] gives the position keys of a state's history ([`split_key`][]).
 
-Example:
+Examples:
     >>> from abstractgames import get_game
     >>> state = get_game("dispersal").from_position("S1O1O/O1SOS/S4/OOSSO/S4 S")
     >>> state.apply("d2-e1").outcome().reason
@@ -80,26 +81,27 @@ SIDE_O, SIDE_S = "O", "S"
 ROLES = (SIDE_O, SIDE_S)
 GRID = grid(5, 5)
 SIZE = GRID.size
-"""The number of squares, 25; bit ``i`` of a bitboard is square ``i`` (a1 = 0, … e5 = 24)."""
+"""The number of squares, 25; bit `i` of a bitboard is square `i` (a1 = 0, … e5 = 24)."""
 FULL = (1 << SIZE) - 1
 """The bitboard of every square."""
 START = "SSSSS/S3S/5/O3O/OOOOO O"
 """The starting position: O on rank 1, a2 and e2; S on rank 5, a4 and e4; O to move."""
 DEFAULT_MAX_PLIES = 200
+"""The ply limit of a game made without one (random games last about 136 plies)."""
 MAX_PLIES_LIMIT = 10_000
-"""The largest ``max_plies`` (fifty times the default): the repetition filter of every state has
+"""The largest `max_plies` (fifty times the default): the repetition filter of every state has
 about five bits per ply of the limit, so a larger one would slow every move down."""
 
 _NOT_FILE_A = FULL & ~GRID.mask(range(0, SIZE, GRID.width))
 _NOT_FILE_E = FULL & ~GRID.mask(range(GRID.width - 1, SIZE, GRID.width))
 NEIGHBOURS: tuple[int, ...] = tuple(GRID.mask(GRID.neighbours(sq)) for sq in range(SIZE))
-"""``NEIGHBOURS[sq]``: the bitboard of the up to eight squares touching square ``sq``."""
+"""`NEIGHBOURS[sq]`: the bitboard of the up to eight squares touching square `sq`."""
 
 
 def touched(bits: int) -> int:
-    """The squares touching at least one square of ``bits`` (a square does not touch itself).
+    """The squares touching at least one square of `bits` (a square does not touch itself).
 
-    Example:
+    Examples:
         >>> touched(1) == NEIGHBOURS[0] == 1 << 1 | 1 << 5 | 1 << 6  # a1 touches b1, a2 and b2
         True
     """
@@ -109,7 +111,7 @@ def touched(bits: int) -> int:
 
 
 def contacts(bits: int) -> int:
-    """The number of pairs of touching squares within ``bits``."""
+    """The number of pairs of touching squares within `bits`."""
     return (
         (bits & (bits << 1) & _NOT_FILE_A).bit_count()
         + (bits & (bits << 5)).bit_count()
@@ -119,8 +121,8 @@ def contacts(bits: int) -> int:
 
 
 def is_dispersed(own: int, other: int) -> bool:
-    """Whether the pieces ``own`` are dispersed around ``other``: each touches a piece of
-    ``other`` and none of ``own``."""
+    """Whether the pieces `own` are dispersed around `other`: each touches a piece of
+    `other` and none of `own`."""
     return not own & touched(own) and own & touched(other) == own
 
 
@@ -154,9 +156,9 @@ def _not_source(instance: Slide, attribute: attrs.Attribute[int], value: int) ->
 
 @attrs.frozen(slots=True, repr=False)
 class Slide(Move):
-    """Move the piece on ``source`` to ``target`` (square indices, 0 = a1 … 24 = e5).
+    """Move the piece on `source` to `target` (square indices, 0 = a1 … 24 = e5).
 
-    Notation ``a4-c4``. Any two different squares make a ``Slide``; whether it is a queen move
+    Notation `a4-c4`. Any two different squares make a `Slide`; whether it is a queen move
     through empty squares, and legal, is up to the state it is applied to.
     """
 
@@ -172,7 +174,7 @@ class Slide(Move):
 
 @attrs.frozen(slots=True, repr=False)
 class Pass(Move):
-    """Pass the turn, allowed exactly when there is no legal move; notation ``pass``."""
+    """Pass the turn, allowed exactly when there is no legal move; notation `pass`."""
 
     def __str__(self) -> str:
         return "pass"
@@ -182,7 +184,7 @@ class Pass(Move):
 
 
 PASS = Pass()
-"""The only :class:`Pass`."""
+"""The only [`Pass`][]."""
 _PASS_ONLY: tuple[Move, ...] = (PASS,)
 _SLIDES: dict[int, Slide] = {
     a * SIZE + b: Slide(a, b) for a in range(SIZE) for b in range(SIZE) if a != b
@@ -197,7 +199,7 @@ _DIAGONAL = QUEEN_DIRECTIONS[4:]
 
 
 def _between() -> tuple[int, ...]:
-    """``_BETWEEN[a * SIZE + b]``: the squares strictly between a and b on a line, or -1."""
+    """`_BETWEEN[a * SIZE + b]`: the squares strictly between a and b on a line, or -1."""
     table = [-1] * (SIZE * SIZE)
     for a in range(SIZE):
         for df, dr in QUEEN_DIRECTIONS:
@@ -214,8 +216,8 @@ _BETWEEN = _between()
 def _reach_table(
     square: int, directions: tuple[tuple[int, int], ...]
 ) -> tuple[int, dict[int, int]]:
-    """The squares on ``square``'s lines in ``directions``, and for every set of occupied squares
-    on them, the squares a queen on ``square`` reaches along those lines."""
+    """The squares on `square`'s lines in `directions`, and for every set of occupied squares
+    on them, the squares a queen on `square` reaches along those lines."""
     choices = []
     for df, dr in directions:
         ray = GRID.ray(square, df, dr)
@@ -280,10 +282,10 @@ _MASK_TABLES: dict[int, tuple[int, dict[int, int], int, dict[int, int], _MasksTo
 
 
 def reach(piece: int, occupied: int) -> int:
-    """The squares a queen on the single bit ``piece`` reaches through the empty squares, the
-    squares of ``occupied`` blocking it.
+    """The squares a queen on the single bit `piece` reaches through the empty squares, the
+    squares of `occupied` blocking it.
 
-    Example:
+    Examples:
         >>> bits = reach(1, 1 << 1 | 1 << 12)  # a1, with b1 and c3 occupied
         >>> [sq for sq in range(SIZE) if bits >> sq & 1]  # a2 … a5 and b2
         [5, 6, 10, 15, 20]
@@ -293,10 +295,10 @@ def reach(piece: int, occupied: int) -> int:
 
 
 def move_masks(own: int, other: int) -> list[int]:
-    """The legal moves of the side with the pieces ``own`` (to move), ``other`` the enemy's.
+    """The legal moves of the side with the pieces `own` (to move), `other` the enemy's.
 
-    A move is the int ``source_bit | target_bit``; the order is by source, then target square,
-    as in :meth:`DispersalState.legal_moves`, and the list is empty when the side must pass. The
+    A move is the int `source_bit | target_bit`; the order is by source, then target square,
+    as in [`DispersalState.legal_moves`][], and the list is empty when the side must pass. The
     draws and wins of a finished game are not looked at.
     """
     occupied = own | other
@@ -331,10 +333,10 @@ def move_masks(own: int, other: int) -> list[int]:
 
 
 def winning_masks(own: int, other: int) -> list[int]:
-    """The moves (as in :func:`move_masks`) after which the side with the pieces ``own``, to move,
-    is dispersed and ``other`` is not: the moves that win at once.
+    """The moves (as in [`move_masks`][]) after which the side with the pieces `own`, to move,
+    is dispersed and `other` is not: the moves that win at once.
 
-    Such a move is legal even in check. In the order of :func:`move_masks`.
+    Such a move is legal even in check. In the order of [`move_masks`][].
     """
     near_other = touched(other)
     lonely = own & ~near_other
@@ -367,9 +369,9 @@ def winning_masks(own: int, other: int) -> list[int]:
 
 
 def slide_of(mask: int, own: int) -> Slide:
-    """The :class:`Slide` of the move ``source_bit | target_bit`` of the side with pieces ``own``.
+    """The [`Slide`][] of the move `source_bit | target_bit` of the side with pieces `own`.
 
-    Example:
+    Examples:
         >>> slide_of(1 | 1 << 6, 1)
         Slide('a1-b2')
     """
@@ -394,7 +396,7 @@ _Node = tuple[int, Any]
 
 
 def split_key(key: int) -> tuple[int, int, int]:
-    """The ``(o, s, side)`` of a position key (see :meth:`DispersalState.history`)."""
+    """The `(o, s, side)` of a position key (see [`DispersalState.history`][])."""
     return key & FULL, key >> _S_SHIFT & FULL, key >> 2 * SIZE
 
 
@@ -425,18 +427,18 @@ def _occurrences(node: _Node) -> int:
 class DispersalGame(Game):
     """Each side tries to spread its pieces so that each touches only enemy pieces.
 
-    Carreno's dispersal Entropy on 5×5 (``get_game("dispersal", max_plies=200)``).
+    Carreno's dispersal Entropy on 5×5 (`get_game("dispersal", max_plies=200)`).
 
     Args:
         max_plies: the game is drawn when this many plies (passes included) have been played
-            without a result; from 1 to :data:`MAX_PLIES_LIMIT` (10,000).
+            without a result; from 1 to [`MAX_PLIES_LIMIT`][] (10,000).
 
     Raises:
-        InvalidParameterError: ``max_plies`` is not an integer from 1 to 10,000.
+        InvalidParameterError: `max_plies` is not an integer from 1 to 10,000.
 
     Attributes:
         max_plies: the ply limit.
-        ply_limit: the :class:`~abstractgames.Outcome` of a game that reaches it.
+        ply_limit: the [`Outcome`][] of a game that reaches it.
     """
 
     name = "dispersal"
@@ -487,7 +489,7 @@ class DispersalGame(Game):
         return self._initial
 
     def from_position(self, text: str) -> DispersalState:
-        """Read ``<ranks> <side>``, e.g. ``"SSSSS/S3S/5/O3O/OOOOO O"``; the history starts afresh.
+        """Read `<ranks> <side>`, e.g. `"SSSSS/S3S/5/O3O/OOOOO O"`; the history starts afresh.
 
         Each side needs at least one piece; letters and the side may be lower case. A position in
         which a side is dispersed is read as a finished game.
@@ -507,7 +509,7 @@ class DispersalGame(Game):
         return _make(self, o, s, ROLES.index(side), None, 0, 0, False)
 
     def parse_move(self, text: str, state: State | None = None) -> Move:
-        """Read ``a4-c4`` (also ``A4C4``, ``a4 c4``, ``a4 - c4``) or ``pass``; no state needed."""
+        """Read `a4-c4` (also `A4C4`, `a4 c4`, `a4 - c4`) or `pass`; no state needed."""
         if not isinstance(text, str):
             raise InvalidMoveError(f"move notation must be a string, not {type(text).__name__}")
         if text.strip().lower() == "pass":
@@ -555,7 +557,7 @@ class DispersalGame(Game):
 
 
 class _Fields:
-    """The slots of a :class:`DispersalState`; ``_make`` fills one in, then makes it a state."""
+    """The slots of a [`DispersalState`][]; `_make` fills one in, then makes it a state."""
 
     __slots__ = (
         "_game",
@@ -588,7 +590,7 @@ class _Fields:
 class DispersalState(_Fields, State):
     """A position of dispersal Entropy with the history that forced draws need.
 
-    ``o`` and ``s`` are the bitboards of the two sides (bit ``i`` = square ``i``, a1 = 0). States
+    `o` and `s` are the bitboards of the two sides (bit `i` = square `i`, a1 = 0). States
     are equal, and hash alike, when their positions are: the board and the side to move. The
     history (ply count, passes, earlier positions) does not take part, so a state read back from
     its position string equals it even though it starts a fresh history.
@@ -614,17 +616,17 @@ class DispersalState(_Fields, State):
 
     @property
     def ply(self) -> int:
-        """Plies (passes included) played since the start or since ``from_position``."""
+        """Plies (passes included) played since the start or since `from_position`."""
         return self._ply
 
     def history(self) -> tuple[int, ...]:
         """The position keys of this state's history, oldest first, this state's last.
 
-        A key packs a position into an int: ``o | s << 25 | side << 50``, with ``side`` 0 when O
-        is to move and 1 for S (:func:`split_key` unpacks it). A pass keeps the board and flips
-        the side. The history starts at the start position or at ``from_position``.
+        A key packs a position into an int: `o | s << 25 | side << 50`, with `side` 0 when O
+        is to move and 1 for S ([`split_key`][] unpacks it). A pass keeps the board and flips
+        the side. The history starts at the start position or at `from_position`.
 
-        Example:
+        Examples:
             >>> from abstractgames import get_game
             >>> state = get_game("dispersal").from_position("S4/5/5/5/OO3 O").apply("a1-a2")
             >>> [split_key(key) for key in state.history()]  # S on a5 = bit 20
@@ -639,7 +641,7 @@ class DispersalState(_Fields, State):
         return tuple(keys)
 
     def legal_moves(self) -> tuple[Move, ...]:
-        """Slides by source, then target square (a1, b1, … e5); ``(PASS,)`` when there are none."""
+        """Slides by source, then target square (a1, b1, … e5); `(PASS,)` when there are none."""
         legal = self._legal
         if legal is None:
             legal = self._generate()
@@ -679,7 +681,7 @@ class DispersalState(_Fields, State):
         return tuple(moves) if moves else _PASS_ONLY
 
     def apply(self, move: Move | str) -> DispersalState:
-        """The state after ``move`` (a move or its notation); the reason is in any refusal."""
+        """The state after `move` (a move or its notation); the reason is in any refusal."""
         if type(move) is Slide and self._outcome is None:
             source_bit = 1 << move.source
             target_bit = 1 << move.target
@@ -715,7 +717,7 @@ class DispersalState(_Fields, State):
         return self._apply_other(move)
 
     def _apply_other(self, move: object) -> DispersalState:
-        """Passes, notation, and every refusal (the slow path of :meth:`apply`)."""
+        """Passes, notation, and every refusal (the slow path of [`apply`][])."""
         if isinstance(move, str):
             return self.apply(self._game.parse_move(move, self))
         if not isinstance(move, Slide | Pass):
@@ -788,28 +790,28 @@ class DispersalState(_Fields, State):
         return f"{GRID.format_ranks(self.cells())} {ROLES[self._side]}"
 
     def cells(self) -> str:
-        """One character per square in index order (a1 first): ``O``, ``S`` or ``.``."""
+        """One character per square in index order (a1 first): `O`, `S` or `.`."""
         o, s = self.o, self.s
         return "".join("O" if o >> i & 1 else "S" if s >> i & 1 else "." for i in range(SIZE))
 
     def isolated(self, side: str | None = None) -> frozenset[int]:
-        """The squares of ``side``'s pieces that touch no piece at all.
+        """The squares of `side`'s pieces that touch no piece at all.
 
         Args:
-            side: ``"O"`` or ``"S"``; by default :attr:`side`, the side to move.
+            side: `"O"` or `"S"`; by default [`side`][], the side to move.
         """
         own = self._bits(side)
         return frozenset(_squares(own & ~touched(self.o | self.s)))
 
     def in_check(self) -> bool:
-        """Whether the side to move (:attr:`side`) has an isolated piece."""
+        """Whether the side to move ([`side`][]) has an isolated piece."""
         return bool(self._isolated)
 
     def dispersed(self, side: str | None = None) -> bool:
-        """Whether every piece of ``side`` touches an enemy piece and none of its own.
+        """Whether every piece of `side` touches an enemy piece and none of its own.
 
         Args:
-            side: ``"O"`` or ``"S"``; by default :attr:`side`, the side to move.
+            side: `"O"` or `"S"`; by default [`side`][], the side to move.
         """
         own = self._bits(side)
         return is_dispersed(own, (self.o | self.s) ^ own)
@@ -823,7 +825,7 @@ class DispersalState(_Fields, State):
 
     def marked_squares(self) -> dict[int, str]:
         """While the game goes on, the isolated pieces of the side to move (it is in check), each
-        marked ``"isolated"``."""
+        marked `"isolated"`."""
         if self._to_move is None:
             return {}
         return dict.fromkeys(_squares(self._isolated), "isolated")
@@ -869,7 +871,7 @@ def _make(
     near_o: int = -1,
     near_s: int = -1,
 ) -> DispersalState:
-    """A new state after ``ply`` plies; ``double_pass`` says its move and the one before passed."""
+    """A new state after `ply` plies; `double_pass` says its move and the one before passed."""
     if near_o < 0:
         near_o, near_s = touched(o), touched(s)
     key = o | s << _S_SHIFT | side << 2 * SIZE

@@ -1,9 +1,9 @@
 """Saving files safely: a file is either the old one or the whole new one, even after a crash.
 
 Everything the library saves (game records, tournament results and records) goes through
-:func:`write_atomic`. It writes through a symbolic link (the file the link points to is replaced,
+[`write_atomic`][]. It writes through a symbolic link (the file the link points to is replaced,
 the link stays), keeps the permissions of the file it replaces, and refuses to write over what is
-not a regular file (:class:`NotRegularFileError`) or over a file the user made read-only.
+not a regular file ([`NotRegularFileError`][]) or over a file the user made read-only.
 """
 
 from __future__ import annotations
@@ -33,12 +33,12 @@ class NotRegularFileError(OSError):
 
 
 def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
-    """Replace the file at ``path`` by ``data`` atomically.
+    """Replace the file at `path` by `data` atomically.
 
-    ``data`` goes to a temporary file in the same directory, which is flushed to the disk and
-    then renamed over ``path``; the directory is flushed too where the platform allows. Readers
+    `data` goes to a temporary file in the same directory, which is flushed to the disk and
+    then renamed over `path`; the directory is flushed too where the platform allows. Readers
     see the old file or the whole new one, never a part, and so does the disk after a crash. On
-    any failure, Ctrl-C included, the temporary file is removed and ``path`` is left as it was.
+    any failure, Ctrl-C included, the temporary file is removed and `path` is left as it was.
 
     A symbolic link is written through: the file it points to is replaced and the link kept. A
     file that is replaced keeps its permissions (and, where allowed, its owner); a new file gets
@@ -49,8 +49,8 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
         data: bytes, or text, written as UTF-8 with its newlines unchanged.
 
     Raises:
-        NotRegularFileError: ``path`` is a directory, a device, a FIFO, a socket (nothing written).
-        PermissionError: ``path`` is a file without write permission (nothing written).
+        NotRegularFileError: `path` is a directory, a device, a FIFO, a socket (nothing written).
+        PermissionError: `path` is a file without write permission (nothing written).
         OSError: the file cannot be written.
     """
     target = _resolve(path)
@@ -73,15 +73,15 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
 
 
 def _resolve(path: str | os.PathLike[str]) -> Path:
-    """The file ``path`` names, symbolic links followed (to where a link points, even if no file
+    """The file `path` names, symbolic links followed (to where a link points, even if no file
     is there yet)."""
     target = Path(path)
     return Path(os.path.realpath(target)) if os.path.islink(target) else target
 
 
 def _existing(target: Path) -> os.stat_result | None:
-    """The status of the file at ``target`` (``None`` if there is none); raise
-    :class:`NotRegularFileError` or :class:`PermissionError` if it must not be replaced."""
+    """The status of the file at `target` (`None` if there is none); raise
+    [`NotRegularFileError`][] or `PermissionError` if it must not be replaced."""
     try:
         status = os.stat(target)
     except FileNotFoundError:
@@ -101,7 +101,7 @@ def _existing(target: Path) -> os.stat_result | None:
 
 
 def _keep_permissions(fd: int, name: str, old: os.stat_result) -> None:
-    """Give the new file ``name`` (open as ``fd``) the permissions and owner of the old one."""
+    """Give the new file `name` (open as `fd`) the permissions and owner of the old one."""
     if hasattr(os, "fchown"):
         new = os.fstat(fd)
         if (new.st_uid, new.st_gid) != (old.st_uid, old.st_gid):
@@ -114,7 +114,7 @@ def _keep_permissions(fd: int, name: str, old: os.stat_result) -> None:
 
 
 def _create_temporary(target: Path) -> tuple[int, str]:
-    """A new hidden file next to ``target``, open for writing (unlike ``tempfile.mkstemp``,
+    """A new hidden file next to `target`, open for writing (unlike `tempfile.mkstemp`,
     which makes it private, it gets the permissions of any new file)."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
     flags |= getattr(os, "O_CLOEXEC", 0)
@@ -146,11 +146,11 @@ def _sync_directory(directory: Path) -> None:
 
 
 def check_writable(path: str | os.PathLike[str]) -> None:
-    """Raise ``OSError`` (with a message for people) unless :func:`write_atomic` can write ``path``.
+    """Raise `OSError` (with a message for people) unless [`write_atomic`][] can write `path`.
 
     Checked before a long run starts, so that its results have somewhere to go: the name is not
     empty and not too long, its directory exists and takes a new file (a probe file is made and
-    removed: this also refuses ``/proc`` and read-only file systems), and an existing ``path`` is
+    removed: this also refuses `/proc` and read-only file systems), and an existing `path` is
     a regular file the user may write.
     """
     text = os.fspath(path)

@@ -1,10 +1,10 @@
 """Square names, rays and the FEN-like rank notation shared by all games on a rectangular board.
 
-Squares are ints: ``index = (rank - 1) * width + file``, so ``a1`` is 0 and the top-right square is
-the last. See RULES.md for the notation. :func:`grid_of` gives the :class:`Grid` of a game or a
-state, to go from square names to indices and back:
+Squares are ints: `index = (rank - 1) * width + file`, so `a1` is 0 and the top-right square is
+the last. See [Notation and rulings](../notation.md) for the notation. [`grid_of`][] gives the
+[`Grid`][] of a game or a state, to go from square names to indices and back:
 
-Example:
+Examples:
     >>> from abstractgames import get_game
     >>> squares = grid_of(get_game("orderchaos"))
     >>> squares.square("c3"), squares.name(14)
@@ -33,26 +33,26 @@ __all__ = [
 ]
 
 FILES = "abcdefghijklmnopqrstuvwxyz"
-"""The file letters, ``a`` first."""
+"""The file letters, `a` first."""
 _SQUARE_NAME = re.compile(r"(?<![A-Za-z0-9])[a-z][1-9][0-9]*(?![A-Za-z0-9])")
 _LONG = 100
 """A rank text longer than this is refused without counting its squares."""
 
 ROOK_DIRECTIONS = ((1, 0), (-1, 0), (0, 1), (0, -1))
-"""``(files, ranks)`` steps along a rank or a file."""
+"""`(files, ranks)` steps along a rank or a file."""
 QUEEN_DIRECTIONS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1))
-"""``(files, ranks)`` steps along a rank, a file or a diagonal."""
+"""`(files, ranks)` steps along a rank, a file or a diagonal."""
 
 
 class Grid:
-    """The geometry of a ``width`` × ``height`` board; use :func:`grid_of` or :func:`grid` to get a
+    """The geometry of a `width` × `height` board; use [`grid_of`][] or [`grid`][] to get a
     shared instance.
 
     Attributes:
         width: squares per rank.
         height: ranks.
         size: squares in all.
-        names: the name of every square in index order (``"a1"``, ``"b1"``, …).
+        names: the name of every square in index order (`"a1"`, `"b1"`, …).
     """
 
     __slots__ = ("_index", "height", "names", "size", "width")
@@ -67,7 +67,7 @@ class Grid:
         self._index = {name: i for i, name in enumerate(self.names)}
 
     def square(self, text: str) -> int:
-        """The index of a square name such as ``"c3"`` (case-insensitive).
+        """The index of a square name such as `"c3"` (case-insensitive).
 
         Raises:
             InvalidMoveError: the text names no square of this board.
@@ -83,7 +83,7 @@ class Grid:
         return index
 
     def name(self, square: int) -> str:
-        """The name of a square index, e.g. ``"c3"``.
+        """The name of a square index, e.g. `"c3"`.
 
         Raises:
             ValueError: the index is not on the board.
@@ -95,8 +95,8 @@ class Grid:
         return self.names[square]
 
     def move_squares(self, move: Move | str) -> tuple[int, ...]:
-        """The squares a move's notation names, in order: the target of a drop (``X@c3``), the
-        source and target of a slide (``a4-c4``), none for a pass.
+        """The squares a move's notation names, in order: the target of a drop (`X@c3`), the
+        source and target of a slide (`a4-c4`), none for a pass.
 
         Raises:
             InvalidMoveError: the notation names a square that is not on this board.
@@ -104,22 +104,22 @@ class Grid:
         return tuple(self.square(name) for name in _SQUARE_NAME.findall(str(move)))
 
     def file(self, square: int) -> int:
-        """The file of a square, 0 for file ``a``."""
+        """The file of a square, 0 for file `a`."""
         return square % self.width
 
     def rank(self, square: int) -> int:
-        """The rank of a square, 0 for rank ``1``."""
+        """The rank of a square, 0 for rank `1`."""
         return square // self.width
 
     def step(self, square: int, df: int, dr: int) -> int | None:
-        """The square ``df`` files and ``dr`` ranks away, or ``None`` off the board."""
+        """The square `df` files and `dr` ranks away, or `None` off the board."""
         f, r = square % self.width + df, square // self.width + dr
         if 0 <= f < self.width and 0 <= r < self.height:
             return r * self.width + f
         return None
 
     def ray(self, square: int, df: int, dr: int) -> tuple[int, ...]:
-        """The squares from ``square`` (excluded) in one direction up to the edge."""
+        """The squares from `square` (excluded) in one direction up to the edge."""
         out = []
         nxt = self.step(square, df, dr)
         while nxt is not None:
@@ -128,7 +128,7 @@ class Grid:
         return tuple(out)
 
     def neighbours(self, square: int) -> tuple[int, ...]:
-        """The up to eight squares touching ``square`` orthogonally or diagonally."""
+        """The up to eight squares touching `square` orthogonally or diagonally."""
         return tuple(
             n for df, dr in QUEEN_DIRECTIONS if (n := self.step(square, df, dr)) is not None
         )
@@ -141,9 +141,9 @@ class Grid:
         return bits
 
     def format_ranks(self, cells: Sequence[str]) -> str:
-        """Rank notation (top rank first, ``/`` between ranks, digits for empty squares).
+        """Rank notation (top rank first, `/` between ranks, digits for empty squares).
 
-        ``cells`` holds one character per square in index order, ``"."`` for empty.
+        `cells` holds one character per square in index order, `"."` for empty.
         """
         ranks = []
         for r in range(self.height - 1, -1, -1):
@@ -162,7 +162,7 @@ class Grid:
         return "/".join(ranks)
 
     def parse_ranks(self, text: str, pieces: str) -> str:
-        """Read rank notation into one character per square in index order, ``"."`` for empty.
+        """Read rank notation into one character per square in index order, `"."` for empty.
 
         Raises:
             InvalidPositionError: with what is wrong (rank count, rank width, a bad character).
@@ -213,7 +213,7 @@ class Grid:
         )
 
     def _check_long_ranks(self, text: str) -> None:
-        """Refuse a ranks text with too many ranks, or a rank of more than :data:`_LONG`
+        """Refuse a ranks text with too many ranks, or a rank of more than `_LONG`
         characters (each is a square at least), without reading it all."""
         count = text.count("/") + 1
         if count != self.height:
@@ -237,15 +237,15 @@ class Grid:
 
 @cache
 def grid(width: int, height: int) -> Grid:
-    """The shared :class:`Grid` for a board size."""
+    """The shared [`Grid`][] for a board size."""
     return Grid(width, height)
 
 
 def grid_of(board: Game | State) -> Grid:
-    """The :class:`Grid` of a game's board, or of the board of a state's game.
+    """The [`Grid`][] of a game's board, or of the board of a state's game.
 
     Raises:
-        NotImplementedError: the game has no board (no ``board_width`` or no ``cells()``).
+        NotImplementedError: the game has no board (no `board_width` or no `cells()`).
     """
     game = board.game if isinstance(board, State) else board
     if game.board_width <= 0:

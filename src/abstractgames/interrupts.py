@@ -1,12 +1,12 @@
-"""Stopping a run cleanly: SIGTERM and SIGHUP (``kill``, ``timeout``, a closed terminal window)
+"""Stopping a run cleanly: SIGTERM and SIGHUP (`kill`, `timeout`, a closed terminal window)
 stop it the way Ctrl-C does.
 
-Inside :func:`termination_as_interrupt`, the first SIGINT, SIGTERM or SIGHUP raises an exception
-where the program is, as Ctrl-C raises :class:`KeyboardInterrupt`: :class:`Terminated` (a
-``KeyboardInterrupt``) for SIGTERM and SIGHUP, so every ``except KeyboardInterrupt`` that saves a
+Inside [`termination_as_interrupt`][], the first SIGINT, SIGTERM or SIGHUP raises an exception
+where the program is, as Ctrl-C raises `KeyboardInterrupt`: [`Terminated`][] (a
+`KeyboardInterrupt`) for SIGTERM and SIGHUP, so every `except KeyboardInterrupt` that saves a
 game, kills a program or keeps a tournament's results does it for them too. Signals that arrive
 while that clean-up runs are remembered, not raised, so they cannot cut it short. The exit status
-of a run stopped so is the shell's convention, 128 + the signal number (:func:`exit_status`).
+of a run stopped so is the shell's convention, 128 + the signal number ([`exit_status`][]).
 """
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ _SIGNALS = tuple(
 
 
 class Terminated(KeyboardInterrupt):
-    """SIGTERM or SIGHUP, raised where the program was (see the module docstring)."""
+    """SIGTERM or SIGHUP, raised where the program was (see
+    [the module][abstractgames.interrupts])."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(signum)
@@ -40,7 +41,7 @@ class Terminated(KeyboardInterrupt):
 
 
 def exit_status(interrupt: KeyboardInterrupt) -> int:
-    """The conventional exit status after ``interrupt``: 128 + the signal number."""
+    """The conventional exit status after `interrupt`: 128 + the signal number."""
     if isinstance(interrupt, Terminated):
         return 128 + interrupt.signum
     return EXIT_INTERRUPTED

@@ -1,15 +1,15 @@
 """Stephen Sniderman's Order and Chaos on 6×6, original rules: six in a row counts.
 
-Both players place an ``X`` or an ``O`` (their choice) on any empty square, Order first. Order wins
+Both players place an `X` or an `O` (their choice) on any empty square, Order first. Order wins
 as soon as five or more like symbols stand in an unbroken line across, down or diagonally, whoever
 placed them; Chaos wins when the board fills without such a line. There are no draws.
 
 The board is two int bitboards (one per symbol). The 32 five-square windows are precomputed as
 masks, and after a move only the windows through the square just played are checked. The tables
-are exported for bots: :data:`WINDOWS`, :data:`WINDOWS_THROUGH`, :data:`WINDOW_INDICES_THROUGH`,
-with :data:`SIZE`, :data:`FULL` and :data:`MOVES`.
+are exported for bots: [`WINDOWS`][], [`WINDOWS_THROUGH`][], [`WINDOW_INDICES_THROUGH`][],
+with [`SIZE`][], [`FULL`][] and [`MOVES`][].
 
-Example:
+Examples:
     >>> from abstractgames import get_game
     >>> state = get_game("orderchaos").from_position("6/6/6/6/6/XXXX2 order")
     >>> state.apply("X@e1").outcome().winner
@@ -54,10 +54,11 @@ ORDER, CHAOS = "order", "chaos"
 SYMBOLS = "XO"
 GRID = grid(6, 6)
 SIZE = GRID.size
-"""The number of squares, 36; bit ``i`` of a bitboard is square ``i`` (a1 = 0, … f6 = 35)."""
+"""The number of squares, 36; bit `i` of a bitboard is square `i` (a1 = 0, … f6 = 35)."""
 FULL = (1 << SIZE) - 1
-"""The bitboard of every square: the board is full when ``x | o == FULL``."""
+"""The bitboard of every square: the board is full when `x | o == FULL`."""
 LINE_LENGTH = 5
+"""How many like symbols in a row win for Order (six count too)."""
 
 
 def _windows() -> tuple[int, ...]:
@@ -75,13 +76,13 @@ WINDOWS: tuple[int, ...] = _windows()
 WINDOW_INDICES_THROUGH: tuple[tuple[int, ...], ...] = tuple(
     tuple(i for i, w in enumerate(WINDOWS) if w >> sq & 1) for sq in range(SIZE)
 )
-"""``WINDOW_INDICES_THROUGH[sq]``: the indices in :data:`WINDOWS` of the windows through square
-``sq``, in increasing order."""
+"""`WINDOW_INDICES_THROUGH[sq]`: the indices in [`WINDOWS`][] of the windows through square
+`sq`, in increasing order."""
 WINDOWS_THROUGH: tuple[tuple[int, ...], ...] = tuple(
     tuple(WINDOWS[i] for i in indices) for indices in WINDOW_INDICES_THROUGH
 )
-"""``WINDOWS_THROUGH[sq]``: the windows through square ``sq`` (those of
-:data:`WINDOW_INDICES_THROUGH`)."""
+"""`WINDOWS_THROUGH[sq]`: the windows through square `sq` (those of
+[`WINDOW_INDICES_THROUGH`][])."""
 
 
 def _check_symbol(instance: object, attribute: attrs.Attribute[str], value: object) -> None:
@@ -96,7 +97,7 @@ def _check_square(instance: object, attribute: attrs.Attribute[int], value: obje
 
 @attrs.frozen(slots=True, repr=False)
 class Placement(Move):
-    """Put ``symbol`` (``"X"`` or ``"O"``) on ``square`` (0 = a1 … 35 = f6); notation ``X@c3``."""
+    """Put `symbol` (`"X"` or `"O"`) on `square` (0 = a1 … 35 = f6); notation `X@c3`."""
 
     symbol: str = attrs.field(validator=_check_symbol)
     square: int = attrs.field(validator=_check_square)
@@ -109,7 +110,7 @@ class Placement(Move):
 
 
 MOVES: tuple[Placement, ...] = tuple(Placement(s, sq) for sq in range(SIZE) for s in SYMBOLS)
-"""Every placement in canonical order: by square (a1, b1, … f6), ``X`` before ``O``."""
+"""Every placement in canonical order: by square (a1, b1, … f6), `X` before `O`."""
 _MOVE_BY_TEXT = {str(m): m for m in MOVES}
 # Possessive runs of spaces (*+): long spaces cannot make the match backtrack quadratically.
 _MOVE_RE = re.compile(
@@ -125,7 +126,7 @@ _set = object.__setattr__
 class OrderChaosGame(Game):
     """Both place X or O; Order wants five (or six) in a row, Chaos a full board without.
 
-    Order and Chaos on 6×6 with the original rules (``get_game("orderchaos")``); it has no
+    Order and Chaos on 6×6 with the original rules (`get_game("orderchaos")`); it has no
     parameters.
     """
 
@@ -139,7 +140,7 @@ class OrderChaosGame(Game):
         return _make(0, 0, None, MOVES)
 
     def from_position(self, text: str) -> OrderChaosState:
-        """Read ``<ranks> <side>``, e.g. ``"6/6/6/6/6/6 order"``."""
+        """Read `<ranks> <side>`, e.g. `"6/6/6/6/6/6 order"`."""
         ranks, side = split_position(text, 2, "6/6/6/6/6/6 order")
         cells = GRID.parse_ranks(ranks, SYMBOLS)
         x = GRID.mask(i for i, c in enumerate(cells) if c == "X")
@@ -157,7 +158,7 @@ class OrderChaosGame(Game):
         return _make(x, o, _outcome_of(x, o), None)
 
     def parse_move(self, text: str, state: State | None = None) -> Placement:
-        """Read ``X@c3`` (also ``xc3``, ``c3x``, ``x @ C3``); the state is not needed."""
+        """Read `X@c3` (also `xc3`, `c3x`, `x @ C3`); the state is not needed."""
         if not isinstance(text, str):
             raise InvalidMoveError(f"move notation must be a string, not {type(text).__name__}")
         match = _MOVE_RE.match(text)
@@ -194,7 +195,7 @@ GAME = OrderChaosGame()
 
 
 class OrderChaosState(State):
-    """A position of Order and Chaos: two bitboards (``x``, ``o``) and who moves next."""
+    """A position of Order and Chaos: two bitboards (`x`, `o`) and who moves next."""
 
     __slots__ = ("_legal", "_outcome", "_to_move", "o", "x")
     x: int
@@ -276,7 +277,7 @@ class OrderChaosState(State):
         return f"{GRID.format_ranks(self.cells())} {ORDER if count % 2 == 0 else CHAOS}"
 
     def cells(self) -> str:
-        """One character per square in index order (a1 first): ``X``, ``O`` or ``.``."""
+        """One character per square in index order (a1 first): `X`, `O` or `.`."""
         return "".join(
             "X" if self.x >> i & 1 else "O" if self.o >> i & 1 else "." for i in range(SIZE)
         )
@@ -291,7 +292,7 @@ class OrderChaosState(State):
         return frozenset(squares)
 
     def marked_squares(self) -> dict[int, str]:
-        """The squares of the winning line (or lines), each marked ``"line"``."""
+        """The squares of the winning line (or lines), each marked `"line"`."""
         return dict.fromkeys(sorted(self.winning_squares()), "line")
 
     def describe(self) -> tuple[str, ...]:

@@ -1,14 +1,15 @@
 """The shared game protocol: every game implements it, every player, referee and tool uses it.
 
-A :class:`Game` describes a game and its parameters and makes states; a :class:`State` is one
+A [`Game`][] describes a game and its parameters and makes states; a [`State`][] is one
 immutable position with everything needed to continue the game from it. Moves are small immutable
-values whose ``str()`` is their canonical notation (see RULES.md). Randomness in a game is never
-hidden: a state whose ``to_move`` is :data:`CHANCE` lists the possible outcomes of a chance event
-with their probabilities, and whoever drives the game (a referee, a bot, a test) picks one.
+values whose `str()` is their canonical notation (see [Notation and rulings](../notation.md)).
+Randomness in a game is never hidden: a state whose `to_move` is [`CHANCE`][] lists the possible
+outcomes of a chance event with their probabilities, and whoever drives the game (a referee, a bot,
+a test) picks one.
 
-Games are found by name through :mod:`abstractgames.registry` (``abstractgames.get_game``).
+Games are found by name through [`abstractgames.registry`][] (`abstractgames.get_game`).
 
-Example:
+Examples:
     >>> import abstractgames
     >>> game = abstractgames.get_game("orderchaos")
     >>> state = game.initial_state().apply("X@c3")
@@ -54,7 +55,7 @@ __all__ = [
 ]
 
 CHANCE = "chance"
-"""The value of ``state.to_move`` at a chance node (e.g. a draw from Entropy's bag)."""
+"""The value of `state.to_move` at a chance node (e.g. a draw from Entropy's bag)."""
 
 
 class AbstractGamesError(Exception):
@@ -86,7 +87,7 @@ class MatchError(AbstractGamesError, ValueError):
 
 
 class Move:
-    """Base class of all moves. Moves are immutable, hashable, and ``str(move)`` is canonical."""
+    """Base class of all moves. Moves are immutable, hashable, and `str(move)` is canonical."""
 
     __slots__ = ()
 
@@ -100,9 +101,9 @@ class Outcome:
     """How a finished game ended (immutable; outcomes are shared between states).
 
     Attributes:
-        winner: the winning role, or ``None`` for a draw (or a game without a winner).
-        scores: a read-only number for each role, e.g. ``{"order": 1, "chaos": 0}``.
-        reason: a short human-readable explanation, e.g. ``"five in a row"``.
+        winner: the winning role, or `None` for a draw (or a game without a winner).
+        scores: a read-only number for each role, e.g. `{"order": 1, "chaos": 0}`.
+        reason: a short human-readable explanation, e.g. `"five in a row"`.
     """
 
     winner: str | None
@@ -118,22 +119,22 @@ class Outcome:
 class Game(abc.ABC):
     """A game with fixed parameters: it makes states and reads notation.
 
-    Subclasses set :attr:`name`, :attr:`roles` and :attr:`max_length`, and implement the abstract
+    Subclasses set [`name`][], [`roles`][] and [`max_length`][], and implement the abstract
     methods. Two games are equal when they have the same name and parameters.
     """
 
     name: str
-    """The registered name, e.g. ``"orderchaos"``."""
+    """The registered name, e.g. `"orderchaos"`."""
     title: str = ""
-    """The game's name for people, e.g. ``"Order and Chaos"`` (default: :attr:`name`)."""
+    """The game's name for people, e.g. `"Order and Chaos"` (default: [`name`][])."""
     roles: tuple[str, ...]
-    """The players' roles in turn order, e.g. ``("order", "chaos")``."""
+    """The players' roles in turn order, e.g. `("order", "chaos")`."""
     max_length: int
     """An upper bound on the number of plies (chance events included) of any game."""
     board_width: int = 0
-    """Squares per rank of the board that :meth:`State.cells` describes (0: no board)."""
+    """Squares per rank of the board that [`State.cells`][] describes (0: no board)."""
     piece_colours: Mapping[str, str] = MappingProxyType({})
-    """The colour name (e.g. ``"red"``) of each piece letter that has one, for pictures."""
+    """The colour name (e.g. `"red"`) of each piece letter that has one, for pictures."""
 
     @property
     def params(self) -> dict[str, Any]:
@@ -142,7 +143,7 @@ class Game(abc.ABC):
 
     @property
     def spec(self) -> str:
-        """The game and its non-default parameters as one token, e.g. ``"entropy:size=5"``."""
+        """The game and its non-default parameters as one token, e.g. `"entropy:size=5"`."""
         defaults = keyword_defaults(type(self))
         extra = {k: v for k, v in self.params.items() if defaults.get(k) != v}
         return f"{self.name}:{format_options(extra)}" if extra else self.name
@@ -153,46 +154,47 @@ class Game(abc.ABC):
 
     @abc.abstractmethod
     def from_position(self, text: str) -> State:
-        """Parse a position string (RULES.md notation); raise :class:`InvalidPositionError`."""
+        """Parse a position string (see [Notation](../notation.md)); raise
+        [`InvalidPositionError`][]."""
 
     @abc.abstractmethod
     def parse_move(self, text: str, state: State) -> Move:
-        """Read move notation in the context of ``state``; raise :class:`InvalidMoveError`.
+        """Read move notation in the context of `state`; raise [`InvalidMoveError`][].
 
-        Parsing does not check legality (``state.apply`` does), except where the state is needed to
+        Parsing does not check legality (`state.apply` does), except where the state is needed to
         read the text at all.
         """
 
     def new_match(self, *, time_loss_forfeits: bool = False) -> Match:
         """A fresh match between player 1 and player 2 under this game's match rules.
 
-        The default is one game, player 1 in ``roles[0]``; a game whose rules play several games
-        (e.g. two with the roles swapped) returns its own :class:`Match`. ``time_loss_forfeits``
+        The default is one game, player 1 in `roles[0]`; a game whose rules play several games
+        (e.g. two with the roles swapped) returns its own [`Match`][]. `time_loss_forfeits`
         selects the rule where running out of time loses the whole match (correspondence play),
         for games whose live rules make moves for a player out of time instead.
         """
         return SingleGameMatch(self)
 
     def timeout_move(self, state: State) -> Move | None:
-        """The move made for a player out of time in a live game, or ``None`` if they lose."""
+        """The move made for a player out of time in a live game, or `None` if they lose."""
         return None
 
     def goal(self, role: str) -> str:
-        """What ``role`` plays for, in a few words for people, e.g. ``"fill the board without
-        five in a row"``; ``""`` (nothing to say) by default. The terminal shows it to a person."""
+        """What `role` plays for, in a few words for people, e.g. `"fill the board without
+        five in a row"`; `""` (nothing to say) by default. The terminal shows it to a person."""
         return ""
 
     def rules_summary(self) -> str:
-        """The rules in a few short lines for people (the terminal's ``rules`` command).
+        """The rules in a few short lines for people (the terminal's `rules` command).
 
-        By default the first paragraph of the game class's own docstring (``""`` without one).
+        By default the first paragraph of the game class's own docstring (`""` without one).
         """
         doc = inspect.cleandoc(type(self).__doc__ or "")
         return doc.split("\n\n")[0].replace("\n", " ").strip()
 
     def move_kinds(self, state: State) -> tuple[str, ...]:
-        """The kinds of move the player to move in ``state`` can type, each with an example in
-        notation, e.g. ``("a slide such as d4-d7", "pass")``; none (``()``) by default.
+        """The kinds of move the player to move in `state` can type, each with an example in
+        notation, e.g. `("a slide such as d4-d7", "pass")`; none (`()`) by default.
 
         A front end lists them to say what to type; a game whose turns differ (Entropy's Order
         slides, its Chaos places) names only the mover's kinds.
@@ -200,11 +202,11 @@ class Game(abc.ABC):
         return ()
 
     def benchmarks(self, rng: random.Random) -> dict[str, Callable[[], int]]:
-        """Game-specific speed measurements for ``abstractgames bench``, beyond random games.
+        """Game-specific speed measurements for `abstractgames bench`, beyond random games.
 
-        Returns ``{name: run}``: ``run()`` does a fixed batch of work and returns how many items it
-        processed; the name says what an item is, e.g. ``"boards scored"``. Prepare the inputs
-        (with ``rng``) before returning, so that ``run`` times only the work itself.
+        Returns `{name: run}`: `run()` does a fixed batch of work and returns how many items it
+        processed; the name says what an item is, e.g. `"boards scored"`. Prepare the inputs
+        (with `rng`) before returning, so that `run` times only the work itself.
         """
         return {}
 
@@ -224,8 +226,8 @@ class Game(abc.ABC):
 class State(abc.ABC):
     """One immutable position of a game.
 
-    States compare equal when they describe the same position (what ``position()`` prints), and are
-    hashable. ``apply`` returns a new state and never changes the one it is called on.
+    States compare equal when they describe the same position (what `position()` prints), and are
+    hashable. `apply` returns a new state and never changes the one it is called on.
     """
 
     __slots__ = ()
@@ -238,30 +240,31 @@ class State(abc.ABC):
     @property
     @abc.abstractmethod
     def to_move(self) -> str | None:
-        """The role to move, :data:`CHANCE` at a chance node, or ``None`` when the game is over."""
+        """The role to move, [`CHANCE`][] at a chance node, or `None` when the game is over."""
 
     @abc.abstractmethod
     def legal_moves(self) -> tuple[Move, ...]:
         """All legal moves in a stable canonical order; at a chance node, the possible outcomes."""
 
     def chance_outcomes(self) -> tuple[tuple[Move, float], ...]:
-        """At a chance node, ``((move, probability), ...)`` in the order of ``legal_moves()``."""
+        """At a chance node, `((move, probability), ...)` in the order of `legal_moves()`."""
         raise IllegalMoveError(f"{self.position()} is not a chance node")
 
     @abc.abstractmethod
     def apply(self, move: Move | str) -> State:
-        """The state after ``move`` (a move or its notation); raise :class:`IllegalMoveError`."""
+        """The state after `move` (a move or its notation); raise [`IllegalMoveError`][]."""
 
     @abc.abstractmethod
     def outcome(self) -> Outcome | None:
-        """``None`` while the game goes on, else how it ended."""
+        """`None` while the game goes on, else how it ended."""
 
     @abc.abstractmethod
     def position(self) -> str:
-        """The position string (RULES.md); ``game.from_position`` reads it back equal."""
+        """The position string (see [Notation](../notation.md)); `game.from_position` reads it back
+        equal."""
 
     def cells(self) -> str:
-        """One character per square in index order (a1 first), ``"."`` for an empty square."""
+        """One character per square in index order (a1 first), `"."` for an empty square."""
         raise NotImplementedError(f"{type(self).__name__} has no board to show")
 
     def describe(self) -> tuple[str, ...]:
@@ -269,7 +272,7 @@ class State(abc.ABC):
         return ()
 
     def marked_squares(self) -> dict[int, str]:
-        """Squares a picture marks, each with a short reason (``"line"``, ``"isolated"``); none
+        """Squares a picture marks, each with a short reason (`"line"`, `"isolated"`); none
         by default."""
         return {}
 
@@ -280,17 +283,17 @@ class State(abc.ABC):
         marks: Mapping[int, str] | Mapping[str, str] | Mapping[int | str, str] | None = None,
         size: int = 40,
     ) -> str:
-        """The board as a standalone SVG picture (see :func:`abstractgames.svg.board_svg`).
+        """The board as a standalone SVG picture (see [`abstractgames.svg.board_svg`][]).
 
-        Squares are given by index or by name: ``to_svg(highlight=["a4", "c4"])``.
+        Squares are given by index or by name: `to_svg(highlight=["a4", "c4"])`.
 
         Args:
             highlight: squares to tint, e.g. the squares of the last move.
-            marks: square → reason to outline instead of :meth:`marked_squares`.
+            marks: square → reason to outline instead of [`marked_squares`][].
             size: the side of one square in pixels.
 
         Raises:
-            NotImplementedError: the game has no board (no :meth:`cells`).
+            NotImplementedError: the game has no board (no [`cells`][]).
             ValueError: a square is not on the board.
         """
         from .svg import board_svg  # pictures are drawn on demand, like python-chess's _repr_svg_
@@ -310,7 +313,7 @@ class State(abc.ABC):
         )
 
     def _repr_svg_(self) -> str | None:
-        """The picture Jupyter shows; ``None`` (no picture) for a game without a board."""
+        """The picture Jupyter shows; `None` (no picture) for a game without a board."""
         try:
             return self.to_svg()
         except NotImplementedError:
@@ -333,10 +336,10 @@ class MatchResult:
     """How a match ended.
 
     Attributes:
-        winner: player 1 or 2, or ``None`` for a draw.
-        reason: e.g. ``"five in a row"``, ``"player 2 resigned"``.
+        winner: player 1 or 2, or `None` for a draw.
+        reason: e.g. `"five in a row"`, `"player 2 resigned"`.
         scores: each player's score, where the game has one (Entropy: the Order scores), else
-            ``(None, None)``.
+            `(None, None)`.
     """
 
     winner: int | None
@@ -345,7 +348,7 @@ class MatchResult:
 
 
 def check_player(player: object) -> int:
-    """Return ``player`` if it is 1 or 2, else raise :class:`MatchError`."""
+    """Return `player` if it is 1 or 2, else raise [`MatchError`][]."""
     if isinstance(player, bool) or not isinstance(player, int) or player not in (1, 2):
         raise MatchError(f"players are numbered 1 and 2, not {value_excerpt(player)}")
     return player
@@ -354,7 +357,7 @@ def check_player(player: object) -> int:
 class Match(abc.ABC):
     """The games two players play to decide a winner, as an immutable value.
 
-    Each event (:meth:`record_game`, :meth:`resign`, :meth:`lose_on_time`) returns a new match.
+    Each event ([`record_game`][], [`resign`][], [`lose_on_time`][]) returns a new match.
     Players are numbered 1 and 2; player 1 makes the first move of the first game.
     """
 
@@ -366,14 +369,14 @@ class Match(abc.ABC):
     @property
     @abc.abstractmethod
     def game_number(self) -> int | None:
-        """The game being played (1, 2, …), or ``None`` when the match is over."""
+        """The game being played (1, 2, …), or `None` when the match is over."""
 
     @abc.abstractmethod
     def role_of(self, player: int, game_number: int | None = None) -> str:
-        """The role of ``player`` in a game (default: the current one)."""
+        """The role of `player` in a game (default: the current one)."""
 
     def player_of(self, role: str, game_number: int | None = None) -> int:
-        """The player (1 or 2) who plays ``role`` in a game (default: the current one)."""
+        """The player (1 or 2) who plays `role` in a game (default: the current one)."""
         if role not in self.game.roles:
             roles = ", ".join(map(repr, self.game.roles))
             raise MatchError(f"the roles are {roles}, not {value_excerpt(role)}")
@@ -381,24 +384,24 @@ class Match(abc.ABC):
 
     @abc.abstractmethod
     def record_game(self, final: State) -> Match:
-        """The match after the current game ended in the finished state ``final``."""
+        """The match after the current game ended in the finished state `final`."""
 
     @abc.abstractmethod
     def forfeit(self, player: int, reason: str) -> Match:
-        """The match after ``player`` lost it at once for ``reason`` (resigned, out of time, an
+        """The match after `player` lost it at once for `reason` (resigned, out of time, an
         external program that crashed or broke the rules)."""
 
     def resign(self, player: int) -> Match:
-        """The match after ``player`` resigned: the other player wins it at once."""
+        """The match after `player` resigned: the other player wins it at once."""
         return self.forfeit(player, f"player {check_player(player)} resigned")
 
     def lose_on_time(self, player: int) -> Match:
-        """The match after ``player`` ran out of time where that loses the match."""
+        """The match after `player` ran out of time where that loses the match."""
         return self.forfeit(player, f"player {check_player(player)} ran out of time")
 
     @abc.abstractmethod
     def result(self) -> MatchResult | None:
-        """``None`` while the match goes on, else who won and why."""
+        """`None` while the match goes on, else who won and why."""
 
     def is_over(self) -> bool:
         """Whether the match is decided."""
@@ -478,18 +481,19 @@ def check_int_param(
     minimum: int | None = None,
     maximum: int | None = None,
 ) -> int:
-    """Validate an integer game parameter; raise :class:`InvalidParameterError` with the reason.
+    """Validate an integer game parameter; raise [`InvalidParameterError`][] with the reason.
 
-    ``allowed`` lists the only values accepted; ``minimum`` and ``maximum`` bound the range
+    `allowed` lists the only values accepted; `minimum` and `maximum` bound the range
     (both included). A message quotes at most an excerpt of the value.
 
-    >>> check_int_param("depth", 7, minimum=1, maximum=100)
-    7
-    >>> try:
-    ...     check_int_param("depth", 10**400, minimum=1, maximum=100)
-    ... except InvalidParameterError as error:
-    ...     print(error)
-    parameter depth=<an integer of 401 digits> must be at most 100
+    Examples:
+        >>> check_int_param("depth", 7, minimum=1, maximum=100)
+        7
+        >>> try:
+        ...     check_int_param("depth", 10**400, minimum=1, maximum=100)
+        ... except InvalidParameterError as error:
+        ...     print(error)
+        parameter depth=<an integer of 401 digits> must be at most 100
     """
     if isinstance(value, bool) or not isinstance(value, int):
         raise InvalidParameterError(

@@ -5,12 +5,12 @@ game of the match with its full move list in canonical notation (chance events i
 clock times when a clock was used, how each game ended, and the match result. The same seed and
 bots give a byte-identical file (times are only recorded with a clock).
 
-:meth:`MatchRecord.replay` re-validates a record through the rules: every move must be legal and
+[`MatchRecord.replay`][] re-validates a record through the rules: every move must be legal and
 every recorded position and result must be what the rules give.
 
-Reading is bounded: a record file is a regular file of at most :data:`MAX_RECORD_SIZE` bytes
+Reading is bounded: a record file is a regular file of at most [`MAX_RECORD_SIZE`][] bytes
 (16 MiB, far more than any match needs), and every number in it is checked (finite, in range), so
-that a file that is not a record, or a hostile one, gives one :class:`RecordError`, never a hang,
+that a file that is not a record, or a hostile one, gives one [`RecordError`][], never a hang,
 another error or unbounded memory. A record written is always valid JSON.
 """
 
@@ -56,18 +56,17 @@ __all__ = [
 ]
 
 RECORD_FORMAT = "abstractgames-record"
+"""The `format` field of every record file."""
 RECORD_VERSION = 2
-"""The version written; version 1 (where ``time_loss_forfeits`` was ``correspondence``) is read."""
+"""The version written; version 1 (where `time_loss_forfeits` was `correspondence`) is read."""
 MAX_RECORD_SIZE = 16 * 1024 * 1024
-"""The largest record :meth:`MatchRecord.load` reads, in bytes: 16 MiB (:meth:`MatchRecord.loads`:
+"""The largest record [`MatchRecord.load`][] reads, in bytes: 16 MiB ([`MatchRecord.loads`][]:
 characters). A record takes well under 100 bytes a move."""
 MAX_CLOCK_SECONDS = 365 * 86_400
 """The most time a clock gives each player for a game, and the largest increment: a year, in
 seconds."""
 SEED_LIMIT = 2**64
 """A seed is an integer whose absolute value is below this (any 64-bit seed, signed or not)."""
-
-"""The most digits of an integer in a record (a seed has at most 20)."""
 _MAX_NAME = 100
 """The longest game name, parameter name or text parameter value in a record."""
 
@@ -109,8 +108,8 @@ _CLOCK_RE = re.compile(r"(\d+(?:\.\d+)?)(?:\s*\+\s*(\d+(?:\.\d+)?))?")
 class ClockSettings:
     """Each player's time for a game, in seconds, plus an increment added after each move.
 
-    The time is more than 0 and the increment at least 0, each at most :data:`MAX_CLOCK_SECONDS`
-    (a year); other values (NaN and infinities included) raise ``ValueError``.
+    The time is more than 0 and the increment at least 0, each at most [`MAX_CLOCK_SECONDS`][]
+    (a year); other values (NaN and infinities included) raise `ValueError`.
     """
 
     seconds: float = attrs.field(validator=_check_clock)
@@ -118,7 +117,7 @@ class ClockSettings:
 
     @classmethod
     def parse(cls, text: str) -> ClockSettings:
-        """Read ``SECONDS`` or ``SECONDS+INCREMENT``, e.g. ``"300+2"``, each at most a year.
+        """Read `SECONDS` or `SECONDS+INCREMENT`, e.g. `"300+2"`, each at most a year.
 
         Raises:
             ValueError: saying what is wrong.
@@ -145,7 +144,7 @@ class ClockSettings:
 
 
 def _check_time(instance: object, attribute: attrs.Attribute[float | None], value: object) -> None:
-    """A time in a move's record: ``None``, or a finite number of seconds, at least 0."""
+    """A time in a move's record: `None`, or a finite number of seconds, at least 0."""
     if value is not None and (
         isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < math.inf
     ):
@@ -157,10 +156,10 @@ def _check_time(instance: object, attribute: attrs.Attribute[float | None], valu
 
 @attrs.frozen
 class MoveRecord:
-    """One ply: the move's notation, who made it (``None`` for chance), and clock details.
+    """One ply: the move's notation, who made it (`None` for chance), and clock details.
 
-    ``seconds`` is the time the player took and ``clock`` what was left after it (with a clock),
-    each a finite number of seconds, at least 0; ``auto`` marks a move made for a player out of
+    `seconds` is the time the player took and `clock` what was left after it (with a clock),
+    each a finite number of seconds, at least 0; `auto` marks a move made for a player out of
     time.
     """
 
@@ -188,8 +187,8 @@ END_EVENTS = ("resigned", "out of time", "forfeit")
 class GameEnd:
     """A player lost the match during this game, outside the rules of the game.
 
-    ``event`` is ``"resigned"``, ``"out of time"`` or ``"forfeit"`` (e.g. an external program that
-    crashed or played an illegal move); ``reason`` says it in words.
+    `event` is `"resigned"`, `"out of time"` or `"forfeit"` (e.g. an external program that
+    crashed or played an illegal move); `reason` says it in words.
     """
 
     event: str = attrs.field(validator=attrs.validators.in_(END_EVENTS))
@@ -207,8 +206,8 @@ class GameEnd:
 
 @attrs.define
 class GameRecord:
-    """One game of a match; ``final``/``outcome`` are set when the rules ended it, ``ended_by``
-    when a player lost the match during it (see :class:`GameEnd`)."""
+    """One game of a match; `final`/`outcome` are set when the rules ended it, `ended_by`
+    when a player lost the match during it (see [`GameEnd`][])."""
 
     number: int
     start: str
@@ -239,7 +238,7 @@ def _outcome_json(outcome: Outcome) -> dict[str, Any]:
 
 
 def _check_seed(instance: object, attribute: attrs.Attribute[int], value: object) -> None:
-    """A seed: an integer of absolute value below :data:`SEED_LIMIT`."""
+    """A seed: an integer of absolute value below [`SEED_LIMIT`][]."""
     if (
         isinstance(value, bool)
         or not isinstance(value, int)
@@ -252,10 +251,10 @@ def _check_seed(instance: object, attribute: attrs.Attribute[int], value: object
 
 @attrs.define
 class MatchRecord:
-    """A whole match; ``result`` stays ``None`` until the match is decided.
+    """A whole match; `result` stays `None` until the match is decided.
 
-    The seed is an integer of absolute value below :data:`SEED_LIMIT` (2**64); another raises
-    :class:`RecordError`.
+    The seed is an integer of absolute value below [`SEED_LIMIT`][] (2**64); another raises
+    [`RecordError`][].
     """
 
     game: str
@@ -275,7 +274,7 @@ class MatchRecord:
     def make_game(self, game: Game | None = None) -> Game:
         """The game this record is of (no program named in the record is ever started).
 
-        Given ``game`` (a game not found by name, say), it is checked against the record's
+        Given `game` (a game not found by name, say), it is checked against the record's
         name and parameters and returned.
         """
         if game is not None:
@@ -293,7 +292,7 @@ class MatchRecord:
             raise RecordError(f"record of {self.game} with a bad parameter: {error}") from None
 
     def new_match(self, game: Game | None = None) -> Match:
-        """The match this record is of, before any game (``game``: as for :meth:`make_game`)."""
+        """The match this record is of, before any game (`game`: as for [`make_game`][])."""
         game = self.make_game(game)
         if self.single:
             return SingleGameMatch(game)
@@ -340,8 +339,8 @@ class MatchRecord:
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> MatchRecord:
-        """Read a record file: a regular file of UTF-8 JSON, at most :data:`MAX_RECORD_SIZE`
-        bytes (16 MiB); see :meth:`loads`.
+        """Read a record file: a regular file of UTF-8 JSON, at most [`MAX_RECORD_SIZE`][]
+        bytes (16 MiB); see [`loads`][].
 
         A FIFO, a device or a directory is refused without reading from it, and no more than the
         limit is ever read.
@@ -361,7 +360,7 @@ class MatchRecord:
 
     @classmethod
     def loads(cls, text: str) -> MatchRecord:
-        """Read record JSON of at most :data:`MAX_RECORD_SIZE` characters.
+        """Read record JSON of at most [`MAX_RECORD_SIZE`][] characters.
 
         Raises:
             RecordError: saying what is wrong (and no other error, whatever the text).
@@ -386,8 +385,8 @@ class MatchRecord:
         """Check every game against the rules; return the match after its finished games, and
         the last position of each game.
 
-        ``game`` is the game the record is of, when it cannot be found by name (as for
-        :meth:`make_game`).
+        `game` is the game the record is of, when it cannot be found by name (as for
+        [`make_game`][]).
 
         Raises:
             RecordError: naming the game, move number and reason of the first inconsistency.
@@ -419,7 +418,7 @@ class MatchRecord:
 
 
 def _read_bounded(path: str | os.PathLike[str], name: str) -> bytes:
-    """The bytes of the regular file at ``path``, if there are at most :data:`MAX_RECORD_SIZE`."""
+    """The bytes of the regular file at `path`, if there are at most [`MAX_RECORD_SIZE`][]."""
     not_a_file = f"cannot read record {name}: it is not a regular file"
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):

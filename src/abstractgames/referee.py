@@ -1,24 +1,25 @@
 """The referee: plays a match between two players under the rules, with clocks, and records it.
 
 The referee knows nothing of any particular game: it asks the game for its match rules
-(:meth:`~abstractgames.Game.new_match`) and for the move made for a player out of time
-(:meth:`~abstractgames.Game.timeout_move`), resolves chance itself, and writes a
-:class:`~abstractgames.records.MatchRecord`.
+([`new_match`][abstractgames.protocol.Game.new_match]) and for the move made for a player out of
+time ([`timeout_move`][abstractgames.protocol.Game.timeout_move]), resolves chance itself, and
+writes a [`MatchRecord`][].
 
 Every random choice is derived from the match seed, the game number and the ply, so a seed replays
 the same match byte for byte, also after an undo or a resumed game.
 
 Besides asking the players for moves, the referee tells both of them everything that happens through
-the :class:`~abstractgames.players.Player` hooks: ``game_started`` (a resumed game is told from its
-start, each recorded move through ``move_played``), ``move_played`` after every ply,
-``moves_taken_back`` after an undo, and ``game_ended``.
+the [`Player`][] hooks: `game_started` (a resumed game is told from its start, each recorded move
+through `move_played`), `move_played` after every ply, `moves_taken_back` after an undo, and
+`game_ended`.
 
->>> from abstractgames import get_game, make_player
->>> game = get_game("orderchaos")
->>> referee = Referee(game, (make_player("greedy", game), make_player("random", game)), seed=3)
->>> record = referee.play()
->>> record.result.winner, record.result.reason
-(1, 'five in a row')
+Examples:
+    >>> from abstractgames import get_game, make_player
+    >>> game = get_game("orderchaos")
+    >>> referee = Referee(game, (make_player("greedy", game), make_player("random", game)), seed=3)
+    >>> record = referee.play()
+    >>> record.result.winner, record.result.reason
+    (1, 'five in a row')
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ class RefereeError(AbstractGamesError):
 
 
 class MatchStopped(RefereeError):
-    """An error stopped the match (a player's or an observer's own bug, not a move): ``record``
+    """An error stopped the match (a player's or an observer's own bug, not a move): `record`
     holds the match so far, unfinished, so that it can be saved and continued."""
 
     def __init__(self, message: str, record: MatchRecord) -> None:
@@ -70,7 +71,7 @@ class MatchStopped(RefereeError):
 
 
 class _PlayerError(Exception):
-    """A player's ``choose`` raised an error that is not a move, a resignation or a failure."""
+    """A player's `choose` raised an error that is not a move, a resignation or a failure."""
 
     def __init__(self, player: int, error: Exception) -> None:
         super().__init__(player, error)
@@ -79,20 +80,21 @@ class _PlayerError(Exception):
 
 
 def chance_rng(seed: int, game_number: int, ply: int) -> SeededRandom:
-    """The generator for the chance event at ``ply`` of a game: the same seed, the same draw.
+    """The generator for the chance event at `ply` of a game: the same seed, the same draw.
 
-    Its label is ``SEED/GAME/PLY/chance``; plies count from 0 at the start of each game.
+    Its label is `SEED/GAME/PLY/chance`; plies count from 0 at the start of each game.
     """
     return SeededRandom(f"{seed}/{game_number}/{ply}/chance")
 
 
 def player_rng(seed: int, game_number: int, ply: int, player: int) -> SeededRandom:
-    """The generator a player is given for its move at ``ply`` of a game.
+    """The generator a player is given for its move at `ply` of a game.
 
-    Its label is ``SEED/GAME/PLY/playerN``, e.g. ``42/1/17/player2``:
+    Its label is `SEED/GAME/PLY/playerN`, e.g. `42/1/17/player2`.
 
-    >>> player_rng(42, 1, 17, 2).label
-    '42/1/17/player2'
+    Examples:
+        >>> player_rng(42, 1, 17, 2).label
+        '42/1/17/player2'
     """
     return SeededRandom(f"{seed}/{game_number}/{ply}/player{player}")
 
@@ -104,13 +106,13 @@ class Observer:
         """A game begins (also a resumed one, with its moves so far replayed)."""
 
     def turn_started(self, state: State, player: int, clocks: tuple[float | None, ...]) -> None:
-        """``player`` is asked for a move; ``clocks`` are both players' seconds left (or None)."""
+        """`player` is asked for a move; `clocks` are both players' seconds left (or None)."""
 
     def move_played(self, before: State, move: Move, entry: MoveRecord, after: State) -> None:
         """A move (or chance event) was played."""
 
     def moves_taken_back(self, state: State, count: int) -> None:
-        """An undo took ``count`` plies back; ``state`` is the position now."""
+        """An undo took `count` plies back; `state` is the position now."""
 
     def notice(self, text: str) -> None:
         """Something worth telling the players (e.g. a clock ran out)."""
@@ -131,13 +133,13 @@ class _GameInProgress:
 
 
 class Referee:
-    """Plays one match of ``game`` between ``players[0]`` (player 1) and ``players[1]``.
+    """Plays one match of `game` between `players[0]` (player 1) and `players[1]`.
 
     Args:
         game: the game.
         players: player 1 (who makes the first move of the first game) and player 2.
-        seed: the seed of every random choice; a random one is picked (and recorded) if ``None``.
-        clock: each player's time per game, or ``None`` for no clock.
+        seed: the seed of every random choice; a random one is picked (and recorded) if `None`.
+        clock: each player's time per game, or `None` for no clock.
         time_loss_forfeits: running out of time loses the match even where the game has timeout
             moves (correspondence play).
         single: play one game even where the game's match has more (Entropy's two).
@@ -179,11 +181,11 @@ class Referee:
         )
 
     def play(self, record: MatchRecord | None = None) -> MatchRecord:
-        """Play the match to its end, or continue the one in ``record``; return its record.
+        """Play the match to its end, or continue the one in `record`; return its record.
 
-        A ``KeyboardInterrupt`` or ``EOFError`` from a player (a person pressing Ctrl-C or closing
-        the input, or SIGTERM, see :mod:`abstractgames.interrupts`) stops the match: the record
-        returned then has ``finished`` false and :meth:`play` with it continues where it stopped.
+        A `KeyboardInterrupt` or `EOFError` from a player (a person pressing Ctrl-C or closing
+        the input, or SIGTERM, see [`abstractgames.interrupts`][]) stops the match: the record
+        returned then has `finished` false and [`play`][] with it continues where it stopped.
 
         Raises:
             MatchStopped: any other error during the match (a bot's own bug); it carries the
@@ -214,7 +216,7 @@ class Referee:
         return record
 
     def _replay(self, record: MatchRecord) -> Match:
-        """The match after the finished games of ``record`` (the unfinished one stays open)."""
+        """The match after the finished games of `record` (the unfinished one stays open)."""
         try:
             match, _ = record.replay(self.game)
         except RecordError as error:
@@ -261,7 +263,7 @@ class Referee:
         return match
 
     def _next_ply(self, live: _GameInProgress, match: Match) -> Match | None:
-        """Play one ply; return the match if it ended by resignation or time, else ``None``."""
+        """Play one ply; return the match if it ended by resignation or time, else `None`."""
         state = live.states[-1]
         number = live.record.number
         ply = len(live.states) - 1
@@ -344,7 +346,7 @@ class Referee:
             player.move_played(move, after)
 
     def _undo(self, live: _GameInProgress, role: str) -> None:
-        """Go back to the previous position where ``role`` was to move (chance events included)."""
+        """Go back to the previous position where `role` was to move (chance events included)."""
         for index in range(len(live.states) - 2, -1, -1):
             if live.states[index].to_move == role and not live.record.moves[index].auto:
                 count = len(live.states) - 1 - index
@@ -367,7 +369,7 @@ def _close(players: tuple[Player, ...]) -> None:
 
 
 def _describe(error: BaseException) -> str:
-    """``Type: message (at file, line N)``: where in the code the error came from."""
+    """`Type: message (at file, line N)`: where in the code the error came from."""
     where = ""
     frames = traceback.extract_tb(error.__traceback__)
     if frames:

@@ -1,24 +1,26 @@
 """The registry: the one place that names the games and players, built in or added from outside.
 
-A game is known by a name (``"entropy"``) and made with :func:`get_game`; a player by a spec
-(``"search:time=1.5"``) and made with :func:`make_player`. Names come from four places, looked up
+A game is known by a name (`"entropy"`) and made with [`get_game`][]; a player by a spec
+(`"search:time=1.5"`) and made with [`make_player`][]. Names come from four places, looked up
 in this order:
 
 1. the built-in table below (the only place in the library that names a particular game);
-2. :func:`register_game` and :func:`register_player` in this process;
-3. installed distributions, through the entry-point groups ``abstractgames.games`` and
-   ``abstractgames.players`` (loaded on first use; see the "Add a game" page of the docs);
-4. for players only, a class in a file or module: ``path/to/bot.py:MyBot`` or
-   ``package.module:MyBot``, with options after a second colon (``bot.py:MyBot:depth=3``).
+2. [`register_game`][] and [`register_player`][] in this process;
+3. installed distributions, through the entry-point groups `abstractgames.games` and
+   `abstractgames.players` (loaded on first use; see [Add a game](../add-a-game.md));
+4. for players only, a class in a file or module: `path/to/bot.py:MyBot` or
+   `package.module:MyBot`, with options after a second colon (`bot.py:MyBot:depth=3`).
 
 Besides the game itself, the registry knows what the generic players need of each game: the
-evaluation the ``greedy`` player maximises, the ``search`` bot, and the exact solver (a
-:class:`GameEntry`). A game without an evaluation gets :func:`~abstractgames.players.greedy.
-outcome_evaluation` (take a win at once, else any move).
+evaluation the `greedy` player maximises, the `search` bot, and the exact solver (a
+[`GameEntry`][]). A game without an evaluation gets
+[`outcome_evaluation`][abstractgames.players.greedy.outcome_evaluation] (take a win at once, else
+any move).
 
->>> from abstractgames import get_game, make_player
->>> make_player("search:depth=2", get_game("orderchaos")).spec
-'search:depth=2'
+Examples:
+    >>> from abstractgames import get_game, make_player
+    >>> make_player("search:depth=2", get_game("orderchaos")).spec
+    'search:depth=2'
 """
 
 from __future__ import annotations
@@ -81,9 +83,9 @@ PLAYER_GROUP = "abstractgames.players"
 """The entry-point group through which installed distributions add players."""
 
 DEFAULT_SEARCH_TIME = 1.0
-"""Seconds per move of the ``search`` player when neither ``time`` nor ``depth`` is given."""
+"""Seconds per move of the `search` player when neither `time` nor `depth` is given."""
 MAX_SEARCH_TIME = 86_400.0
-"""The longest time per move the ``search`` player takes (a day)."""
+"""The longest time per move the `search` player takes (a day)."""
 
 GameFactory = Callable[..., Game]
 PlayerFactory = Callable[..., Player]
@@ -104,18 +106,18 @@ class PluginWarning(UserWarning):
 class GameEntry:
     """What the registry knows of one game.
 
-    Each field is the object itself or where to find it, as ``"package.module:attribute"``
-    (imported on first use). A plugin may point its ``abstractgames.games`` entry point at a
-    ``GameEntry`` instead of the game's class, to give the generic players what they need.
+    Each field is the object itself or where to find it, as `"package.module:attribute"`
+    (imported on first use). A plugin may point its `abstractgames.games` entry point at a
+    `GameEntry` instead of the game's class, to give the generic players what they need.
 
     Attributes:
-        factory: makes the game: ``factory(**params) -> Game`` (usually the ``Game`` subclass).
-        evaluation: ``evaluate(state, role) -> float`` (higher is better for ``role``), which the
-            ``greedy`` player maximises; ``None``: the outcome alone.
-        search: the ``search`` player: ``search(game, time=..., depth=...) -> Player``.
-        solver: ``solve(state, max_moves, time_limit) -> solution`` for ``abstractgames solve``.
-        origin: where the entry comes from, for messages: ``"built in"``, ``"registered"``, or
-            the distribution (``"distribution mygames 1.0"``).
+        factory: makes the game: `factory(**params) -> Game` (usually the `Game` subclass).
+        evaluation: `evaluate(state, role) -> float` (higher is better for `role`), which the
+            `greedy` player maximises; `None`: the outcome alone.
+        search: the `search` player: `search(game, time=..., depth=...) -> Player`.
+        solver: `solve(state, max_moves, time_limit) -> solution` for `abstractgames solve`.
+        origin: where the entry comes from, for messages: `"built in"`, `"registered"`, or
+            the distribution (`"distribution mygames 1.0"`).
     """
 
     factory: str | GameFactory
@@ -156,20 +158,20 @@ _BUILTIN_PLAYERS: dict[str, str] = {
 }
 
 _games: dict[str, GameEntry] = {}
-"""Games registered in this process with :func:`register_game`."""
+"""Games registered in this process with [`register_game`][]."""
 _players: dict[str, PlayerFactory] = {}
-"""Players registered in this process with :func:`register_player`."""
+"""Players registered in this process with [`register_player`][]."""
 
 
 def _r(value: object) -> str:
-    """``repr(value)`` for a message: bounded (long enough for a path) and escaped."""
+    """`repr(value)` for a message: bounded (long enough for a path) and escaped."""
     return value_excerpt(value, 160)
 
 
 def import_object(target: str) -> Any:
-    """The object named by ``"package.module:attribute"``, importing the module on first use.
+    """The object named by `"package.module:attribute"`, importing the module on first use.
 
-    Returns ``None`` when the module or the attribute does not exist; an error inside an
+    Returns `None` when the module or the attribute does not exist; an error inside an
     existing module is raised as it is.
     """
     module, _, attr = target.partition(":")
@@ -211,7 +213,7 @@ def _describe(error: BaseException) -> str:
 
 @functools.cache
 def _plugins(group: str) -> dict[str, _Plugin]:
-    """The entry points of ``group`` by name; bad names and clashes are warned about and dropped."""
+    """The entry points of `group` by name; bad names and clashes are warned about and dropped."""
     builtin = _BUILTIN_GAMES if group == GAME_GROUP else _BUILTIN_PLAYERS
     what = "game" if group == GAME_GROUP else "player"
     found: dict[str, _Plugin] = {}
@@ -267,10 +269,10 @@ def register_game(
     search: str | PlayerFactory | None = None,
     solver: str | Callable[..., Any] | None = None,
 ) -> None:
-    """Make ``get_game(name, **params)`` call ``factory(**params)``, in this process.
+    """Make `get_game(name, **params)` call `factory(**params)`, in this process.
 
-    ``evaluation``, ``search`` and ``solver`` are what the generic players use for this game
-    (see :class:`GameEntry`). A registered name hides a plugin's of the same name, not a built-in.
+    `evaluation`, `search` and `solver` are what the generic players use for this game
+    (see [`GameEntry`][]). A registered name hides a plugin's of the same name, not a built-in.
     Worker processes of the arena's local executor see these registrations too.
 
     Raises:
@@ -283,7 +285,7 @@ def register_game(
 
 
 def game_entry(name: str) -> GameEntry:
-    """The :class:`GameEntry` of the game called ``name``.
+    """The [`GameEntry`][] of the game called `name`.
 
     Raises:
         UnknownGameError: no game has that name (the message lists the valid names).
@@ -326,7 +328,7 @@ def _resolve(target: Any, name: str, entry: GameEntry, what: str) -> Any:
 
 
 def get_game(name: str, **params: Any) -> Game:
-    """The game called ``name``, made with ``params``.
+    """The game called `name`, made with `params`.
 
     Raises:
         UnknownGameError: no game has that name (the message lists the valid names).
@@ -359,7 +361,7 @@ def get_game(name: str, **params: Any) -> Game:
 
 @contextmanager
 def _outside_code(what: str) -> Iterator[None]:
-    """Turn an unexpected exception of code from outside the library into a :class:`PluginError`."""
+    """Turn an unexpected exception of code from outside the library into a [`PluginError`][]."""
     try:
         yield
     except AbstractGamesError:
@@ -369,10 +371,11 @@ def _outside_code(what: str) -> Iterator[None]:
 
 
 def parse_game_spec(spec: str) -> Game:
-    """The game named by ``NAME`` or ``NAME:key=value,...`` (see :mod:`abstractgames.specs`).
+    """The game named by `NAME` or `NAME:key=value,...` (see [`abstractgames.specs`][]).
 
-    >>> parse_game_spec("entropy:size=5").params["size"]
-    5
+    Examples:
+        >>> parse_game_spec("entropy:size=5").params["size"]
+        5
     """
     name, options = split_spec(spec)
     params = parse_options(options, context=f"game {_r(spec.strip())}", error=InvalidParameterError)
@@ -380,7 +383,7 @@ def parse_game_spec(spec: str) -> Game:
 
 
 def evaluation_for(game: Game) -> Evaluation | None:
-    """The evaluation the ``greedy`` player maximises in ``game``, or ``None`` if it has none
+    """The evaluation the `greedy` player maximises in `game`, or `None` if it has none
     (also for a game the registry does not know)."""
     entry = _entry_of(game)
     if entry is None or entry.evaluation is None:
@@ -390,7 +393,7 @@ def evaluation_for(game: Game) -> Evaluation | None:
 
 
 def _entry_of(game: Game) -> GameEntry | None:
-    """The entry of the registered game ``game`` is an instance of, or ``None``."""
+    """The entry of the registered game `game` is an instance of, or `None`."""
     try:
         return game_entry(game.name)
     except UnknownGameError:
@@ -398,7 +401,7 @@ def _entry_of(game: Game) -> GameEntry | None:
 
 
 def solver_for(game: Game) -> Callable[..., Any]:
-    """The exact solver of ``game``: ``solve(state, max_moves, time_limit) -> solution``.
+    """The exact solver of `game`: `solve(state, max_moves, time_limit) -> solution`.
 
     Raises:
         PluginError: the game has no solver (the message lists the games that have one).
@@ -422,12 +425,11 @@ def _has_solver(name: str) -> bool:
 
 
 def register_player(name: str, factory: PlayerFactory) -> None:
-    """Make ``make_player("name:opt=value", game)`` call ``factory(game, opt=value)``.
+    """Make `make_player("name:opt=value", game)` call `factory(game, opt=value)`.
 
-    ``factory`` is a :class:`~abstractgames.players.Player` subclass or a function returning a
-    player, called as described in :func:`make_player`. The registration holds in this process
-    (and in the arena's local worker processes); a registered name hides a plugin's, not a
-    built-in's.
+    `factory` is a [`Player`][] subclass or a function returning a player, called as described in
+    [`make_player`][]. The registration holds in this process (and in the arena's local worker
+    processes); a registered name hides a plugin's, not a built-in's.
 
     Raises:
         InvalidParameterError: a bad name, or the name of a built-in player.
@@ -444,7 +446,7 @@ def available_players() -> tuple[str, ...]:
 
 
 def player_origin(name: str) -> str:
-    """Where the player ``name`` comes from: ``"built in"``, ``"registered"`` or its distribution.
+    """Where the player `name` comes from: `"built in"`, `"registered"` or its distribution.
 
     Raises:
         InvalidPlayerError: no player has that name.
@@ -460,7 +462,7 @@ def player_origin(name: str) -> str:
 
 
 def _player_factory(name: str) -> tuple[PlayerFactory, str] | None:
-    """The factory of a named player and its origin, or ``None`` for an unknown name."""
+    """The factory of a named player and its origin, or `None` for an unknown name."""
     plugins = _plugins(PLAYER_GROUP)  # read once per process; warns about a plugin it ignores
     target = _BUILTIN_PLAYERS.get(name)
     if target is not None:
@@ -474,9 +476,9 @@ def _player_factory(name: str) -> tuple[PlayerFactory, str] | None:
 
 
 def outside_code(spec: str) -> str | None:
-    """What code from outside the library the player ``spec`` runs, or ``None`` if none.
+    """What code from outside the library the player `spec` runs, or `None` if none.
 
-    ``"an external program"`` (``engine:``, ``codecup:``) or ``"a bot from a file or module"``:
+    `"an external program"` (`engine:`, `codecup:`) or `"a bot from a file or module"`:
     such players are only started from a spec the user gives, never from a game record alone.
     """
     name, _, rest = spec.strip().partition(":")
@@ -490,21 +492,20 @@ def outside_code(spec: str) -> str | None:
 
 
 def make_player(spec: str, game: Game) -> Player:
-    """Make the player named by ``spec`` for ``game``.
+    """Make the player named by `spec` for `game`.
 
-    ``spec`` is one of:
+    `spec` is one of:
 
-    - ``NAME`` or ``NAME:option=value,...``: a built-in, registered or plugin player
-      (``random``, ``greedy``, ``search:time=1.5``); a player that takes its argument whole
-      (:func:`~abstractgames.players.takes_raw_argument`) gets the text after the first colon
-      (``engine:./mybot --fast``);
-    - ``path/to/file.py:Class[:option=value,...]``: a class defined in a Python file;
-    - ``package.module:Class[:option=value,...]``: a class in an importable module.
+    - `NAME` or `NAME:option=value,...`: a built-in, registered or plugin player
+      (`random`, `greedy`, `search:time=1.5`); a player that takes its argument whole
+      ([`takes_raw_argument`][abstractgames.players.takes_raw_argument]) gets the text after the
+      first colon (`engine:./mybot --fast`);
+    - `path/to/file.py:Class[:option=value,...]`: a class defined in a Python file;
+    - `package.module:Class[:option=value,...]`: a class in an importable module.
 
-    The class (or factory) is called as ``Class(game, **options)``, or as ``Class()`` when its
-    constructor takes no argument; it must make a :class:`~abstractgames.players.Player`. The
-    player's :attr:`~abstractgames.players.Player.spec` is set to ``spec``, so a record can make it
-    again.
+    The class (or factory) is called as `Class(game, **options)`, or as `Class()` when its
+    constructor takes no argument; it must make a [`Player`][]. The player's
+    [`spec`][abstractgames.players.Player.spec] is set to `spec`, so a record can make it again.
 
     Raises:
         InvalidPlayerError: an unknown name, a file or class that is not there, a class that is
@@ -521,7 +522,7 @@ def make_player(spec: str, game: Game) -> Player:
 
 
 def _resolve_player(text: str) -> tuple[PlayerFactory, dict[str, Any] | None, str, str]:
-    """``(factory, options or None for a raw argument, what to call it, origin)`` of a spec."""
+    """`(factory, options or None for a raw argument, what to call it, origin)` of a spec."""
     name, _, rest = text.partition(":")
     found = _player_factory(name.strip().lower())
     if found is not None:
@@ -548,7 +549,7 @@ def check_player_spec(spec: str) -> None:
     file, module and class), and its options' names. Making the player checks the rest.
 
     Raises:
-        InvalidPlayerError: what :func:`make_player` would say of these.
+        InvalidPlayerError: what [`make_player`][] would say of these.
     """
     factory, options, what, _ = _resolve_player(spec.strip())
     if options is not None:
@@ -558,9 +559,9 @@ def check_player_spec(spec: str) -> None:
 def build_player(
     factory: PlayerFactory, game: Game, options: dict[str, Any] | None = None, *, what: str = ""
 ) -> Player:
-    """Make a player from ``factory`` (a Player subclass or a function) as :func:`make_player` does.
+    """Make a player from `factory` (a Player subclass or a function) as [`make_player`][] does.
 
-    ``factory(game, **options)``, or ``factory()`` when it takes no argument; ``what`` names it in
+    `factory(game, **options)`, or `factory()` when it takes no argument; `what` names it in
     messages (default: the factory's name).
 
     Raises:
@@ -573,14 +574,14 @@ def build_player(
 def _construct(
     factory: PlayerFactory, game: Game, options: dict[str, Any], what: str, origin: str
 ) -> Player:
-    """Call ``factory(game, **options)``, or ``factory()`` if it takes no argument."""
+    """Call `factory(game, **options)`, or `factory()` if it takes no argument."""
     if _takes_the_game(factory, options, what):
         return _call(factory, (game,), options, what, origin)
     return _call(factory, (), {}, what, origin)
 
 
 def _takes_the_game(factory: PlayerFactory, options: dict[str, Any], what: str) -> bool:
-    """Whether ``factory`` is called with the game; raise if it cannot take ``options``."""
+    """Whether `factory` is called with the game; raise if it cannot take `options`."""
     if inspect.isclass(factory) and not issubclass(factory, Player):
         raise InvalidPlayerError(
             f"{what}: {factory.__module__}.{factory.__qualname__} is not a Player (subclass "
@@ -621,8 +622,8 @@ def _takes_the_game(factory: PlayerFactory, options: dict[str, Any], what: str) 
 def _call(
     factory: PlayerFactory, args: tuple[Any, ...], options: dict[str, Any], what: str, origin: str
 ) -> Player:
-    """``factory(*args, **options)``, which must make a Player; outside code's own errors become
-    :class:`InvalidPlayerError` (a built-in's propagate as they are)."""
+    """`factory(*args, **options)`, which must make a Player; outside code's own errors become
+    [`InvalidPlayerError`][] (a built-in's propagate as they are)."""
     if origin == "built in":
         player = factory(*args, **options)
     else:
@@ -643,7 +644,7 @@ def _call(
 
 
 def _is_import_target(head: str, rest: str) -> bool:
-    """Whether ``head:rest`` names a class in a file or a module rather than a player."""
+    """Whether `head:rest` names a class in a file or a module rather than a player."""
     head = head.strip()
     if head.endswith(".py") or "/" in head or "\\" in head:
         return True
@@ -652,7 +653,7 @@ def _is_import_target(head: str, rest: str) -> bool:
 
 
 def _load_class(where: str, name: str, spec: str) -> Any:
-    """The attribute ``name`` of the file or module ``where``."""
+    """The attribute `name` of the file or module `where`."""
     if not name.isidentifier():
         raise InvalidPlayerError(
             f"player {_r(spec)}: name the class after the colon, e.g. {where}:MyBot"
@@ -742,16 +743,16 @@ def _load_module(name: str, spec: str) -> ModuleType:
 
 
 def registrations() -> dict[str, dict[str, Any]]:
-    """What :func:`register_game` and :func:`register_player` added in this process.
+    """What [`register_game`][] and [`register_player`][] added in this process.
 
-    ``{"games": {name: GameEntry}, "players": {name: factory}}``: pass it to
-    :func:`restore_registrations` in another process (the arena's local workers do).
+    `{"games": {name: GameEntry}, "players": {name: factory}}`: pass it to
+    [`restore_registrations`][] in another process (the arena's local workers do).
     """
     return {"games": dict(_games), "players": dict(_players)}
 
 
 def restore_registrations(saved: dict[str, dict[str, Any]]) -> None:
-    """Repeat in this process the registrations :func:`registrations` returned elsewhere."""
+    """Repeat in this process the registrations [`registrations`][] returned elsewhere."""
     _games.update(saved.get("games", {}))
     _players.update(saved.get("players", {}))
 
@@ -761,12 +762,12 @@ def restore_registrations(saved: dict[str, dict[str, Any]]) -> None:
 
 @attrs.frozen
 class GameInfo:
-    """A game as listings show it (``abstractgames list``, the documentation).
+    """A game as listings show it (`abstractgames list`, the documentation).
 
     Attributes:
         name: the registered name.
         title: the game's name for people.
-        origin: ``"built in"``, ``"registered"`` or the distribution it comes from.
+        origin: `"built in"`, `"registered"` or the distribution it comes from.
         roles: the roles in turn order.
         params: each parameter with its default value.
         summary: the first line of the game class's docstring.
@@ -786,8 +787,8 @@ class PlayerInfo:
 
     Attributes:
         name: the registered name.
-        origin: ``"built in"``, ``"registered"`` or the distribution it comes from.
-        options: each option with its default value (``None`` for a player taking a command).
+        origin: `"built in"`, `"registered"` or the distribution it comes from.
+        options: each option with its default value (`None` for a player taking a command).
         summary: the first line of the factory's docstring.
     """
 
@@ -798,12 +799,13 @@ class PlayerInfo:
 
 
 def _summary(target: Any) -> str:
+    """The first paragraph of a docstring as plain text: code marks and cross-references gone."""
     text = (inspect.getdoc(target) or "").strip().split("\n\n")[0].replace("\n", " ")
-    return text.replace("``", "")
+    return re.sub(r"\[([^\]]+)\]\[[^\]]*\]", r"\1", text).replace("`", "")
 
 
 def describe_game(name: str) -> GameInfo:
-    """What listings say of the game ``name`` (it is made with its default parameters).
+    """What listings say of the game `name` (it is made with its default parameters).
 
     Raises:
         UnknownGameError: no such game.
@@ -822,7 +824,7 @@ def describe_game(name: str) -> GameInfo:
 
 
 def describe_player(name: str) -> PlayerInfo:
-    """What listings say of the player ``name``.
+    """What listings say of the player `name`.
 
     Raises:
         InvalidPlayerError: no such player.
@@ -850,7 +852,7 @@ def describe_player(name: str) -> PlayerInfo:
 
 
 def greedy_player(game: Game) -> Player:
-    """The ``greedy`` player: one ply of look-ahead with ``game``'s evaluation."""
+    """The greedy player: one ply of look-ahead with the game's evaluation."""
     from .players.greedy import GreedyPlayer
 
     return GreedyPlayer(game, evaluation_for(game))
@@ -859,10 +861,10 @@ def greedy_player(game: Game) -> Player:
 def search_player(
     game: Game, time: float = DEFAULT_SEARCH_TIME, depth: int | None = None
 ) -> Player:
-    """The ``search`` player: ``game``'s search bot with a time budget per move or a fixed depth.
+    """The search player: the game's search bot with a time budget per move or a fixed depth.
 
-    ``time`` is seconds per move, more than 0 and at most :data:`MAX_SEARCH_TIME` (default 1.0);
-    ``depth`` a fixed search depth in plies instead, from 1 to the game's ``max_length``.
+    `time` is seconds per move, more than 0 and at most `MAX_SEARCH_TIME` (a day; default 1.0);
+    `depth` a fixed search depth in plies instead, from 1 to the game's `max_length`.
     """
     if (
         isinstance(time, bool)

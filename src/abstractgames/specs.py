@@ -1,13 +1,14 @@
 """The spec grammar that names a game or a player with its options in one token.
 
-A spec is ``NAME`` or ``NAME:key=value,key=value`` (``entropy:size=5``, ``search:time=1.5``).
+A spec is `NAME` or `NAME:key=value,key=value` (`entropy:size=5`, `search:time=1.5`).
 Values are read the same way for games and players: an integer, else a decimal number, else
-``true``/``false``, else the text itself. Keys are Python identifiers; values cannot hold a comma.
+`true`/`false`, else the text itself. Keys are Python identifiers; values cannot hold a comma.
 
->>> split_spec("search:time=1.5,depth=3")
-('search', 'time=1.5,depth=3')
->>> parse_options("time=1.5,depth=3,log=out,fast=true")
-{'time': 1.5, 'depth': 3, 'log': 'out', 'fast': True}
+Examples:
+    >>> split_spec("search:time=1.5,depth=3")
+    ('search', 'time=1.5,depth=3')
+    >>> parse_options("time=1.5,depth=3,log=out,fast=true")
+    {'time': 1.5, 'depth': 3, 'log': 'out', 'fast': True}
 """
 
 from __future__ import annotations
@@ -22,15 +23,15 @@ __all__ = ["format_options", "keyword_defaults", "parse_options", "parse_value",
 
 
 def split_spec(spec: str) -> tuple[str, str]:
-    """``(name, options text)``: the name in lower case, both stripped."""
+    """`(name, options text)`: the name in lower case, both stripped."""
     name, _, rest = spec.strip().partition(":")
     return name.strip().lower(), rest.strip()
 
 
 def parse_value(text: str) -> Any:
-    """An option value: an ``int``, else a ``float``, else ``True``/``False``, else the text.
+    """An option value: an `int`, else a `float`, else `True`/`False`, else the text.
 
-    Digits too many for an ``int`` (Python reads at most 4300) stay text, not an infinite float.
+    Digits too many for an `int` (Python reads at most 4300) stay text, not an infinite float.
     """
     for kind in (int, float):
         try:
@@ -51,13 +52,14 @@ def parse_options(
     error: type[Exception] = ValueError,
     value: Callable[[str], Any] = parse_value,
 ) -> dict[str, Any]:
-    """Read ``key=value,key=value`` into a dict; raise ``error`` naming ``context`` if malformed.
+    """Read `key=value,key=value` into a dict; raise `error` naming `context` if malformed.
 
-    Each value is read by ``value`` (:func:`parse_value`; ``str`` keeps the text as it is). A
-    message quotes at most an excerpt of the option and of ``context``.
+    Each value is read by `value` ([`parse_value`][]; `str` keeps the text as it is). A
+    message quotes at most an excerpt of the option and of `context`.
 
-    >>> parse_options("depth=3", context="player 'search:depth=3'")
-    {'depth': 3}
+    Examples:
+        >>> parse_options("depth=3", context="player 'search:depth=3'")
+        {'depth': 3}
     """
     options: dict[str, Any] = {}
     for item in filter(None, (part.strip() for part in text.split(","))):
@@ -72,12 +74,12 @@ def parse_options(
 
 
 def format_options(options: dict[str, Any]) -> str:
-    """The options as ``key=value,...`` in key order (the inverse of :func:`parse_options`)."""
+    """The options as `key=value,...` in key order (the inverse of [`parse_options`][])."""
     return ",".join(f"{key}={value}" for key, value in sorted(options.items()))
 
 
 def keyword_defaults(factory: Callable[..., Any]) -> dict[str, Any]:
-    """The parameters of ``factory`` that have a default value, with it."""
+    """The parameters of `factory` that have a default value, with it."""
     return {
         p.name: p.default
         for p in inspect.signature(factory).parameters.values()

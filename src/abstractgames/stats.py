@@ -2,20 +2,21 @@
 
 Pure Python (no NumPy, no SciPy), so that every figure can be checked by hand:
 
-- :func:`mean_interval`: a sample mean and the half-width of its 95% interval from Student's t
-  distribution with ``n - 1`` degrees of freedom (:func:`t_quantile`).
-- :func:`bradley_terry`: maximum-likelihood Bradley–Terry ratings on the Elo scale, a draw
+- [`mean_interval`][]: a sample mean and the half-width of its 95% interval from Student's t
+  distribution with `n - 1` degrees of freedom ([`t_quantile`][]).
+- [`bradley_terry`][]: maximum-likelihood Bradley–Terry ratings on the Elo scale, a draw
   counting as half a win and half a loss, with one virtual draw between every two players (a
   weak prior that keeps a perfect score finite). The ratings average 0; the 95% error bars are
   ±1.96 standard errors from the inverse of the Fisher information.
-- :func:`elo_difference`: the same model for two players, in closed form.
+- [`elo_difference`][]: the same model for two players, in closed form.
 
->>> mean, error = mean_interval([1, 2, 3, 4, 5])
->>> mean, round(error, 4)
-(3.0, 1.9632)
->>> difference, error = elo_difference(points=3, games=4)
->>> round(difference, 1), round(error, 1)
-(147.2, 332.3)
+Examples:
+    >>> mean, error = mean_interval([1, 2, 3, 4, 5])
+    >>> mean, round(error, 4)
+    (3.0, 1.9632)
+    >>> difference, error = elo_difference(points=3, games=4)
+    >>> round(difference, 1), round(error, 1)
+    (147.2, 332.3)
 """
 
 from __future__ import annotations
@@ -37,8 +38,8 @@ __all__ = [
 ]
 
 ELO_PER_LOGIT = 400 / math.log(10)
-"""Elo points per unit of the logistic scale: a difference of ``d`` Elo gives the stronger player
-an expected score of ``1 / (1 + 10 ** (-d / 400))``."""
+"""Elo points per unit of the logistic scale: a difference of `d` Elo gives the stronger player
+an expected score of `1 / (1 + 10 ** (-d / 400))`."""
 
 
 def normal_quantile(confidence: float = 0.95) -> float:
@@ -82,15 +83,16 @@ def _incomplete_beta(a: float, b: float, x: float) -> float:
 
 
 def _t_upper_tail(t: float, df: float) -> float:
-    """P(T > t) for t >= 0 under Student's t distribution with ``df`` degrees of freedom."""
+    """P(T > t) for t >= 0 under Student's t distribution with `df` degrees of freedom."""
     return 0.5 * _incomplete_beta(df / 2, 0.5, df / (df + t * t))
 
 
 def t_quantile(confidence: float, df: float) -> float:
-    """The two-sided critical value of Student's t distribution with ``df`` degrees of freedom.
+    """The two-sided critical value of Student's t distribution with `df` degrees of freedom.
 
-    >>> round(t_quantile(0.95, 1), 3), round(t_quantile(0.95, 10), 3)
-    (12.706, 2.228)
+    Examples:
+        >>> round(t_quantile(0.95, 1), 3), round(t_quantile(0.95, 10), 3)
+        (12.706, 2.228)
     """
     if not 0 < confidence < 1 or df <= 0:
         raise ValueError(f"need 0 < confidence < 1 and df > 0, not {confidence!r} and {df!r}")
@@ -110,10 +112,10 @@ def t_quantile(confidence: float, df: float) -> float:
 
 
 def mean_interval(values: Sequence[float], confidence: float = 0.95) -> tuple[float, float | None]:
-    """The mean of ``values`` and the half-width of its confidence interval (Student's t).
+    """The mean of `values` and the half-width of its confidence interval (Student's t).
 
-    The half-width is ``t(n - 1) * s / sqrt(n)`` with ``s`` the sample standard deviation; it is
-    ``None`` for fewer than two values.
+    The half-width is `t(n - 1) * s / sqrt(n)` with `s` the sample standard deviation; it is
+    `None` for fewer than two values.
 
     Raises:
         ValueError: no values.
@@ -131,11 +133,11 @@ def mean_interval(values: Sequence[float], confidence: float = 0.95) -> tuple[fl
 def elo_difference(
     points: float, games: float, *, virtual_draws: float = 1.0, confidence: float = 0.95
 ) -> tuple[float, float]:
-    """How much stronger a player who scored ``points`` in ``games`` is, in Elo, and the error.
+    """How much stronger a player who scored `points` in `games` is, in Elo, and the error.
 
-    With ``v`` virtual draws the expected score is ``p = (points + v/2) / (games + v)``, the
-    difference is ``400 log10(p / (1 - p))`` and its standard error in logistic units is
-    ``1 / sqrt((games + v) p (1 - p))`` (Bradley–Terry for two players). Returns the difference
+    With `v` virtual draws the expected score is `p = (points + v/2) / (games + v)`, the
+    difference is `400 log10(p / (1 - p))` and its standard error in logistic units is
+    `1 / sqrt((games + v) p (1 - p))` (Bradley–Terry for two players). Returns the difference
     and the half-width of its confidence interval.
     """
     total = games + virtual_draws
@@ -155,7 +157,7 @@ class Ratings:
     Attributes:
         elo: each player's rating.
         error: the half-width of each rating's confidence interval.
-        covariance: the ratings' covariance matrix in logistic units (Elo / ``ELO_PER_LOGIT``).
+        covariance: the ratings' covariance matrix in logistic units (Elo / `ELO_PER_LOGIT`).
     """
 
     elo: tuple[float, ...]
@@ -164,7 +166,7 @@ class Ratings:
 
 
 def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
-    """Solve ``matrix @ x = vector`` by Gaussian elimination with partial pivoting."""
+    """Solve `matrix @ x = vector` by Gaussian elimination with partial pivoting."""
     n = len(vector)
     rows = [[*row, value] for row, value in zip(matrix, vector, strict=True)]
     for column in range(n):
@@ -181,7 +183,7 @@ def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
 
 
 def _laplacian_inverse(weights: list[list[float]]) -> list[list[float]]:
-    """The pseudo-inverse ``L+ = (L + J/n)^-1 - J/n`` of the weighted graph Laplacian ``L``."""
+    """The pseudo-inverse `L+ = (L + J/n)^-1 - J/n` of the weighted graph Laplacian `L`."""
     n = len(weights)
     shifted = [
         [(sum(weights[i]) - weights[i][i] if i == j else -weights[i][j]) + 1 / n for j in range(n)]
@@ -209,15 +211,15 @@ def bradley_terry(
 ) -> Ratings:
     """Maximum-likelihood Bradley–Terry ratings of players from their results.
 
-    Player ``i`` beats ``j`` with probability ``1 / (1 + exp(r_j - r_i))``. A draw counts as half
-    a win and half a loss, and ``virtual_draws`` draws are added between every two players. The
+    Player `i` beats `j` with probability `1 / (1 + exp(r_j - r_i))`. A draw counts as half
+    a win and half a loss, and `virtual_draws` draws are added between every two players. The
     ratings are found by Newton's method (the log-likelihood is concave) and centred on 0; their
     covariance is the pseudo-inverse of the Fisher information, a graph Laplacian with weight
-    ``n_ij p_ij p_ji`` between ``i`` and ``j``.
+    `n_ij p_ij p_ji` between `i` and `j`.
 
     Args:
-        points: ``points[i][j]``: what ``i`` scored against ``j`` (wins + draws / 2).
-        games: ``games[i][j]``: how many games ``i`` and ``j`` played (symmetric).
+        points: `points[i][j]`: what `i` scored against `j` (wins + draws / 2).
+        games: `games[i][j]`: how many games `i` and `j` played (symmetric).
         virtual_draws: the prior; 0 gives the plain maximum likelihood, which is infinite for a
             player who won or lost every game.
         confidence: the coverage of the error bars.

@@ -1,16 +1,17 @@
 """JSON from outside (a game record, a tournament's state file) read within bounds.
 
-:func:`loads` is ``json.loads`` that refuses what would cost without bound or cannot be written
-back: integers of more than :data:`MAX_DIGITS` digits (Python converts a long one in quadratic
-time, and refuses those over 4,300 digits), numbers too large for a float, ``NaN`` and
-``Infinity`` (which JSON does not allow), and nesting too deep for the parser. Each refusal is a
-:class:`JSONError` saying what, without saying where: the caller names the file and the line.
+[`loads`][] is `json.loads` that refuses what would cost without bound or cannot be written
+back: integers of more than [`MAX_DIGITS`][] digits (Python converts a long one in quadratic
+time, and refuses those over 4,300 digits), numbers too large for a float, `NaN` and
+`Infinity` (which JSON does not allow), and nesting too deep for the parser. Each refusal is a
+[`JSONError`][] saying what, without saying where: the caller names the file and the line.
 
->>> loads('{"seed": 12}')
-{'seed': 12}
->>> loads('[1e999]')
-Traceback (most recent call last):
-abstractgames.strictjson.JSONError: a number too large to use (1e999)
+Examples:
+    >>> loads('{"seed": 12}')
+    {'seed': 12}
+    >>> loads('[1e999]')
+    Traceback (most recent call last):
+    abstractgames.strictjson.JSONError: a number too large to use (1e999)
 """
 
 from __future__ import annotations
@@ -28,14 +29,14 @@ MAX_DIGITS = 30
 
 
 class JSONError(ValueError):
-    """JSON that :func:`loads` refuses; the message says why."""
+    """JSON that [`loads`][] refuses; the message says why."""
 
 
 def loads(text: str) -> Any:
-    """The value of the JSON ``text``.
+    """The value of the JSON `text`.
 
     Raises:
-        JSONError: not JSON, or JSON out of bounds (see the module docstring).
+        JSONError: not JSON, or JSON out of bounds (see [the module][abstractgames.strictjson]).
     """
     try:
         return json.loads(

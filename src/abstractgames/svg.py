@@ -1,12 +1,13 @@
 """Board pictures as standalone SVG: pure drawing from a board's cells, for any rectangular board.
 
-:func:`board_svg` draws one character per square (``"."`` empty) with coordinates, each piece as a
-disc in its colour with its letter on top (or as a bare letter when it has no colour), marked
-squares outlined and highlighted squares tinted. The fills of the named colours differ in lightness
-and every letter contrasts with its disc, so pictures also read in greyscale. The same input always
-gives the same text. States draw themselves with :meth:`abstractgames.State.to_svg`.
+[`board_svg`][] draws one character per square (`"."` empty) with coordinates, each piece as a disc
+in its colour with its letter on top (or as a bare letter when it has no colour), marked squares
+outlined and highlighted squares tinted. The fills of the named colours differ in lightness and
+every letter contrasts with its disc, so pictures also read in greyscale. The same input always
+gives the same text. States draw themselves with
+[`State.to_svg`][abstractgames.protocol.State.to_svg].
 
-Example:
+Examples:
     >>> picture = board_svg("R.B.", 2, colours={"R": "red", "B": "blue"}, marks={0: "line"})
     >>> picture.startswith('<svg xmlns="http://www.w3.org/2000/svg"')
     True
@@ -75,24 +76,24 @@ def board_svg(
     """Draw a board as a standalone SVG document.
 
     Args:
-        cells: one character per square in index order (a1, b1, …, then rank 2), ``"."`` for an
+        cells: one character per square in index order (a1, b1, …, then rank 2), `"."` for an
             empty square; any other printable character is a piece.
-        width: squares per rank (1 to 26); ``len(cells)`` must be a multiple of it.
-        colours: piece letter → colour name, a key of :data:`PALETTE` or ``#rrggbb`` (other CSS
+        width: squares per rank (1 to 26); `len(cells)` must be a multiple of it.
+        colours: piece letter → colour name, a key of [`PALETTE`][] or `#rrggbb` (other CSS
             colour names are used as they are); a piece without a colour is drawn as a letter.
-        marks: square → a short reason (e.g. ``"line"``): the square gets a red outline. A square
-            is its index (``a1`` is 0, then along the rank) or its name (``"c3"``).
+        marks: square → a short reason (e.g. `"line"`): the square gets a red outline. A square
+            is its index (`a1` is 0, then along the rank) or its name (`"c3"`).
         highlight: squares (indices or names) to tint, e.g. the squares of the last move.
-        size: the side of one square in pixels (the picture scales: it has a ``viewBox``).
+        size: the side of one square in pixels (the picture scales: it has a `viewBox`).
         coordinates: draw the file letters under the board and the rank numbers at its left.
-        title: a text for the picture's ``<title>`` (shown as a tooltip), e.g. the position.
+        title: a text for the picture's `<title>` (shown as a tooltip), e.g. the position.
 
     Returns:
         The SVG text, one element per line; the same arguments always give the same text.
 
     Raises:
-        ValueError: the cells do not fill whole ranks of ``width``, a square index is off the
-            board, a piece character is not printable, or ``size`` is not positive.
+        ValueError: the cells do not fill whole ranks of `width`, a square index is off the
+            board, a piece character is not printable, or `size` is not positive.
     """
     if not isinstance(width, int) or not 1 <= width <= len(FILES):
         raise ValueError(f"width must be 1 to {len(FILES)} squares, not {width!r}")
@@ -205,7 +206,7 @@ def board_svg(
 
 
 def _square(square: object, width: int, count: int) -> int:
-    """The index of a square given by index or by name on a board of ``count`` squares."""
+    """The index of a square given by index or by name on a board of `count` squares."""
     if isinstance(square, str):
         name = _SQUARE_NAME.fullmatch(square.strip().lower())
         if name is not None and FILES.index(name[1]) < width:

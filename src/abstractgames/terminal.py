@@ -1,13 +1,13 @@
 """Play in a terminal: boards drawn with rich, a person at the keyboard, and a running commentary.
 
 Only the command line and this module use rich, and only this module uses prompt_toolkit (imported
-when a person plays at a terminal, never by ``import abstractgames``). When standard input and
+when a person plays at a terminal, never by `import abstractgames`). When standard input and
 output are terminals, a person's prompt has line editing, a history, Tab completion of the legal
 moves and commands, and a clock that counts down and falls without waiting for Enter; otherwise
-lines are read with :func:`input`, so that scripts piping moves in work as they always did.
+lines are read with `input`, so that scripts piping moves in work as they always did.
 
 Boards show letters as well as colours, and the last move in brackets, so they read the same
-without colour; ``--no-color`` or ``NO_COLOR`` remove every style (bold and dim too).
+without colour; `--no-color` or `NO_COLOR` remove every style (bold and dim too).
 """
 
 from __future__ import annotations
@@ -66,9 +66,9 @@ _CONTRAST = {"white": "black", "yellow": "black", "green": "black"}
 _RICH_NAMES = {"purple": "magenta", "black": "grey11", "white": "grey93"}
 
 HINT_SECONDS = 1.0
-"""The search bot's thinking time for ``hint`` (``hint SECONDS`` gives another, up to a minute)."""
+"""The search bot's thinking time for `hint` (`hint SECONDS` gives another, up to a minute)."""
 RESIGN_CONFIRM_MOVES = 10
-"""From this many moves played in a game on, ``resign`` asks for confirmation at a terminal."""
+"""From this many moves played in a game on, `resign` asks for confirmation at a terminal."""
 
 HELP = """\
 Type a move in the notation shown by 'moves', or one of:
@@ -91,7 +91,7 @@ now: Callable[[], float] = time.monotonic
 class _Console(Console):
     """A console that prints text with its control characters escaped (but newlines): messages
     quote outside text (a record's reasons and player specs, an engine's words), which must not
-    drive the terminal. Boards (rich ``Text``) are ours and print as they are."""
+    drive the terminal. Boards (rich `Text`) are ours and print as they are."""
 
     def print(self, *objects: Any, **options: Any) -> None:
         super().print(*(printable(o) if isinstance(o, str) else o for o in objects), **options)
@@ -100,10 +100,10 @@ class _Console(Console):
 def make_console(
     file: TextIO | None = None, *, colour: bool = True, force_terminal: bool | None = None
 ) -> Console:
-    """A console for boards and messages; ``colour=False`` (or ``NO_COLOR``) prints no style at
+    """A console for boards and messages; `colour=False` (or `NO_COLOR`) prints no style at
     all, not even bold or dim: boards are letters and brackets only.
 
-    Text printed on it has its control characters escaped (:func:`abstractgames.text.printable`).
+    Text printed on it has its control characters escaped ([`abstractgames.text.printable`][]).
     """
     plain = not colour or bool(os.environ.get("NO_COLOR"))
     return _Console(
@@ -119,8 +119,8 @@ def make_console(
 
 
 def board_text(state: State, highlight: frozenset[int] = frozenset()) -> Text:
-    """The board with coordinates, top rank first; ``highlight`` marks squares (a last move) with
-    brackets, ``[R]`` or ``[·]``, which read without colour too."""
+    """The board with coordinates, top rank first; `highlight` marks squares (a last move) with
+    brackets, `[R]` or `[·]`, which read without colour too."""
     game = state.game
     cells = state.cells()
     width = game.board_width
@@ -153,7 +153,7 @@ def show_position(
     time_left: float | None = None,
     highlight: frozenset[int] = frozenset(),
 ) -> None:
-    """Print the board (``highlight``: the last move's squares) and what a player needs to know
+    """Print the board (`highlight`: the last move's squares) and what a player needs to know
     about the position; a game without a board shows its position string."""
     if state.game.board_width > 0:
         console.print(board_text(state, highlight))
@@ -169,7 +169,7 @@ def show_position(
 
 
 def format_clock(seconds: float) -> str:
-    """``m:ss.t``, e.g. ``4:59.9``."""
+    """`m:ss.t`, e.g. `4:59.9`."""
     tenths = round(max(seconds, 0.0) * 10)
     minutes, rest = divmod(tenths, 600)
     return f"{minutes}:{rest // 10:02d}.{rest % 10}"
@@ -190,9 +190,9 @@ def changed_squares(before: State, after: State) -> frozenset[int]:
 def data_directory() -> Path:
     """The per-user folder where games played at the terminal are kept.
 
-    ``ABSTRACTGAMES_DATA`` if set; else ``$XDG_DATA_HOME/abstractgames`` or
-    ``~/.local/share/abstractgames`` (Linux and other Unix), ``~/Library/Application
-    Support/abstractgames`` (macOS), ``%APPDATA%\\abstractgames`` (Windows).
+    `ABSTRACTGAMES_DATA` if set; else `$XDG_DATA_HOME/abstractgames` or
+    `~/.local/share/abstractgames` (Linux and other Unix), `~/Library/Application
+    Support/abstractgames` (macOS), `%APPDATA%\\abstractgames` (Windows).
     """
     override = os.environ.get("ABSTRACTGAMES_DATA")
     if override:
@@ -210,8 +210,8 @@ def data_directory() -> Path:
 
 
 def new_game_path(game: str, seed: int, directory: Path | None = None) -> Path:
-    """A new file for a match in ``directory`` (default: ``games`` in :func:`data_directory`),
-    named by the date, the game and the seed, e.g. ``20250131-142233-entropy-7.json``."""
+    """A new file for a match in `directory` (default: `games` in [`data_directory`][]),
+    named by the date, the game and the seed, e.g. `20250131-142233-entropy-7.json`."""
     folder = data_directory() / "games" if directory is None else directory
     stem = f"{time.strftime('%Y%m%d-%H%M%S')}-{re.sub(r'[^A-Za-z0-9_-]+', '_', game)}-{seed}"
     path = folder / f"{stem}.json"
@@ -230,18 +230,18 @@ class FlagFell(Exception):
 
 
 class QuitRequest(EOFError):
-    """A person typed ``quit``: the match stops and is kept, as at the end of the input."""
+    """A person typed `quit`: the match stops and is kept, as at the end of the input."""
 
 
 class LineReader:
-    """Reads a person's lines with :func:`input`: for input that is not a terminal (a script, a
+    """Reads a person's lines with `input`: for input that is not a terminal (a script, a
     test), read exactly as it comes; no countdown."""
 
     def read(
         self, prompt: str, *, completions: Sequence[str] = (), deadline: float | None = None
     ) -> str:
-        """A line typed at ``prompt``; ``completions`` are what Tab may complete; past
-        ``deadline`` (on the session's clock) a live reader raises :class:`FlagFell`."""
+        """A line typed at `prompt`; `completions` are what Tab may complete; past
+        `deadline` (on the session's clock) a live reader raises [`FlagFell`][]."""
         return input(prompt)
 
     def ask(self, prompt: str, *, deadline: float | None = None) -> str:
@@ -251,9 +251,9 @@ class LineReader:
 
 class LiveReader(LineReader):
     """A prompt_toolkit prompt: arrow keys and Emacs editing keys, a history (Up, Ctrl-R), Tab
-    completion, and a clock counting down in the prompt that raises :class:`FlagFell` when it runs
-    out, without waiting for Enter. Ctrl-C raises ``KeyboardInterrupt``, Ctrl-D on an empty line
-    ``EOFError``."""
+    completion, and a clock counting down in the prompt that raises [`FlagFell`][] when it runs
+    out, without waiting for Enter. Ctrl-C raises `KeyboardInterrupt`, Ctrl-D on an empty line
+    `EOFError`."""
 
     def __init__(self, *, colour: bool = True, clock: Callable[[], float] | None = None) -> None:
         from prompt_toolkit import PromptSession
@@ -330,15 +330,15 @@ class LiveReader(LineReader):
 
 class GameView:
     """The game being played as the terminal shows it: the moves so far and the last one's
-    squares. :class:`TerminalObserver` keeps it; :class:`HumanPlayer` shows it."""
+    squares. [`TerminalObserver`][] keeps it; [`HumanPlayer`][] shows it."""
 
     def __init__(self) -> None:
         self.roles: tuple[str, ...] = ()
         self.plies: list[tuple[str | None, str, frozenset[int]]] = []
-        """Every ply of the game: the role that moved (``None``: chance), the move, its squares."""
+        """Every ply of the game: the role that moved (`None`: chance), the move, its squares."""
 
     def start(self, record: GameRecord, game: Game) -> None:
-        """Begin following game ``record`` (with the moves it already has, when resumed)."""
+        """Begin following game `record` (with the moves it already has, when resumed)."""
         self.roles = game.roles
         self.plies = []
         state = game.from_position(record.start)
@@ -353,7 +353,7 @@ class GameView:
         self.plies.append((role, entry.move, changed_squares(before, after)))
 
     def took_back(self, count: int) -> None:
-        """Forget the last ``count`` plies."""
+        """Forget the last `count` plies."""
         del self.plies[len(self.plies) - count :]
 
     @property
@@ -371,7 +371,7 @@ class GameView:
 
     def numbered(self) -> list[str]:
         """The moves numbered like a chess score sheet, one number per turn of the first role:
-        ``["1. W@d4 d4-d7", "2. K@a1 pass"]``."""
+        `["1. W@d4 d4-d7", "2. K@a1 pass"]`."""
         first = self.roles[0] if self.roles else None
         items: list[str] = []
         for role, move, _ in self.plies:
@@ -387,15 +387,15 @@ class GameView:
 
 class Session:
     """One terminal where a match is played: the console, the reader of lines, the clock and the
-    :class:`GameView`, shared by the people's players and the observer.
+    [`GameView`][], shared by the people's players and the observer.
 
     Args:
-        console: where everything is printed (:func:`make_console`).
-        interactive: standard input and output are a terminal: a :class:`LiveReader` reads lines,
-            the clock counts down, ``resign`` asks for confirmation, a match pauses between games.
-        reader: how lines are read (default: a :class:`LiveReader` if interactive, else
-            :class:`LineReader`).
-        clock: seconds, monotonic (default :data:`now`); give the referee the same one.
+        console: where everything is printed ([`make_console`][]).
+        interactive: standard input and output are a terminal: a [`LiveReader`][] reads lines,
+            the clock counts down, `resign` asks for confirmation, a match pauses between games.
+        reader: how lines are read (default: a [`LiveReader`][] if interactive, else
+            [`LineReader`][]).
+        clock: seconds, monotonic (default `time.monotonic`); give the referee the same one.
     """
 
     def __init__(
@@ -427,7 +427,7 @@ def _say_kinds(kinds: Sequence[str]) -> str:
 
 
 class HumanPlayer(Player):
-    """A person typing moves and commands (``help`` lists them). Typos and illegal moves get one
+    """A person typing moves and commands (`help` lists them). Typos and illegal moves get one
     line and the prompt again."""
 
     spec = "human"
@@ -464,7 +464,7 @@ class HumanPlayer(Player):
                 return move
 
     def _command(self, text: str, state: State, deadline: float | None) -> Move | None:
-        """Do what ``text`` asks; the move it names, or ``None`` to read another line."""
+        """Do what `text` asks; the move it names, or `None` to read another line."""
         command = text.strip().lower()
         words = command.split()
         if not command:
@@ -580,8 +580,8 @@ class HumanPlayer(Player):
 
 
 def _evaluation(bot: Player) -> str:
-    """What a search bot says of its last move, where it says anything: `` (value +12, depth
-    4)``. Bots record it differently; these are the attributes ours have."""
+    """What a search bot says of its last move, where it says anything: ` (value +12, depth
+    4)`. Bots record it differently; these are the attributes ours have."""
     info = getattr(bot, "last", None)
     facts = []
     mate = getattr(info, "mate_in", None)
@@ -602,8 +602,8 @@ def _evaluation(bot: Player) -> str:
 
 
 class TerminalObserver(Observer):
-    """Tells the people at the terminal what happens and keeps the session's :class:`GameView`.
-    ``verbose`` also shows every move (always so when a person plays).
+    """Tells the people at the terminal what happens and keeps the session's [`GameView`][].
+    `verbose` also shows every move (always so when a person plays).
 
     Moves made for a player out of time (Entropy's live timeout) are not shown one by one: the
     game's end sums them up in one line.
@@ -707,7 +707,7 @@ class TerminalObserver(Observer):
 
 
 def _summary(moves: list[str]) -> str:
-    """Moves in a few words: ``pass ×23``, or the list, shortened in the middle."""
+    """Moves in a few words: `pass ×23`, or the list, shortened in the middle."""
     if len(set(moves)) == 1 and len(moves) > 1:
         return f"{moves[0]} ×{len(moves)}"
     if len(moves) <= 10:

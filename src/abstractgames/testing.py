@@ -1,20 +1,20 @@
 """A property-based conformance kit for games and players on the shared protocol (needs
-``hypothesis``).
+`hypothesis`).
 
-Use it on our games and bots or on your own implementation of :class:`~abstractgames.Game` or
-:class:`~abstractgames.players.Player`:
+Use it on our games and bots or on your own implementation of [`Game`][] or
+[`Player`][]:
 
-- :func:`states` and :func:`moves` are hypothesis strategies: states reached by random legal play
+- [`states`][] and [`moves`][] are hypothesis strategies: states reached by random legal play
   (chance events drawn with their probabilities) and legal moves of a state;
-- :func:`check_game` runs every protocol property on a game and raises ``AssertionError`` (via
+- [`check_game`][] runs every protocol property on a game and raises `AssertionError` (via
   hypothesis, with a minimal failing example) when one fails;
-- :func:`conformance_properties` returns the same properties by name, so a pytest suite can
+- [`conformance_properties`][] returns the same properties by name, so a pytest suite can
   parametrize over them and see each one pass or fail on its own;
-- :func:`check_player` and :func:`player_properties` do the same for a player in a game: legal
+- [`check_player`][] and [`player_properties`][] do the same for a player in a game: legal
   moves, an untouched state, the same move for the same seed, an answer within a time budget, and
   a clear refusal of a finished game or a chance node.
 
-Example:
+Examples:
     >>> from abstractgames import get_game
     >>> from abstractgames.testing import check_game, check_player
     >>> check_game(get_game("orderchaos"), max_examples=5)
@@ -57,9 +57,9 @@ __all__ = [
 
 
 def playout(state: State, rng: random.Random, max_plies: int | None = None) -> list[State]:
-    """Play random legal moves from ``state``; return every state visited, ``state`` first.
+    """Play random legal moves from `state`; return every state visited, `state` first.
 
-    Stops when the game is over or after ``max_plies`` plies.
+    Stops when the game is over or after `max_plies` plies.
     """
     visited = [state]
     while not state.is_terminal() and (max_plies is None or len(visited) <= max_plies):
@@ -82,7 +82,7 @@ def states(game: Game, max_plies: int | None = None) -> st.SearchStrategy[State]
 
 
 def moves(state: State) -> st.SearchStrategy[Move]:
-    """The legal moves of ``state`` (the strategy is empty at a terminal state)."""
+    """The legal moves of `state` (the strategy is empty at a terminal state)."""
     legal = state.legal_moves()
     return st.sampled_from(legal) if legal else st.nothing()
 
@@ -98,7 +98,7 @@ def _snapshot(state: State) -> tuple[object, ...]:
 def conformance_properties(
     game: Game | str, *, max_examples: int = 100
 ) -> dict[str, Callable[[], None]]:
-    """The protocol properties for ``game`` (a game or its spec), by name; call each to run it
+    """The protocol properties for `game` (a game or its spec), by name; call each to run it
     with hypothesis."""
     if isinstance(game, str):
         game = parse_game_spec(game)
@@ -259,8 +259,8 @@ def conformance_properties(
 
 
 def check_game(game: Game | str, *, max_examples: int = 100) -> None:
-    """Run every conformance property on ``game`` (a game or its spec, e.g. ``"mygame"``); raise
-    ``AssertionError`` on the first failure."""
+    """Run every conformance property on `game` (a game or its spec, e.g. `"mygame"`); raise
+    `AssertionError` on the first failure."""
     if isinstance(game, str):
         game = parse_game_spec(game)
     for name, prop in conformance_properties(game, max_examples=max_examples).items():
@@ -275,7 +275,7 @@ def check_game(game: Game | str, *, max_examples: int = 100) -> None:
 # --- players --------------------------------------------------------------------------------------
 
 _TIMED_EXAMPLES = 5
-"""The most examples :func:`player_properties` times (each may take the whole budget)."""
+"""The most examples [`player_properties`][] times (each may take the whole budget)."""
 
 
 class _Seats:
@@ -333,7 +333,7 @@ def _finished_games(game: Game) -> st.SearchStrategy[State]:
 
 
 def _chance_nodes(game: Game) -> st.SearchStrategy[State | None]:
-    """Chance nodes of random games; ``None`` for a game that met none."""
+    """Chance nodes of random games; `None` for a game that met none."""
 
     @st.composite
     def strategy(draw: st.DrawFn) -> State | None:
@@ -348,7 +348,7 @@ _SNAPSHOT_FIELDS = ("position", "hash", "player to move", "legal moves", "outcom
 
 
 def _full_snapshot(state: State) -> tuple[object, ...]:
-    """What :func:`_snapshot` takes, and ``describe()`` (it shows what the position leaves out,
+    """What `_snapshot` takes, and `describe()` (it shows what the position leaves out,
     such as a ply count)."""
     return (*_snapshot(state), state.describe())
 
@@ -361,51 +361,51 @@ def player_properties(
     time_budget: float = 1.0,
     slack: float = 2.0,
 ) -> dict[str, Callable[[], None]]:
-    """The properties every player keeps in ``game``, by name; call each to run it with hypothesis.
+    """The properties every player keeps in `game`, by name; call each to run it with hypothesis.
 
-    - ``plays_only_legal_moves``: ``choose`` returns one of ``state.legal_moves()``, with
-      ``time_left`` ``None`` or ``time_budget``;
-    - ``never_mutates_the_state``: the state's position, hash, player to move, legal moves,
-      outcome and ``describe()`` are the same after ``choose``;
-    - ``same_seed_same_move``: two players given ``random.Random(seed)`` with the same seed choose
-      the same move, and neither draws from the ``random`` module's global generator;
-    - ``answers_within_the_time_budget``: with ``time_left=time_budget``, ``choose`` returns
-      within ``time_budget + slack`` seconds;
-    - ``refuses_finished_games`` and ``refuses_chance_nodes``: ``choose`` raises
-      :class:`~abstractgames.IllegalMoveError` for a finished game or a chance node, rather than
-      return a move or raise anything else (the referee never asks there: the refusal makes a
-      mistake in whatever drives the player a clear error).
+    - `plays_only_legal_moves`: `choose` returns one of `state.legal_moves()`, with
+      `time_left` `None` or `time_budget`;
+    - `never_mutates_the_state`: the state's position, hash, player to move, legal moves,
+      outcome and `describe()` are the same after `choose`;
+    - `same_seed_same_move`: two players given `random.Random(seed)` with the same seed choose
+      the same move, and neither draws from the `random` module's global generator;
+    - `answers_within_the_time_budget`: with `time_left=time_budget`, `choose` returns
+      within `time_budget + slack` seconds;
+    - `refuses_finished_games` and `refuses_chance_nodes`: `choose` raises [`IllegalMoveError`][]
+      for a finished game or a chance node, rather than return a move or raise anything else (the
+      referee never asks there: the refusal makes a mistake in whatever drives the player a clear
+      error).
 
-    The positions are drawn with :func:`states`, those with a player to move (the refusals take
+    The positions are drawn with [`states`][], those with a player to move (the refusals take
     the ends of random games and their chance nodes). The kit calls only
-    :meth:`~abstractgames.players.Player.choose`, with a fresh ``random.Random(seed)`` each time,
+    [`choose`][abstractgames.players.Player.choose], with a fresh `random.Random(seed)` each time,
     as the referee does.
 
     Args:
-        player: the player: a spec for :func:`~abstractgames.make_player` (``"greedy"``,
-            ``"mybot.py:MyBot"``); a function or ``Player`` class that makes one from the game
-            (called as ``make_player`` calls a class: ``MyBot(game)``, or ``MyBot()``); or a
-            ``Player`` itself. The kit makes a fresh player for each property, and two per example
-            of ``same_seed_same_move``, and closes them; a ``Player`` you give is used for every
+        player: the player: a spec for [`make_player`][] (`"greedy"`,
+            `"mybot.py:MyBot"`); a function or `Player` class that makes one from the game
+            (called as `make_player` calls a class: `MyBot(game)`, or `MyBot()`); or a
+            `Player` itself. The kit makes a fresh player for each property, and two per example
+            of `same_seed_same_move`, and closes them; a `Player` you give is used for every
             example and not closed (give a spec or a factory if your player keeps something from
             one move to the next).
-        game: the game, or its spec (``"entropy:size=5"``).
+        game: the game, or its spec (`"entropy:size=5"`).
         max_examples: hypothesis examples per property (at most 5 for the time budget, each of
             which may take the whole budget). A search player should get a fixed depth or a
             short time per move, or the properties take long.
-        time_budget: the ``time_left``, in seconds, that the player is given on a clock.
-        slack: seconds beyond ``time_budget`` that an answer may take (a generous conformance
+        time_budget: the `time_left`, in seconds, that the player is given on a clock.
+        slack: seconds beyond `time_budget` that an answer may take (a generous conformance
             bound for a loaded machine, not a benchmark).
 
     Returns:
         The properties by name, each a function without arguments that raises
-        ``AssertionError`` (with hypothesis's smallest failing example) when the player fails it.
+        `AssertionError` (with hypothesis's smallest failing example) when the player fails it.
 
     Raises:
-        InvalidPlayerError: ``player`` is not a player, or its spec or factory makes none.
-        UnknownGameError: ``game`` is a spec naming no game.
+        InvalidPlayerError: `player` is not a player, or its spec or factory makes none.
+        UnknownGameError: `game` is a spec naming no game.
 
-    Example:
+    Examples:
         >>> from abstractgames.testing import player_properties
         >>> sorted(player_properties("random", "orderchaos"))  # doctest: +NORMALIZE_WHITESPACE
         ['answers_within_the_time_budget', 'never_mutates_the_state', 'plays_only_legal_moves',
@@ -560,22 +560,22 @@ def check_player(
     time_budget: float = 1.0,
     slack: float = 2.0,
 ) -> None:
-    """Run every player property (see :func:`player_properties`) on ``player`` in ``game``.
+    """Run every player property (see [`player_properties`][]) on `player` in `game`.
 
     Args:
-        player: a player spec (``"mybot.py:MyBot"``), a ``Player`` class or a function making
-            the player from the game, or a ``Player`` itself.
+        player: a player spec (`"mybot.py:MyBot"`), a `Player` class or a function making
+            the player from the game, or a `Player` itself.
         game: the game, or its spec.
         max_examples: hypothesis examples per property (at most 5 for the time budget).
-        time_budget: the ``time_left``, in seconds, that the player is given on a clock.
-        slack: seconds beyond ``time_budget`` that an answer may take.
+        time_budget: the `time_left`, in seconds, that the player is given on a clock.
+        slack: seconds beyond `time_budget` that an answer may take.
 
     Raises:
         AssertionError: a property fails (with hypothesis's smallest failing example), or the
             player raises where it should answer.
-        InvalidPlayerError: ``player`` is not a player, or its spec or factory makes none.
+        InvalidPlayerError: `player` is not a player, or its spec or factory makes none.
 
-    Example:
+    Examples:
         >>> from abstractgames import get_game
         >>> from abstractgames.testing import check_player
         >>> check_player("greedy", get_game("orderchaos"), max_examples=5)

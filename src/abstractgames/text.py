@@ -1,14 +1,15 @@
 """Text from outside (a move typed in, a file, an external program) made safe to show and quote.
 
-Everything the library shows or stores that it did not write itself goes through :func:`excerpt`
-or :func:`quote`: control characters (a terminal escape sequence, a newline, a NUL) are escaped as
+Everything the library shows or stores that it did not write itself goes through [`excerpt`][]
+or [`quote`][]: control characters (a terminal escape sequence, a newline, a NUL) are escaped as
 Python would write them, and the text is cut to a bounded length, so a hostile or broken input can
 neither drive the terminal nor flood a message.
 
->>> excerpt("e2\\x1b]0;pwned\\x07")
-'e2\\\\x1b]0;pwned\\\\x07'
->>> quote("x" * 100, limit=10)
-'"xxxxxxxxx…"'
+Examples:
+    >>> excerpt("e2\\x1b]0;pwned\\x07")
+    'e2\\\\x1b]0;pwned\\\\x07'
+    >>> quote("x" * 100, limit=10)
+    '"xxxxxxxxx…"'
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ EXCERPT = 60
 
 
 def excerpt(text: object, limit: int = EXCERPT) -> str:
-    """``str(text)`` with its control characters escaped, cut to at most ``limit`` characters (an
+    """`str(text)` with its control characters escaped, cut to at most `limit` characters (an
     ellipsis marks the cut)."""
     shown = value_excerpt(text) if isinstance(text, int) else str(text)
     head = shown[:limit]
@@ -35,13 +36,14 @@ def _escape(char: str) -> str:
 
 
 def value_excerpt(value: object, limit: int = EXCERPT) -> str:
-    """``repr(value)`` for a message, bounded and escaped as :func:`excerpt`; an integer too long
+    """`repr(value)` for a message, bounded and escaped as [`excerpt`][]; an integer too long
     to show, by its number of digits.
 
-    >>> print(value_excerpt("move " * 20))
-    'move move move move move move move move move move move mov…
-    >>> print(value_excerpt(10**5000))
-    <an integer of about 5,000 digits>
+    Examples:
+        >>> print(value_excerpt("move " * 20))
+        'move move move move move move move move move move move mov…
+        >>> print(value_excerpt(10**5000))
+        <an integer of about 5,000 digits>
     """
     if isinstance(value, int) and not isinstance(value, bool):
         return _int_excerpt(value)
@@ -49,7 +51,7 @@ def value_excerpt(value: object, limit: int = EXCERPT) -> str:
 
 
 def _int_excerpt(value: int) -> str:
-    """``value`` in a message: a long one by its number of digits (writing an int of thousands of
+    """`value` in a message: a long one by its number of digits (writing an int of thousands of
     digits is slow, and Python refuses it beyond 4300)."""
     if value.bit_length() <= 192:
         return str(value)
@@ -59,7 +61,7 @@ def _int_excerpt(value: int) -> str:
 
 
 def printable(text: object) -> str:
-    """``str(text)`` with every control character but the newline escaped, for a terminal: a
+    """`str(text)` with every control character but the newline escaped, for a terminal: a
     message may hold outside text, which must not move the cursor, clear the screen or set the
     window title."""
     shown = str(text)
@@ -69,5 +71,5 @@ def printable(text: object) -> str:
 
 
 def quote(text: object, limit: int = EXCERPT) -> str:
-    """:func:`excerpt` in double quotes, for a message: ``sent "hello" where ...``."""
+    """[`excerpt`][] in double quotes, for a message: `sent "hello" where ...`."""
     return f'"{excerpt(text, limit)}"'

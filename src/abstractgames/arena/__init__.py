@@ -1,32 +1,30 @@
 """Tournaments: a seeded round robin between players, run in parallel, with honest statistics.
 
-Every pair of players plays ``games`` matches. The matches come in pairings: both matches of a
+Every pair of players plays `games` matches. The matches come in pairings: both matches of a
 pairing are played on the same seed with the seats swapped, so each player of the pair meets the
 same chance events (Entropy's bag draws) in the same roles. A match is whatever the game's match
 rules say (Entropy: two games with the roles swapped; the other games: one game).
 
-The schedule follows from the game, the players, ``games`` and the seed alone; each match is an
-independent, picklable :class:`MatchTask` that a worker plays with the
-:class:`~abstractgames.referee.Referee`. The results are gathered by their place in the schedule,
+The schedule follows from the game, the players, `games` and the seed alone; each match is an
+independent, picklable [`MatchTask`][] that a worker plays with the
+[`Referee`][abstractgames.referee.Referee]. The results are gathered by their place in the schedule,
 never by the order in which they finish, so the same seed gives the same results whichever
-:class:`Executor` runs the matches: one process, local processes, or a dask.distributed cluster
+[`Executor`][] runs the matches: one process, local processes, or a dask.distributed cluster
 (as long as the players themselves are deterministic: a time budget depends on the machine).
 
-The package has one module per job: ``schedule`` (the matches, their seeds and the players'
-names), ``executors`` (where they are played), ``state`` (the resumable state file), ``report``
-(the results and their tables) and ``tournament`` (:class:`Arena`, which ties them together and
-tells their progress: each finished match, and the time left); import their public names from
-here.
+The package has one module per job: [`schedule`][] (the matches, their seeds and the players'
+names), [`executors`][] (where they are played), [`state`][] (the resumable state file),
+[`report`][] (the results and their tables) and [`tournament`][] ([`Arena`][], which ties them
+together and tells their progress: each finished match, and the time left); import their public
+names from here.
 
-```pycon
->>> arena = Arena("orderchaos", ["random", "greedy"], games=2, seed=1)
->>> [(task.round, task.players) for task in arena.tasks]
-[(1, ('random', 'greedy')), (1, ('greedy', 'random'))]
->>> report = arena.run()
->>> [(s.player, s.wins, s.losses) for s in report.standings]
-[('greedy', 2, 0), ('random', 0, 2)]
-
-```
+Examples:
+    >>> arena = Arena("orderchaos", ["random", "greedy"], games=2, seed=1)
+    >>> [(task.round, task.players) for task in arena.tasks]
+    [(1, ('random', 'greedy')), (1, ('greedy', 'random'))]
+    >>> report = arena.run()
+    >>> [(s.player, s.wins, s.losses) for s in report.standings]
+    [('greedy', 2, 0), ('random', 0, 2)]
 """
 
 from __future__ import annotations

@@ -1,15 +1,14 @@
 """Where the matches are played: in this process, in local worker processes, or on a dask cluster.
 
-An :class:`Executor` plays the matches of a schedule with
-:func:`~abstractgames.arena.schedule.play_match` and yields each one's record as it finishes, in
-any order, with the time it took to play (:meth:`Executor.timed_results`); the tournament puts
-the results back in schedule order. The matches are handed out a few at a time (two per worker),
-so a long schedule costs no memory here.
+An [`Executor`][] plays the matches of a schedule with [`play_match`][] and yields each one's record
+as it finishes, in any order, with the time it took to play ([`Executor.timed_results`][]); the
+tournament puts the results back in schedule order. The matches are handed out a few at a time (two
+per worker), so a long schedule costs no memory here.
 
-A ``KeyboardInterrupt`` (Ctrl-C, or SIGTERM and SIGHUP under
-:func:`~abstractgames.interrupts.termination_as_interrupt`) stops the matches being played and
-the ones not yet started; the local worker processes are stopped and waited for before it goes
-on, so none is left running.
+A `KeyboardInterrupt` (Ctrl-C, or SIGTERM and SIGHUP under
+[`termination_as_interrupt`][abstractgames.interrupts.termination_as_interrupt]) stops the
+matches being played and the ones not yet started; the local worker processes are stopped and
+waited for before it goes on, so none is left running.
 """
 
 from __future__ import annotations
@@ -52,10 +51,10 @@ __all__ = [
 
 
 Results = Generator[tuple[MatchTask, str], None, None]
-"""What :meth:`Executor.results` returns: each match with its record, as it finishes."""
+"""What [`Executor.results`][] returns: each match with its record, as it finishes."""
 TimedResults = Generator[tuple[MatchTask, str, float | None], None, None]
-"""What :meth:`Executor.timed_results` returns: each match with its record and the seconds it
-took to play (``None`` if not known), as it finishes."""
+"""What [`Executor.timed_results`][] returns: each match with its record and the seconds it
+took to play (`None` if not known), as it finishes."""
 
 _SIGNALS = tuple(
     getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
@@ -63,25 +62,25 @@ _SIGNALS = tuple(
 
 
 class Executor(abc.ABC):
-    """Plays matches: :meth:`results` yields each task with its record, in any order."""
+    """Plays matches: [`results`][] yields each task with its record, in any order."""
 
     slots: int = 1
     """How many matches it plays at once (for the estimate of the time left)."""
 
     @abc.abstractmethod
     def results(self, tasks: Sequence[MatchTask]) -> Results:
-        """Play ``tasks``; yield ``(task, record JSON text)`` as each match finishes.
+        """Play `tasks`; yield `(task, record JSON text)` as each match finishes.
 
         Closing the iterator early stops the matches still running.
 
         Raises:
             ArenaError: a match failed (not by the rules: a bug, a lost worker); the message
                 names the match.
-            KeyboardInterrupt: Ctrl-C (or SIGTERM, SIGHUP: see :mod:`abstractgames.interrupts`).
+            KeyboardInterrupt: Ctrl-C (or SIGTERM, SIGHUP: see [`abstractgames.interrupts`][]).
         """
 
     def timed_results(self, tasks: Sequence[MatchTask]) -> TimedResults:
-        """:meth:`results` with the seconds each match took to play.
+        """[`results`][] with the seconds each match took to play.
 
         By default the time from the previous result (or the start) to this one, which is the
         time of the match where one is played at a time; the executors here time each match
@@ -102,7 +101,7 @@ def _untimed(results: TimedResults) -> Results:
 
 
 def _play_timed(task: MatchTask) -> tuple[str, float]:
-    """:func:`play_match`, and the seconds it took."""
+    """[`play_match`][], and the seconds it took."""
     start = time.monotonic()
     text = play_match(task)
     return text, time.monotonic() - start
@@ -152,7 +151,7 @@ _lost: dict[str, str] = {}
 """In a worker process: the registrations that could not be unpickled, with why."""
 
 Shipped = dict[str, dict[str, bytes]]
-"""Pickled registrations by kind (``"games"``, ``"players"``) and name."""
+"""Pickled registrations by kind (`"games"`, `"players"`) and name."""
 
 
 def _names(task: MatchTask) -> set[str]:
@@ -209,11 +208,11 @@ def _unraisable(unraisable: Any) -> None:
 
 
 def _worker_main(connection: Any, shipped: Shipped) -> None:
-    """A worker process: plays each task the main process sends, until it sends ``None`` or goes.
+    """A worker process: plays each task the main process sends, until it sends `None` or goes.
 
     SIGINT, SIGTERM and SIGHUP (Ctrl-C, or the signal sent to the whole process group) stop the
     match being played, whose players are closed as after Ctrl-C; the main process then stops the
-    worker. The signals were blocked while the process started (see :func:`_signals_held`).
+    worker. The signals were blocked while the process started (see `_signals_held`).
     """
     sys.unraisablehook = _unraisable
     for signum in _SIGNALS:
@@ -247,8 +246,8 @@ def _worker_main(connection: Any, shipped: Shipped) -> None:
 
 
 def _worker_play(task: MatchTask) -> tuple[str, str, float | None]:
-    """``("done", record, seconds)``, ``("interrupted", "", None)`` or ``("failed", what went
-    wrong, None)``."""
+    """`("done", record, seconds)`, `("interrupted", "", None)` or `("failed", what went
+    wrong, None)`."""
     global _armed, _playing
     try:
         _playing = _armed = True
@@ -322,7 +321,7 @@ class _Worker:
             theirs.close()  # so that the worker sees the end of the pipe when we go
 
     def give(self, task: MatchTask) -> None:
-        """Send ``task`` to play after those already sent."""
+        """Send `task` to play after those already sent."""
         self.tasks.append(task)
         try:
             self.connection.send(task)
@@ -351,7 +350,7 @@ def _died(task: MatchTask) -> str:
 
 
 def _stop(workers: list[_Worker]) -> None:
-    """Stop every worker and wait for it; kill one that does not end within :data:`_GRACE`."""
+    """Stop every worker and wait for it; kill one that does not end within `_GRACE`."""
     from multiprocessing.connection import wait
 
     for worker in workers:
@@ -371,11 +370,11 @@ def _stop(workers: list[_Worker]) -> None:
 
 
 class ProcessExecutor(Executor):
-    """Plays the matches in ``jobs`` local worker processes (started afresh, with ``spawn``).
+    """Plays the matches in `jobs` local worker processes (started afresh, with `spawn`).
 
     Ctrl-C, SIGTERM and SIGHUP stop the matches being played (the players are closed, external
     programs quit) and the ones not yet started; every worker is waited for (and killed if it
-    does not end within ten seconds) before the ``KeyboardInterrupt`` goes on.
+    does not end within ten seconds) before the `KeyboardInterrupt` goes on.
     """
 
     def __init__(self, jobs: int) -> None:
@@ -454,18 +453,18 @@ def _to_stderr(message: str) -> None:
 
 
 class DaskExecutor(Executor):
-    """Plays the matches on a dask.distributed cluster (the ``dask`` extra).
+    """Plays the matches on a dask.distributed cluster (the `dask` extra).
 
     Every worker needs this version of abstractgames installed, and every external program the
     player specs name at the same path. Ctrl-C (SIGTERM, SIGHUP) cancels the matches not yet
     started; the ones running finish on their workers, and their results are dropped.
 
     When the cluster has no worker (at the start, or because all of them left), the executor
-    says so through ``notify`` and waits ``worker_timeout`` seconds for one; then it gives up
-    with an :class:`ArenaError`.
+    says so through `notify` and waits `worker_timeout` seconds for one; then it gives up
+    with an [`ArenaError`][].
 
     Args:
-        address: the scheduler, e.g. ``"tcp://10.0.0.5:8786"``.
+        address: the scheduler, e.g. `"tcp://10.0.0.5:8786"`.
         timeout: seconds to wait for the connection.
         worker_timeout: seconds to wait for a worker when there is none (default 60).
         notify: where that wait is announced (default: a line on standard error).
@@ -548,7 +547,7 @@ class DaskExecutor(Executor):
         """The threads of the cluster's workers; when there is none, say so and wait for one.
 
         Raises:
-            ArenaError: no worker came within :attr:`worker_timeout`, or the scheduler is lost.
+            ArenaError: no worker came within [`worker_timeout`][], or the scheduler is lost.
         """
         try:
             threads = sum(client.nthreads().values())
@@ -585,15 +584,15 @@ _DASK = re.compile(r"^dask://(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(?P<por
 def make_executor(
     spec: str | None = None, jobs: int | None = None, *, worker_timeout: float | None = None
 ) -> Executor:
-    """The executor named by ``spec``: ``"local"`` (the default) or ``"dask://HOST:PORT"``.
+    """The executor named by `spec`: `"local"` (the default) or `"dask://HOST:PORT"`.
 
-    Locally, ``jobs`` processes play at once (default: one per core); one job plays in this
+    Locally, `jobs` processes play at once (default: one per core); one job plays in this
     process. A dask cluster plays as many matches at once as its workers have threads; it is
-    given ``worker_timeout`` (see :class:`DaskExecutor`).
+    given `worker_timeout` (see [`DaskExecutor`][]).
 
     Raises:
-        ArenaError: an unknown executor, ``jobs`` given for a dask cluster, or
-            ``worker_timeout`` for local processes.
+        ArenaError: an unknown executor, `jobs` given for a dask cluster, or
+            `worker_timeout` for local processes.
     """
     if spec is None or spec.strip().lower() == "local":
         if worker_timeout is not None:

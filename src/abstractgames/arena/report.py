@@ -1,6 +1,6 @@
 """The results of a tournament: standings, pairs and matches, as JSON and as plain-text tables.
 
-The statistics (ratings, intervals) come from :mod:`abstractgames.stats`.
+The statistics (ratings, intervals) come from [`abstractgames.stats`][].
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ __all__ = [
 ]
 
 ARENA_FORMAT = "abstractgames-arena"
-"""The ``format`` of the JSON results."""
+"""The `format` of the JSON results."""
 CONFIDENCE = 0.95
 VIRTUAL_DRAWS = 1.0
 
@@ -42,13 +42,13 @@ class MatchSummary:
     """How one match of the tournament ended.
 
     Attributes:
-        number, round, players, seed: as in its :class:`MatchTask`.
-        winner: 1 or 2 (the seat), or ``None`` for a draw.
-        reason: the result's reason, e.g. ``"five in a row"`` or why a program failed.
+        number, round, players, seed: as in its [`MatchTask`][].
+        winner: 1 or 2 (the seat), or `None` for a draw.
+        reason: the result's reason, e.g. `"five in a row"` or why a program failed.
         scores: each seat's score where the game has one (Entropy: the Order scores).
         games: how many games of the match were played.
-        ended_by: ``(event, seat)`` when a player lost outside the rules of the game
-            (``"resigned"``, ``"out of time"``, ``"forfeit"``), else ``None``.
+        ended_by: `(event, seat)` when a player lost outside the rules of the game
+            (`"resigned"`, `"out of time"`, `"forfeit"`), else `None`.
     """
 
     number: int
@@ -63,7 +63,7 @@ class MatchSummary:
 
     @classmethod
     def from_record(cls, task: MatchTask, record: MatchRecord) -> MatchSummary:
-        """The summary of the finished match ``task`` from its record."""
+        """The summary of the finished match `task` from its record."""
         result = record.result
         if result is None:
             raise ArenaError(f"match {task.number} is not finished")
@@ -81,7 +81,7 @@ class MatchSummary:
         )
 
     def points(self, seat: int) -> float:
-        """What the player in ``seat`` scored: 1 for a win, 0.5 for a draw, 0 for a loss."""
+        """What the player in `seat` scored: 1 for a win, 0.5 for a draw, 0 for a loss."""
         return 0.5 if self.winner is None else float(self.winner == seat)
 
     def to_json(self) -> dict[str, Any]:
@@ -101,7 +101,7 @@ class MatchSummary:
 
 
 Outcome = tuple[int | None, str, tuple[float | None, float | None], int, tuple[str, int] | None]
-"""What a :class:`MatchSummary` adds to its task: winner, reason, scores, games, ended_by."""
+"""What a [`MatchSummary`][] adds to its task: winner, reason, scores, games, ended_by."""
 
 
 class MatchTable(Sequence[MatchSummary]):
@@ -109,7 +109,7 @@ class MatchTable(Sequence[MatchSummary]):
 
     Each match costs one reference: equal outcomes (winner, reason, scores, games, how it ended)
     are stored once and the rest comes from the schedule, so a tournament's memory does not grow
-    with its games beyond these counts. Iterating makes the :class:`MatchSummary` values.
+    with its games beyond these counts. Iterating makes the [`MatchSummary`][] values.
     """
 
     def __init__(self, tasks: Sequence[MatchTask]) -> None:
@@ -120,7 +120,7 @@ class MatchTable(Sequence[MatchSummary]):
         self._order: array[int] | None = None
 
     def add(self, match: MatchSummary) -> None:
-        """Keep ``match`` (a later one with the same number replaces it)."""
+        """Keep `match` (a later one with the same number replaces it)."""
         outcome: Outcome = (match.winner, match.reason, match.scores, match.games, match.ended_by)
         outcome = self._shared.setdefault(outcome, outcome)
         if self._outcomes[match.number - 1] is None:
@@ -129,7 +129,7 @@ class MatchTable(Sequence[MatchSummary]):
         self._outcomes[match.number - 1] = outcome
 
     def has(self, number: int) -> bool:
-        """Whether match ``number`` of the schedule is finished."""
+        """Whether match `number` of the schedule is finished."""
         return self._outcomes[number - 1] is not None
 
     def __len__(self) -> int:
@@ -205,7 +205,7 @@ class Standing:
         elo, elo_error: the Bradley–Terry rating (the players average 0) and the half-width of
             its 95% interval.
         mean_score, score_error: the mean of the player's scores (Entropy: Order scores, one per
-            match) and the half-width of its 95% interval (Student's t); ``None`` without scores.
+            match) and the half-width of its 95% interval (Student's t); `None` without scores.
         scored: how many scores the mean is of.
         forfeits: matches lost outside the rules (resigned, out of time, a failing program).
     """
@@ -225,7 +225,7 @@ class Standing:
 
     @property
     def score(self) -> float | None:
-        """The fraction of the points available, or ``None`` before any match."""
+        """The fraction of the points available, or `None` before any match."""
         return self.points / self.games if self.games else None
 
 
@@ -233,9 +233,9 @@ class Standing:
 class PairResult:
     """The results of one pair of players, from the first one's point of view.
 
-    ``elo`` is how much stronger the first player is, with the half-width ``elo_error`` of its
-    95% interval, from these matches alone (:func:`~abstractgames.stats.elo_difference`).
-    ``by_seat`` splits the first player's ``(wins, draws, losses)`` by the seat it played in:
+    `elo` is how much stronger the first player is, with the half-width `elo_error` of its
+    95% interval, from these matches alone ([`elo_difference`][abstractgames.stats.elo_difference]).
+    `by_seat` splits the first player's `(wins, draws, losses)` by the seat it played in:
     as player 1 (the game's first role in the match's first game), then as player 2.
     """
 
@@ -267,15 +267,15 @@ class ArenaReport:
         players: the player specs, as given.
         games: matches per pair of players.
         seed: the tournament seed.
-        unit: ``"game"``, or ``"match"`` where a match has several games (Entropy).
+        unit: `"game"`, or `"match"` where a match has several games (Entropy).
         scheduled: the number of matches in the schedule.
-        matches: the finished matches in schedule order (a :class:`MatchTable` for a
-            tournament played by :class:`~abstractgames.arena.Arena`).
+        matches: the finished matches in schedule order (a [`MatchTable`][] for a
+            tournament played by [`Arena`][]).
         standings: the players, strongest (highest rating) first.
         pairs: every pair of players in the order given.
         show_scores: whether the games' scores say more than the results (Entropy).
-        names: the players' short names, in the order of ``players``: the tables show them.
-        clock: each player's time per game, or ``None``.
+        names: the players' short names, in the order of `players`: the tables show them.
+        clock: each player's time per game, or `None`.
         time_loss_forfeits: whether running out of time lost the match.
     """
 
@@ -312,11 +312,10 @@ class ArenaReport:
         clock: ClockSettings | None = None,
         time_loss_forfeits: bool = False,
     ) -> ArenaReport:
-        """The results of the finished ``matches`` (in schedule order) of a round robin.
+        """The results of the finished `matches` (in schedule order) of a round robin.
 
-        ``players`` must name every player of the matches; ``names`` are their short names
-        (by default :func:`~abstractgames.arena.short_names`); the other arguments are
-        stored as they are (see the attributes).
+        `players` must name every player of the matches; `names` are their short names (by default
+        [`short_names`][]); the other arguments are stored as they are (see the attributes).
         """
         index = {player: i for i, player in enumerate(players)}
         n = len(players)
@@ -418,7 +417,7 @@ class ArenaReport:
         return data
 
     def name(self, player: str) -> str:
-        """The short name of the player ``player`` (a spec)."""
+        """The short name of the player `player` (a spec)."""
         return self.names[self.players.index(player)]
 
     def _json_without_matches(self) -> dict[str, Any]:
@@ -481,15 +480,15 @@ class ArenaReport:
         return "".join(self._json_parts())
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write :meth:`dumps` to ``path`` atomically."""
+        """Write [`dumps`][] to `path` atomically."""
         data = io.BytesIO()
         for part in self._json_parts():
             data.write(part.encode("utf-8"))
         write_atomic(path, data.getvalue())
 
     def _json_parts(self) -> Iterator[str]:
-        """The text of ``json.dumps(self.to_json(), indent=2, sort_keys=True)`` and a newline, made
-        one match at a time (a whole ``to_json`` of a long tournament takes far more memory)."""
+        """The text of `json.dumps(self.to_json(), indent=2, sort_keys=True)` and a newline, made
+        one match at a time (a whole `to_json` of a long tournament takes far more memory)."""
         data = self._json_without_matches()
         data["matches"] = []
         text = _dump(data) + "\n"
@@ -597,7 +596,7 @@ def _dump(data: Any) -> str:
 
 
 def plural(unit: str) -> str:
-    """``"games"`` or ``"matches"``."""
+    """`"games"` or `"matches"`."""
     return unit + ("es" if unit.endswith("ch") else "s")
 
 
@@ -616,7 +615,7 @@ def _mean(mean: float | None, error: float | None) -> str:
 
 
 def _table(header: list[str], rows: list[list[str]], *, left: int) -> str:
-    """Columns separated by two spaces; the first ``left`` columns aligned left, others right."""
+    """Columns separated by two spaces; the first `left` columns aligned left, others right."""
     widths = [max(len(r[c]) for r in [header, *rows]) for c in range(len(header))]
 
     def line(cells: list[str]) -> str:

@@ -2,25 +2,28 @@
 played by the referee.
 
 The schedule follows from the game, the players, the number of games and the seed alone. Every
-match is an independent, picklable :class:`MatchTask` that :func:`play_match` plays in any
+match is an independent, picklable [`MatchTask`][] that [`play_match`][] plays in any
 process.
 
 The tables, the progress lines and the record files call each player by a short name: the
-``name=`` option of its spec when it has one (``search:depth=2,name=deep``,
-``engine:name=v2,timeout=5:./mybot``), else its spec without the options of a program
-(``engine:timeout=5,log=logs:./mybot`` is ``engine:./mybot``); the JSON results keep the specs.
-The arena takes the ``name=`` option out of a spec before it makes the player from it.
+`name=` option of its spec when it has one (`search:depth=2,name=deep`,
+`engine:name=v2,timeout=5:./mybot`), else its spec without the options of a program
+(`engine:timeout=5,log=logs:./mybot` is `engine:./mybot`); the JSON results keep the specs.
+The arena takes the `name=` option out of a spec before it makes the player from it.
 
 Two players never share a name: players whose names would be the same without one given are
 called by their whole specs (which differ), and any names still the same are numbered in the
-order the players were given (``deep#1``, ``deep#2``).
+order the players were given (`deep#1`, `deep#2`).
 
->>> short_names(["random", "search:depth=2,name=deep", "engine:timeout=5,log=logs:./mybot --v2"])
-('random', 'deep', 'engine:./mybot --v2')
->>> short_names(["engine:timeout=5:./mybot", "engine:timeout=9:./mybot"])
-('engine:timeout=5:./mybot', 'engine:timeout=9:./mybot')
->>> player_spec("engine:name=v2,timeout=5:./mybot")
-'engine:timeout=5:./mybot'
+Examples:
+    >>> short_names(
+    ...     ["random", "search:depth=2,name=deep", "engine:timeout=5,log=logs:./mybot --v2"]
+    ... )
+    ('random', 'deep', 'engine:./mybot --v2')
+    >>> short_names(["engine:timeout=5:./mybot", "engine:timeout=9:./mybot"])
+    ('engine:timeout=5:./mybot', 'engine:timeout=9:./mybot')
+    >>> player_spec("engine:name=v2,timeout=5:./mybot")
+    'engine:timeout=5:./mybot'
 """
 
 from __future__ import annotations
@@ -55,7 +58,7 @@ __all__ = [
 ]
 
 ARENA_VERSION = 1
-"""The version of the arena: of its seeds (:func:`round_seed`), JSON results and state files."""
+"""The version of the arena: of its seeds ([`round_seed`][]), JSON results and state files."""
 
 
 @attrs.frozen
@@ -65,12 +68,12 @@ class MatchTask:
     Attributes:
         number: the match's place in the schedule (1, 2, …).
         round: its pairing (1, 2, …): the two matches of a pairing share the seed, seats swapped.
-        game: the game spec, e.g. ``"entropy:size=5"``.
+        game: the game spec, e.g. `"entropy:size=5"`.
         players: the specs of player 1 and player 2.
         seed: the match seed.
-        clock: each player's time per game, or ``None`` for no clock.
+        clock: each player's time per game, or `None` for no clock.
         time_loss_forfeits: whether running out of time loses the match (correspondence).
-        logs: a directory that keeps every log of the programs (``log=`` where a spec has none).
+        logs: a directory that keeps every log of the programs (`log=` where a spec has none).
     """
 
     number: int
@@ -89,9 +92,9 @@ class MatchTask:
 
 
 def round_seed(seed: int, round: int) -> int:
-    """The seed of every match of ``round`` in the tournament with ``seed`` (a 32-bit number).
+    """The seed of every match of `round` in the tournament with `seed` (a 32-bit number).
 
-    Every pair of players plays round ``r`` on the same seed, and different tournament seeds share
+    Every pair of players plays round `r` on the same seed, and different tournament seeds share
     no rounds.
     """
     digest = hashlib.sha256(f"abstractgames-arena/{seed}/{round}".encode()).digest()
@@ -101,8 +104,8 @@ def round_seed(seed: int, round: int) -> int:
 class Tasks(Sequence[MatchTask]):
     """The matches of a round robin in schedule order, each made when asked for.
 
-    A schedule of any length costs only its pairs of players: round ``r`` holds every pair in
-    both seats, on :func:`round_seed` ``(seed, r)``. Slices are lists. Every match is played
+    A schedule of any length costs only its pairs of players: round `r` holds every pair in
+    both seats, on [`round_seed`][] `(seed, r)`. Slices are lists. Every match is played
     under the time control and with the logs given.
     """
 
@@ -166,11 +169,11 @@ class Tasks(Sequence[MatchTask]):
         return len(self._seats) // 2
 
     def pair(self, number: int) -> int:
-        """The pair of players of match ``number``: 0, 1, … in the order of the first round."""
+        """The pair of players of match `number`: 0, 1, … in the order of the first round."""
         return (number - 1) % len(self._seats) // 2
 
     def number(self, key: tuple[object, ...]) -> int | None:
-        """The number of the match whose :attr:`MatchTask.key` is ``key``; ``None`` if this
+        """The number of the match whose [`MatchTask.key`][] is `key`; `None` if this
         schedule has no such match."""
         if len(key) != 3:
             return None
@@ -190,9 +193,9 @@ class Tasks(Sequence[MatchTask]):
 
 @attrs.frozen
 class Schedule:
-    """A round robin: every pair of players plays ``games`` matches, in pairings on one seed.
+    """A round robin: every pair of players plays `games` matches, in pairings on one seed.
 
-    Make one with :meth:`round_robin`, which checks the game, the players and ``games``.
+    Make one with [`round_robin`][], which checks the game, the players and `games`.
 
     Attributes:
         game: the game.
@@ -220,7 +223,7 @@ class Schedule:
         time_loss_forfeits: bool = False,
         logs: str | None = None,
     ) -> Schedule:
-        """The schedule of a round robin (see :class:`~abstractgames.arena.Arena`).
+        """The schedule of a round robin (see [`Arena`][]).
 
         Raises:
             ArenaError: fewer than two players, the same one twice, or a bad number of games.
@@ -279,7 +282,7 @@ def play_match(task: MatchTask) -> str:
 
 
 def _make_player(spec: str, game: Game, logs: str | None) -> Player:
-    """The player of ``spec``, recorded under ``spec`` as given (its name and all)."""
+    """The player of `spec`, recorded under `spec` as given (its name and all)."""
     player = make_player(player_spec(spec, logs), game)
     player.spec = spec
     return player
@@ -290,8 +293,8 @@ def _make_player(spec: str, game: Game, logs: str | None) -> Player:
 
 @attrs.frozen
 class _Parts:
-    """A spec cut around its options: ``spec == head + options + tail`` (``options`` may be
-    empty); ``program`` for a program's ``[OPTIONS:]COMMAND``."""
+    """A spec cut around its options: `spec == head + options + tail` (`options` may be
+    empty); `program` for a program's `[OPTIONS:]COMMAND`."""
 
     head: str
     options: str
@@ -300,7 +303,7 @@ class _Parts:
 
 
 def _parts(spec: str) -> _Parts | None:
-    """Where the options of ``spec`` are, or ``None`` for a player whose argument is its own."""
+    """Where the options of `spec` are, or `None` for a player whose argument is its own."""
     text = spec.strip()
     name, colon, rest = text.partition(":")
     try:
@@ -317,7 +320,7 @@ def _parts(spec: str) -> _Parts | None:
 
 
 def _without_name(options: str) -> tuple[str, str | None]:
-    """``options`` without a ``name=`` item, and that name (``None`` without one)."""
+    """`options` without a `name=` item, and that name (`None` without one)."""
     kept, name = [], None
     for item in options.split(","):
         key, equals, value = item.partition("=")
@@ -329,7 +332,7 @@ def _without_name(options: str) -> tuple[str, str | None]:
 
 
 def _split(spec: str) -> tuple[str, str | None, str]:
-    """``(spec without name=, the name or None, its name by default)``."""
+    """`(spec without name=, the name or None, its name by default)`."""
     text = spec.strip()
     parts = _parts(text)
     if parts is None:
@@ -347,25 +350,25 @@ def _split(spec: str) -> tuple[str, str | None, str]:
 
 
 def player_spec(spec: str, logs: str | os.PathLike[str] | None = None) -> str:
-    """The spec to make the player of ``spec`` from: without ``name=`` and, with ``logs``, with
-    ``log=LOGS`` for a program without a log directory of its own.
+    """The spec to make the player of `spec` from: without `name=` and, with `logs`, with
+    `log=LOGS` for a program without a log directory of its own.
 
     Raises:
-        InvalidPlayerError: a ``logs`` directory that an option cannot name.
+        InvalidPlayerError: a `logs` directory that an option cannot name.
     """
     stripped = _split(spec)[0]
     return stripped if logs is None else with_log_dir(stripped, logs)
 
 
 def short_name(spec: str) -> str:
-    """The name of ``spec`` alone: its ``name=`` option, else the spec without a program's
+    """The name of `spec` alone: its `name=` option, else the spec without a program's
     options."""
     _, name, default = _split(spec)
     return default if name is None else name
 
 
 def short_names(specs: Sequence[str]) -> tuple[str, ...]:
-    """The names of the players ``specs`` (different specs), all different."""
+    """The names of the players `specs` (different specs), all different."""
     split = [_split(spec) for spec in specs]
     wanted = [default if name is None else name for _, name, default in split]
     counts = Counter(wanted)

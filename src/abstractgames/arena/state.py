@@ -1,17 +1,17 @@
 """The resumable state of a tournament: its finished matches, kept in a file as they finish.
 
-The file is JSON lines. The first line names the game, the seed and the time control (files
-written before time controls have none: no clock); each further line holds one
-finished match: its round, its whole record, and a SHA-256 digest of both as the arena wrote
-them. Lines are appended in one write each, so a tournament stopped at any moment (Ctrl-C, a
-crash, a kill) keeps every match that finished.
+The file is JSON lines. The first line names the game, the seed and the time control (files written
+before time controls have none: no clock); each further line holds one finished match: its round,
+its whole record, and a SHA-256 digest of both as the arena wrote them. Lines are appended in one
+write each, so a tournament stopped at any moment (Ctrl-C, a crash, a kill) keeps every match that
+finished.
 
 Reading it back trusts nothing: the file must be a regular file, it is read one line at a time
-(a line holds at most :data:`MAX_LINE` bytes, so memory does not grow with the file), numbers are
+(a line holds at most [`MAX_LINE`][] bytes, so memory does not grow with the file), numbers are
 bounded, and every finished match of the schedule must carry its digest and replay through the
-rules to the recorded result. Anything else is one :class:`ArenaError` naming the line.
+rules to the recorded result. Anything else is one [`ArenaError`][] naming the line.
 
-A run holds an advisory lock on its state file (``flock``, on POSIX) from start to end, so a
+A run holds an advisory lock on its state file (`flock`, on POSIX) from start to end, so a
 second run on the same file is refused; elsewhere there is no lock.
 """
 
@@ -39,7 +39,7 @@ from .schedule import ARENA_VERSION, MatchTask, round_seed
 __all__ = ["MAX_LINE", "STATE_FORMAT", "ArenaState", "Tournament"]
 
 STATE_FORMAT = "abstractgames-arena-state"
-"""The ``format`` in the first line of a state file."""
+"""The `format` in the first line of a state file."""
 DIGEST = "sha256"
 """The digest of each match line, named in the first line (state files without it are older and
 are checked by replaying alone)."""
@@ -48,7 +48,7 @@ MAX_LINE = MAX_RECORD_SIZE
 
 
 class Tournament(Protocol):
-    """What a state file needs of its tournament (an :class:`~abstractgames.arena.Arena`)."""
+    """What a state file needs of its tournament (an [`Arena`][])."""
 
     @property
     def game(self) -> Game:
@@ -60,7 +60,7 @@ class Tournament(Protocol):
 
     @property
     def clock(self) -> ClockSettings | None:
-        """Each player's time per game, or ``None``."""
+        """Each player's time per game, or `None`."""
 
     @property
     def time_loss_forfeits(self) -> bool:
@@ -71,14 +71,14 @@ class Tournament(Protocol):
         """Every match of the tournament, in schedule order."""
 
     def task(self, key: tuple[object, ...]) -> MatchTask | None:
-        """The match of the schedule with this :attr:`MatchTask.key`, if there is one."""
+        """The match of the schedule with this [`MatchTask.key`][], if there is one."""
 
 
 class ArenaState:
     """The finished matches of a tournament, kept in a file as they finish (JSON lines).
 
-    Use :meth:`create` for a new tournament and :meth:`resume` to continue one; :meth:`close`
-    (or :meth:`remove`) when the run ends, which releases the lock.
+    Use [`create`][] for a new tournament and [`resume`][] to continue one; [`close`][]
+    (or [`remove`][]) when the run ends, which releases the lock.
     """
 
     def __init__(
@@ -86,7 +86,7 @@ class ArenaState:
     ) -> None:
         self.path = path
         self.finished = finished
-        """The matches of the schedule read from the file, as :class:`MatchSummary` values."""
+        """The matches of the schedule read from the file, as [`MatchSummary`][] values."""
         self._arena = arena
         self._fd: int | None = fd
         self._size = os.fstat(fd).st_size
@@ -94,7 +94,7 @@ class ArenaState:
 
     @classmethod
     def create(cls, path: str | os.PathLike[str], arena: Tournament) -> ArenaState:
-        """Start a new state file for ``arena``, and lock it.
+        """Start a new state file for `arena`, and lock it.
 
         Raises:
             ArenaError: the file exists (it may hold a tournament to resume), or cannot be written.
@@ -133,10 +133,10 @@ class ArenaState:
 
     @classmethod
     def resume(cls, path: str | os.PathLike[str], arena: Tournament) -> ArenaState:
-        """Open the state file of ``arena`` to continue it, lock it, and read back the matches
+        """Open the state file of `arena` to continue it, lock it, and read back the matches
         that finished, checking each one.
 
-        Matches of the file that are not in ``arena``'s schedule (other players, fewer games)
+        Matches of the file that are not in `arena`'s schedule (other players, fewer games)
         are kept in the file but not used. A last line cut short (by a crash) is dropped.
 
         Raises:
@@ -169,7 +169,7 @@ class ArenaState:
         return cls(target, fd, arena, finished, complete)
 
     def records(self) -> Iterator[tuple[MatchTask, MatchRecord]]:
-        """The records of the :attr:`finished` matches, read from the file again, in file order.
+        """The records of the [`finished`][] matches, read from the file again, in file order.
 
         Raises:
             ArenaError: the file changed since it was read.
@@ -223,13 +223,13 @@ def _clock_json(clock: ClockSettings | None) -> dict[str, float] | None:
 
 
 def _time_control(clock: ClockSettings | None, time_loss_forfeits: bool) -> str:
-    """The time control in words, e.g. ``"with the clock 60+1"``."""
+    """The time control in words, e.g. `"with the clock 60+1"`."""
     words = "without a clock" if clock is None else f"with the clock {clock}"
     return words + (", time loss forfeiting the match" if time_loss_forfeits else "")
 
 
 def _canonical(data: Any) -> bytes:
-    """The bytes the arena writes for ``data``: compact JSON, sorted keys, ASCII."""
+    """The bytes the arena writes for `data`: compact JSON, sorted keys, ASCII."""
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
 
 
@@ -273,7 +273,7 @@ if sys.platform != "win32":
 else:
 
     def _lock(fd: int, path: Path) -> None:
-        """No lock where there is no ``flock``."""
+        """No lock where there is no `flock`."""
 
 
 def _reason(error: BaseException) -> str:
@@ -311,7 +311,7 @@ class _Reader:
         self.digests = True
 
     def read(self, handle: Any) -> int:
-        """Read and check the whole file into :attr:`finished`; the size of its whole lines."""
+        """Read and check the whole file into `finished`; the size of its whole lines."""
         header_line = handle.readline(MAX_LINE + 1)
         if not header_line.endswith(b"\n"):
             raise ArenaError(f"{self.path} is not an arena state file")
@@ -329,7 +329,7 @@ class _Reader:
         return complete
 
     def records(self, handle: Any, size: int) -> Iterator[tuple[MatchTask, MatchRecord]]:
-        """The records of the :attr:`finished` matches in the first ``size`` bytes, again."""
+        """The records of the `finished` matches in the first `size` bytes, again."""
         header_line = handle.readline(MAX_LINE + 1)
         self._header(header_line)
         position, number = len(header_line), 1

@@ -1,25 +1,26 @@
 """The tournament: plays the schedule with an executor, keeps its state, tells its progress and
 gathers the report.
 
-Its progress is each match as it finishes (:class:`MatchDone`) and an estimate of the time left
-(:class:`TimeLeft`), worked out pair by pair, as the players make the time: a pair of quick bots
+Its progress is each match as it finishes ([`MatchDone`][]) and an estimate of the time left
+([`TimeLeft`][]), worked out pair by pair, as the players make the time: a pair of quick bots
 plays hundreds of matches while two programs with a clock play one. Each pair's time per match is
 the median of its last matches; the matches left of every pair, at that time each, are shared
 among the matches played at once. A rate over all matches (what a progress bar estimates by
 default) says "30 seconds left" while the slow pair's matches still wait, and hours before the
 end when only quick ones do.
 
->>> clock = FakeClock()
->>> left = TimeLeft({"quick": 10, "slow": 10}, clock=clock)
->>> left.finished("quick", 0.5)
->>> left.seconds() is None  # nothing to go by for the slow pair yet
-True
->>> left.finished("slow", 60.0)
->>> left.seconds()  # 9 quick ones at 0.5 s and 9 slow ones at 60 s
-544.5
->>> clock.now += 100.0  # it counts down between two matches
->>> left.seconds()
-444.5
+Examples:
+    >>> clock = FakeClock()
+    >>> left = TimeLeft({"quick": 10, "slow": 10}, clock=clock)
+    >>> left.finished("quick", 0.5)
+    >>> left.seconds() is None  # nothing to go by for the slow pair yet
+    True
+    >>> left.finished("slow", 60.0)
+    >>> left.seconds()  # 9 quick ones at 0.5 s and 9 slow ones at 60 s
+    544.5
+    >>> clock.now += 100.0  # it counts down between two matches
+    >>> left.seconds()
+    444.5
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ RECENT = 101
 
 @attrs.mutable
 class FakeClock:
-    """A clock that stands still until told (``now += seconds``): for tests and examples."""
+    """A clock that stands still until told (`now += seconds`): for tests and examples."""
 
     now: float = 0.0
 
@@ -77,10 +78,10 @@ class TimeLeft(Generic[Pair]):
 
     Args:
         remaining: the matches left of every pair of players (any keys).
-        slots: how many matches are played at once (:attr:`slots` may change as they go).
-        clock: seconds from any start, e.g. :func:`time.monotonic`.
+        slots: how many matches are played at once (`slots` may change as they go).
+        clock: seconds from any start, e.g. `time.monotonic`.
 
-    A pair's time per match is the median of its last :data:`RECENT` matches. The estimate is
+    A pair's time per match is the median of its last `RECENT` (101) matches. The estimate is
     the sum over the pairs of matches left × time per match, divided by the slots, but never
     less than the slowest match left. There is none until every pair with matches left has
     finished one: the time of a pair not yet seen is anybody's guess (two quick bots and two
@@ -104,7 +105,7 @@ class TimeLeft(Generic[Pair]):
         self._at = clock()
 
     def finished(self, pair: Pair, seconds: float | None) -> None:
-        """A match of ``pair`` finished after ``seconds`` of play (``None``: not known)."""
+        """A match of `pair` finished after `seconds` of play (`None`: not known)."""
         if self.remaining.get(pair, 0) > 0:
             self.remaining[pair] -= 1
         if seconds is not None and math.isfinite(seconds) and seconds >= 0:
@@ -115,13 +116,13 @@ class TimeLeft(Generic[Pair]):
         self._at = self._clock()
 
     def per_match(self, pair: Pair) -> float | None:
-        """The time per match of ``pair`` (seconds), or ``None`` before one of its matches is
+        """The time per match of `pair` (seconds), or `None` before one of its matches is
         timed."""
         return self._medians.get(pair)
 
     def seconds(self) -> float | None:
         """The seconds left now: the estimate made when the last match finished, less the time
-        since; ``None`` while a pair with matches left has not been timed."""
+        since; `None` while a pair with matches left has not been timed."""
         if self._estimate is None:
             return None
         return max(self._estimate - (self._clock() - self._at), 0.0)
@@ -145,10 +146,10 @@ class MatchDone:
     Attributes:
         match: how it ended.
         names: the short names of its player 1 and player 2.
-        seconds: how long it took to play, or ``None`` if not known.
+        seconds: how long it took to play, or `None` if not known.
         done: the matches finished so far (those of a resumed tournament's state file too).
         total: the matches of the tournament.
-        time_left: the estimated seconds left (:class:`TimeLeft`), or ``None``.
+        time_left: the estimated seconds left ([`TimeLeft`][]), or `None`.
     """
 
     match: MatchSummary
@@ -159,8 +160,8 @@ class MatchDone:
     time_left: float | None
 
     def line(self) -> str:
-        """One line about the match, e.g. ``match 3/8: greedy vs random: greedy won (five in a
-        row), 0.2 s``."""
+        """One line about the match, e.g. `match 3/8: greedy vs random: greedy won (five in a
+        row), 0.2 s`."""
         first, second = self.names
         winner = self.match.winner
         result = "drawn" if winner is None else f"{self.names[winner - 1]} won"
@@ -172,12 +173,13 @@ class MatchDone:
 
 
 def format_duration(seconds: float, *, short: bool = False) -> str:
-    """``H:MM:SS``, or with ``short`` a few characters (``0.42 s``, ``12.3 s``, ``2 min 05 s``).
+    """`H:MM:SS`, or with `short` a few characters (`0.42 s`, `12.3 s`, `2 min 05 s`).
 
-    >>> format_duration(3725.2), format_duration(59.96, short=True)
-    ('1:02:06', '1 min 00 s')
-    >>> format_duration(0.0421, short=True), format_duration(125, short=True)
-    ('0.042 s', '2 min 05 s')
+    Examples:
+        >>> format_duration(3725.2), format_duration(59.96, short=True)
+        ('1:02:06', '1 min 00 s')
+        >>> format_duration(0.0421, short=True), format_duration(125, short=True)
+        ('0.042 s', '2 min 05 s')
     """
     if short:
         if seconds < 1:
@@ -195,20 +197,20 @@ def format_duration(seconds: float, *, short: bool = False) -> str:
 
 
 class Arena:
-    """A round robin between ``players``: every pair plays ``games`` matches.
+    """A round robin between `players`: every pair plays `games` matches.
 
     Args:
-        game: the game, or its spec (``"entropy:size=5"``).
-        players: two or more different player specs (``random``, ``search:depth=2``,
-            ``engine:./mybot``…); each is checked by making the player once. A ``name=``
-            option names the player in the tables (:func:`short_names`).
+        game: the game, or its spec (`"entropy:size=5"`).
+        players: two or more different player specs (`random`, `search:depth=2`,
+            `engine:./mybot`…); each is checked by making the player once. A `name=`
+            option names the player in the tables ([`short_names`][]).
         games: matches per pair of players: a positive even number, half of them with each
             player as player 1, in pairings on the same seed.
-        seed: the tournament seed; round ``r`` is played on :func:`round_seed` ``(seed, r)``.
-        clock: each player's time per game (``ClockSettings`` or ``"SECONDS[+INCREMENT]"``), or
-            ``None`` for no clock.
+        seed: the tournament seed; round `r` is played on [`round_seed`][] `(seed, r)`.
+        clock: each player's time per game (`ClockSettings` or `"SECONDS[+INCREMENT]"`), or
+            `None` for no clock.
         time_loss_forfeits: running out of time loses the match (correspondence play).
-        logs: a directory that keeps every log of the external programs (those with a ``log``
+        logs: a directory that keeps every log of the external programs (those with a `log`
             option of their own keep theirs there); by default only the logs of programs that
             failed are kept, in the temporary directory.
 
@@ -246,7 +248,7 @@ class Arena:
         self.game = schedule.game
         self.players = schedule.players
         self.names = short_names(self.players)
-        """The players' short names (:func:`short_names`), in the same order."""
+        """The players' short names ([`short_names`][]), in the same order."""
         self._name = dict(zip(self.players, self.names, strict=True))
         self.games = games
         self.seed = seed
@@ -254,22 +256,22 @@ class Arena:
         self.time_loss_forfeits = time_loss_forfeits
         self.logs = None if logs is None else os.fspath(logs)
         self.unit = "game" if isinstance(self.game.new_match(), SingleGameMatch) else "match"
-        """What one result is: ``"game"``, or ``"match"`` where a match has several games."""
+        """What one result is: `"game"`, or `"match"` where a match has several games."""
         self.tasks: Tasks = schedule.tasks
         """Every match of the tournament, in schedule order (made as they are asked for)."""
 
     def record_name(self, task: MatchTask) -> str:
-        """The file name of ``task``'s record, e.g. ``00007-greedy-vs-random.json`` (from the
+        """The file name of `task`'s record, e.g. `00007-greedy-vs-random.json` (from the
         players' short names)."""
         first, second = self.names_of(task)
         return f"{task.number:05d}-{_slug(first)}-vs-{_slug(second)}.json"
 
     def names_of(self, task: MatchTask) -> tuple[str, str]:
-        """The short names of ``task``'s player 1 and player 2."""
+        """The short names of `task`'s player 1 and player 2."""
         return self._name[task.players[0]], self._name[task.players[1]]
 
     def task(self, key: tuple[object, ...]) -> MatchTask | None:
-        """The match of the schedule whose :attr:`MatchTask.key` is ``key``, if there is one."""
+        """The match of the schedule whose [`MatchTask.key`][] is `key`, if there is one."""
         number = self.tasks.number(key)
         return None if number is None else self.tasks[number - 1]
 
@@ -282,22 +284,22 @@ class Arena:
         on_progress: Callable[[int, int], None] | None = None,
         on_match: Callable[[MatchDone], None] | None = None,
     ) -> ArenaReport:
-        """Play the matches not yet finished in ``state``; return the results of all of them.
+        """Play the matches not yet finished in `state`; return the results of all of them.
 
-        Only a summary of each match stays in memory; the records go to ``state`` and
-        ``records``.
+        Only a summary of each match stays in memory; the records go to `state` and
+        `records`.
 
         Args:
             executor: what plays the matches (default: one after another, in this process).
             state: where finished matches are kept as they finish, and read from on resume.
-            records: a directory for every match's record (:meth:`record_name`).
+            records: a directory for every match's record ([`record_name`][]).
             on_progress: called with (matches finished, matches scheduled), at the start and
                 after every match.
             on_match: called with each match played, as it finishes, with the time it took
-                and an estimate of the time left (:class:`~abstractgames.arena.TimeLeft`).
+                and an estimate of the time left ([`TimeLeft`][]).
 
         Raises:
-            KeyboardInterrupt: Ctrl-C; the matches that finished are in ``state``.
+            KeyboardInterrupt: Ctrl-C; the matches that finished are in `state`.
             ArenaError: a match failed outside the rules (the message names it), or a record
                 or the state file cannot be written.
         """
@@ -355,7 +357,7 @@ class Arena:
             ) from None
 
     def report(self, records: Mapping[tuple[int, str, str], MatchRecord]) -> ArenaReport:
-        """The results of the finished matches in ``records`` (by :attr:`MatchTask.key`)."""
+        """The results of the finished matches in `records` (by [`MatchTask.key`][])."""
         done = MatchTable(self.tasks)
         for key, record in records.items():
             task = self.task(key)
@@ -389,7 +391,7 @@ class _Pending(Sequence[MatchTask]):
         return len(self._numbers)
 
     def per_pair(self) -> dict[int, int]:
-        """How many matches each pair of players has left (:meth:`Tasks.pair`)."""
+        """How many matches each pair of players has left ([`Tasks.pair`][])."""
         counts = dict.fromkeys(range(self._tasks.pairs), 0)
         for number in self._numbers:
             counts[self._tasks.pair(number)] += 1

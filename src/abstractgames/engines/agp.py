@@ -1,20 +1,22 @@
 """The abstractgames engine protocol (AGP): a line protocol between a referee and an engine.
 
-The specification is ``docs/engines.md``. In short, the referee writes commands, the engine answers
-some of them, one item per line::
+The specification is the [Engine protocol](../engine-protocol.md) page. In short, the referee
+writes commands, the engine answers some of them, one item per line:
 
-    > agp 1                          < id name ... / id author ... / agpok
-    > game entropy:size=5            < gameok   (or: error <why>)
-    > newgame
-    > isready                        < readyok
-    > position startpos moves R R@c3 c3-c5 K
-    > go time 12.5 timeout 14.5 seed 42/1/4/player1
-                                     < move K@a1   (or: resign / error <why>)
-    > quit
+```text
+> agp 1                          < id name ... / id author ... / agpok
+> game entropy:size=5            < gameok   (or: error <why>)
+> newgame
+> isready                        < readyok
+> position startpos moves R R@c3 c3-c5 K
+> go time 12.5 timeout 14.5 seed 42/1/4/player1
+                                 < move K@a1   (or: resign / error <why>)
+> quit
+```
 
-:class:`EngineClient` is the referee's side (it drives a :class:`~.process.Process`) and
-:class:`EnginePlayer` the player that seats an engine (``engine:COMMAND``); :func:`serve` is the
-engine's side: it seats one of our players behind the protocol, so that ``abstractgames engine``
+[`EngineClient`][] is the referee's side (it drives a [`Process`][]) and
+[`EnginePlayer`][] the player that seats an engine (`engine:COMMAND`); [`serve`][] is the
+engine's side: it seats one of our players behind the protocol, so that `abstractgames engine`
 makes any player an engine that plays exactly as it does in-process.
 """
 
@@ -54,26 +56,27 @@ __all__ = [
 ]
 
 PROTOCOL_VERSION = 1
+"""The version of the engine protocol spoken (`agp 1`)."""
 
 
 class EngineResigned(Exception):
-    """The engine answered a move request with ``resign``."""
+    """The engine answered a move request with `resign`."""
 
 
 # --- commands -------------------------------------------------------------------------------------
 
 
 def format_position(start: str | None, moves: Sequence[str]) -> str:
-    """The ``position`` command: from the start (``start=None``) or a position string."""
+    """The `position` command: from the start (`start=None`) or a position string."""
     where = "startpos" if start is None else f"fen {start}"
     return f"position {where}" + (" moves " + " ".join(moves) if moves else "")
 
 
 def parse_position(argument: str) -> tuple[str | None, list[str]]:
-    """Read the text after ``position``: ``(position string or None for the start, moves)``.
+    """Read the text after `position`: `(position string or None for the start, moves)`.
 
     Raises:
-        ValueError: neither ``startpos`` nor ``fen <position>``.
+        ValueError: neither `startpos` nor `fen <position>`.
     """
     words = argument.split()
     if "moves" in words:
@@ -95,9 +98,9 @@ def _seconds(value: float) -> str:
 
 
 def format_go(time_left: float | None, timeout: float, seed: str | None) -> str:
-    """The ``go`` command: the mover's clock (if any), the answer's deadline and a seed token.
+    """The `go` command: the mover's clock (if any), the answer's deadline and a seed token.
 
-    Both times are sent within ``[0, MAX_SECONDS]`` (:func:`~.external.within_range`).
+    Both times are sent within `[0, MAX_SECONDS]` ([`within_range`][]).
 
     Raises:
         ValueError: a seed token that is empty or holds a space or a control character.
@@ -114,12 +117,12 @@ def format_go(time_left: float | None, timeout: float, seed: str | None) -> str:
 
 
 def is_seed_token(text: str) -> bool:
-    """Whether ``text`` can be sent as a seed: one word of printable characters."""
+    """Whether `text` can be sent as a seed: one word of printable characters."""
     return bool(text) and text.isprintable() and " " not in text
 
 
 def parse_go(argument: str) -> dict[str, str]:
-    """Read the ``name value`` pairs after ``go`` (unknown names are kept, the caller ignores them).
+    """Read the `name value` pairs after `go` (unknown names are kept, the caller ignores them).
 
     Raises:
         ValueError: a name without a value.
@@ -134,12 +137,12 @@ def parse_go(argument: str) -> dict[str, str]:
 
 
 class EngineClient:
-    """Talks to an engine running in ``process``, for a referee.
+    """Talks to an engine running in `process`, for a referee.
 
-    Every wait has a deadline; every way an engine can fail raises :class:`EngineFailure` with a
-    message such as ``did not answer within 5.0 s`` or ``sent "hello" where "move ..." was
-    expected``. The engine's own text (its reasons, its name, its lines) is escaped and cut
-    (:func:`~abstractgames.text.excerpt`) before it is kept or put in a message.
+    Every wait has a deadline; every way an engine can fail raises [`EngineFailure`][] with a
+    message such as `did not answer within 5.0 s` or `sent "hello" where "move ..." was
+    expected`. The engine's own text (its reasons, its name, its lines) is escaped and cut
+    ([`excerpt`][]) before it is kept or put in a message.
 
     Args:
         process: the running engine.
@@ -152,7 +155,7 @@ class EngineClient:
         self.name: str | None = None
 
     def handshake(self, game: Game) -> None:
-        """``agp`` and ``game``: the engine names itself and accepts ``game``."""
+        """`agp` and `game`: the engine names itself and accepts `game`."""
         self._send(f"agp {PROTOCOL_VERSION}")
         while True:
             word, rest, line = self._expect(f"agp {PROTOCOL_VERSION}", self.timeout)
@@ -173,7 +176,7 @@ class EngineClient:
             raise self._unexpected(line, "gameok")
 
     def sync(self) -> None:
-        """``isready``, and wait for ``readyok``."""
+        """`isready`, and wait for `readyok`."""
         self._send("isready")
         word, rest, line = self._expect("isready", self.timeout)
         if word == "error":
@@ -182,7 +185,7 @@ class EngineClient:
             raise self._unexpected(line, "readyok")
 
     def new_game(self) -> None:
-        """``newgame`` and ``isready``: a new game begins; wait until the engine is ready."""
+        """`newgame` and `isready`: a new game begins; wait until the engine is ready."""
         self.check_quiet()
         self._send("newgame")
         self.sync()
@@ -196,18 +199,18 @@ class EngineClient:
         limit: float,
         seed: str | None,
     ) -> str:
-        """Send the position and ``go``; return the notation of the engine's move.
+        """Send the position and `go`; return the notation of the engine's move.
 
         Args:
-            start: the position string the game started from, or ``None`` for the usual start.
-            moves: every move since ``start`` in canonical notation, chance events included.
-            time_left: the mover's clock, or ``None`` without a clock.
+            start: the position string the game started from, or `None` for the usual start.
+            moves: every move since `start` in canonical notation, chance events included.
+            time_left: the mover's clock, or `None` without a clock.
             limit: seconds to wait for the answer.
-            seed: the seed token for this move (see :func:`is_seed_token`), or ``None``.
+            seed: the seed token for this move (see [`is_seed_token`][]), or `None`.
 
         Raises:
             EngineResigned: the engine resigned.
-            EngineFailure: anything else than a ``move`` in time.
+            EngineFailure: anything else than a `move` in time.
         """
         self.check_quiet()
         self._send(format_position(start, moves))
@@ -222,7 +225,7 @@ class EngineClient:
         raise self._unexpected(line, "move ...")
 
     def check_quiet(self) -> None:
-        """Fail if the engine wrote anything but ``info`` lines since its last answer, or exited."""
+        """Fail if the engine wrote anything but `info` lines since its last answer, or exited."""
         try:
             lines = self.process.ready_lines()
         except ProcessError as error:
@@ -234,7 +237,7 @@ class EngineClient:
             raise EngineFailure(describe_status(self.process.wait(2.0)))
 
     def quit(self, grace: float) -> None:
-        """Send ``quit`` and give the engine ``grace`` seconds to exit before it is killed."""
+        """Send `quit` and give the engine `grace` seconds to exit before it is killed."""
         self.process.stop("quit", grace)
 
     def _send(self, line: str) -> None:
@@ -247,9 +250,9 @@ class EngineClient:
             raise EngineFailure(f"did not read its input within {self.timeout:.1f} s") from None
 
     def _expect(self, asked: str, limit: float, *, answer: bool = False) -> tuple[str, str, str]:
-        """The next line that is not blank or ``info``: ``(first word, the rest, the line)``.
+        """The next line that is not blank or `info`: `(first word, the rest, the line)`.
 
-        A timeout names the command ``asked``, except for the ``answer`` to ``go``.
+        A timeout names the command `asked`, except for the `answer` to `go`.
         """
         deadline = time.monotonic() + limit
         while True:
@@ -274,7 +277,7 @@ class EngineClient:
 
 
 def _reason(text: str) -> str:
-    """The reason an engine gave with ``error``, safe to show."""
+    """The reason an engine gave with `error`, safe to show."""
     return excerpt(text) if text else "no reason given"
 
 
@@ -284,12 +287,12 @@ def _reason(text: str) -> str:
 class EnginePlayer(ExternalPlayer):
     """A program speaking the abstractgames engine protocol, for any game.
 
-    One process plays the whole match; it is started at the first move it is asked for. Each
-    request tells it the whole game so far, and, when the generator handed to :meth:`choose` is a
-    :class:`~abstractgames.players.SeededRandom` (the referee's always are), its label as the
-    seed, so ``abstractgames engine`` runs our bots exactly as in-process. Asked about a position
-    that is not the last one the hooks told (``choose`` called without a referee), it sends that
-    position alone, as a new game.
+    One process plays the whole match; it is started at the first move it is asked for. Each request
+    tells it the whole game so far, and, when the generator handed to
+    [`choose`][abstractgames.players.Player.choose] is a [`SeededRandom`][] (the referee's always
+    are), its label as the seed, so `abstractgames engine` runs our bots exactly as in-process.
+    Asked about a position that is not the last one the hooks told (`choose` called without a
+    referee), it sends that position alone, as a new game.
     """
 
     kind = "engine"
@@ -299,7 +302,7 @@ class EnginePlayer(ExternalPlayer):
         self._client: EngineClient | None = None
         self._new_game = True
         self.engine_name: str | None = None
-        """The name the engine gave in the handshake (``id name``, escaped and cut), once
+        """The name the engine gave in the handshake (`id name`, escaped and cut), once
         started."""
 
     def _restart(self, start: State) -> None:
@@ -347,7 +350,7 @@ class EnginePlayer(ExternalPlayer):
 @runs_program
 @takes_raw_argument
 def engine_player(game: Game, argument: str) -> Player:
-    """``engine:[OPTIONS:]COMMAND``: a program speaking the abstractgames engine protocol."""
+    """engine:[OPTIONS:]COMMAND: a program speaking the abstractgames engine protocol."""
     return make_external_player("engine", EnginePlayer, game, argument)
 
 
@@ -381,7 +384,7 @@ class _Server:
         self.output.flush()
 
     def handle(self, line: str) -> bool:
-        """Answer one command; ``False`` after ``quit``."""
+        """Answer one command; `False` after `quit`."""
         command, _, argument = line.strip().partition(" ")
         argument = argument.strip()
         if not command:
@@ -467,20 +470,20 @@ def serve(
     game: Game | None = None,
     rng: random.Random | None = None,
 ) -> int:
-    """Be an engine: read protocol commands from ``lines``, answer on ``output``, return 0.
+    """Be an engine: read protocol commands from `lines`, answer on `output`, return 0.
 
-    ``abstractgames engine`` calls it with the registry's ``make_player`` and
-    ``parse_game_spec``, so that any player becomes an engine that plays exactly as in-process.
+    `abstractgames engine` calls it with the registry's `make_player` and
+    `parse_game_spec`, so that any player becomes an engine that plays exactly as in-process.
 
     Args:
         make_player: makes the player that chooses the moves, for the game the referee names.
-        read_game: the game of a ``game SPEC`` command (raises an ``AbstractGamesError``).
-        name: what the engine calls itself in the handshake (``id name``).
+        read_game: the game of a `game SPEC` command (raises an `AbstractGamesError`).
+        name: what the engine calls itself in the handshake (`id name`).
         lines: the referee's commands (e.g. standard input).
         output: where the answers go (flushed after every line).
-        game: the only game to accept; any game the referee names if ``None``.
-        rng: the generator for every ``go`` without a seed (a ``go ... seed S`` uses
-            ``random.Random(S)``, as the referee's generator labelled ``S``).
+        game: the only game to accept; any game the referee names if `None`.
+        rng: the generator for every `go` without a seed (a `go ... seed S` uses
+            `random.Random(S)`, as the referee's generator labelled `S`).
     """
     server = _Server(game, make_player, read_game, name, output, rng or random.Random())
     try:

@@ -2,20 +2,20 @@
 
 The 2023 CodeCup played Solomon's 7×7 Entropy; its programs read and write one item per line:
 
-- a cell is a row letter ``A``–``G`` and a column letter ``a``–``g``: row ``A``..``G`` is rank
-  1..7, column ``a``..``g`` is file a..g, so ``Bc`` is ``c2``;
-- a colour is a digit ``1``–``7`` in the colour order W K Y G R B P;
-- Chaos reads ``Start`` first, then for each of its turns the colour it must place (``3``), and
-  answers a cell (``Bc``); it also reads each of Order's moves;
-- Order reads Chaos's move as colour and cell (``3Bc``), and answers a slide as two cells
-  (``BcBg``) or a pass as one cell twice (``BcBc``);
-- at the end of a game, and after an illegal move, the program reads ``Quit`` and must exit.
+- a cell is a row letter `A`–`G` and a column letter `a`–`g`: row `A`..`G` is rank 1..7, column
+  `a`..`g` is file a..g, so `Bc` is `c2`;
+- a colour is a digit `1`–`7` in the colour order W K Y G R B P;
+- Chaos reads `Start` first, then for each of its turns the colour it must place (`3`), and
+  answers a cell (`Bc`); it also reads each of Order's moves;
+- Order reads Chaos's move as colour and cell (`3Bc`), and answers a slide as two cells
+  (`BcBg`) or a pass as one cell twice (`BcBc`);
+- at the end of a game, and after an illegal move, the program reads `Quit` and must exit.
 
 A pass is accepted as any cell twice, empty or not; a pass is sent as the cell of the counter
-Chaos has just placed, twice. :class:`CodecupClient` is the referee's side of the lines,
-:class:`CodecupPlayer` the player that translates a game into them (``codecup:COMMAND``), and
-:func:`serve_codecup` the program's side: one of our players as a CodeCup program
-(``abstractgames codecup``).
+Chaos has just placed, twice. [`CodecupClient`][] is the referee's side of the lines,
+[`CodecupPlayer`][] the player that translates a game into them (`codecup:COMMAND`), and
+[`serve_codecup`][] the program's side: one of our players as a CodeCup program
+(`abstractgames codecup`).
 """
 
 from __future__ import annotations
@@ -67,14 +67,19 @@ __all__ = [
 ]
 
 START = "Start"
+"""The first line Chaos's program reads."""
 QUIT = "Quit"
+"""The line that ends a program's game."""
 SIZE = 7
+"""The only board size the CodeCup played."""
 ROWS = "ABCDEFG"
+"""The CodeCup's row letters, rank 1 first."""
 COLUMNS = "abcdefg"
+"""The CodeCup's column letters, file a first."""
 
 
 def check_codecup_game(game: Game) -> EntropyGame:
-    """``game`` if it is 7×7 Entropy, the only game the CodeCup protocol plays.
+    """`game` if it is 7×7 Entropy, the only game the CodeCup protocol plays.
 
     Raises:
         InvalidParameterError: any other game or size.
@@ -87,12 +92,12 @@ def check_codecup_game(game: Game) -> EntropyGame:
 
 
 def cell_name(square: int) -> str:
-    """The CodeCup name of a square: row letter (rank) then column letter (file); c2 is ``Bc``."""
+    """The CodeCup name of a square: row letter (rank) then column letter (file); c2 is `Bc`."""
     return ROWS[square // SIZE] + COLUMNS[square % SIZE]
 
 
 def parse_cell(text: str) -> int:
-    """The square of a CodeCup cell name such as ``Bc`` (row then column, either case).
+    """The square of a CodeCup cell name such as `Bc` (row then column, either case).
 
     Raises:
         InvalidMoveError: not a cell name.
@@ -103,7 +108,7 @@ def parse_cell(text: str) -> int:
 
 
 def colour_digit(colour: str) -> str:
-    """The CodeCup digit of a colour letter: W is ``1`` … P is ``7``."""
+    """The CodeCup digit of a colour letter: W is `1` … P is `7`."""
     return str(COLOURS.index(colour) + 1)
 
 
@@ -114,12 +119,12 @@ def _colour_of(digit: str) -> str:
 
 
 def encode_chaos_move(move: Placement) -> str:
-    """Chaos's move as Order reads it: colour digit and cell, e.g. ``3Bc`` for ``Y@c2``."""
+    """Chaos's move as Order reads it: colour digit and cell, e.g. `3Bc` for `Y@c2`."""
     return colour_digit(move.colour) + cell_name(move.square)
 
 
 def decode_chaos_move(text: str) -> tuple[str, int]:
-    """``(colour letter, square)`` of a Chaos move written as ``3Bc``.
+    """`(colour letter, square)` of a Chaos move written as `3Bc`.
 
     Raises:
         InvalidMoveError: not a colour digit and a cell.
@@ -131,7 +136,7 @@ def decode_chaos_move(text: str) -> tuple[str, int]:
 
 
 def encode_order_move(move: Move, last_placed: int) -> str:
-    """Order's move as two cells: a slide ``BcBg``, a pass the cell ``last_placed`` twice."""
+    """Order's move as two cells: a slide `BcBg`, a pass the cell `last_placed` twice."""
     if isinstance(move, Slide):
         return cell_name(move.origin) + cell_name(move.target)
     if move == PASS:
@@ -156,7 +161,7 @@ def decode_order_move(text: str) -> Move:
 
 
 class CodecupClient:
-    """Talks to a CodeCup program in ``process`` for one game.
+    """Talks to a CodeCup program in `process` for one game.
 
     Args:
         process: the running program (started for this game only).
@@ -180,7 +185,7 @@ class CodecupClient:
                 raise EngineFailure(f"did not read its input within {self.timeout:.1f} s") from None
 
     def answer(self, limit: float) -> str:
-        """The program's next line (its move), waiting ``limit`` seconds at most."""
+        """The program's next line (its move), waiting `limit` seconds at most."""
         try:
             return self.process.read_line(time.monotonic() + limit).strip()
         except ProcessTimeout:
@@ -204,7 +209,7 @@ class CodecupClient:
             raise EngineFailure(describe_status(self.process.wait(2.0)))
 
     def quit(self, grace: float) -> None:
-        """Send ``Quit`` and give the program ``grace`` seconds to exit before it is killed."""
+        """Send `Quit` and give the program `grace` seconds to exit before it is killed."""
         self.process.stop(QUIT, grace)
 
 
@@ -214,11 +219,11 @@ class CodecupClient:
 class CodecupPlayer(ExternalPlayer):
     """A program speaking the CodeCup 2023 Entropy protocol (7×7 Entropy only).
 
-    A fresh process plays each game, as at the CodeCup; it reads ``Quit`` when the game is over.
+    A fresh process plays each game, as at the CodeCup; it reads `Quit` when the game is over.
     The protocol cannot set up a position or take a move back, so the program must see its game
     from the start: it cannot take over a game (one resumed from a record, or after an undo) in
     which its side has already moved, nor a game the hooks did not tell it from the start;
-    asking it to raises :class:`~abstractgames.protocol.AbstractGamesError`.
+    asking it to raises [`AbstractGamesError`][].
     """
 
     kind = "codecup"
@@ -289,7 +294,7 @@ class CodecupPlayer(ExternalPlayer):
         return lines
 
     def _read_move(self, text: str, state: EntropyState) -> tuple[Move | None, str]:
-        """The move ``text`` stands for and ``""``, or ``None`` and why it is illegal."""
+        """The move `text` stands for and `""`, or `None` and why it is illegal."""
         try:
             if state.to_move == CHAOS:
                 assert state.drawn is not None
@@ -317,7 +322,7 @@ class _CannotJoin(AbstractGamesError):
 @runs_program
 @takes_raw_argument
 def codecup_player(game: Game, argument: str) -> Player:
-    """``codecup:[OPTIONS:]COMMAND``: a CodeCup 2023 Entropy program (7×7 Entropy only)."""
+    """codecup:[OPTIONS:]COMMAND: a CodeCup 2023 Entropy program (7×7 Entropy only)."""
     return make_external_player("codecup", CodecupPlayer, game, argument)
 
 
@@ -335,18 +340,18 @@ def serve_codecup(
     *,
     rng: random.Random | None = None,
 ) -> int:
-    """Be a CodeCup Entropy program: play one game with the player ``make_player`` makes.
+    """Be a CodeCup Entropy program: play one game with the player `make_player` makes.
 
-    Reads ``Start`` (then it is Chaos) or Chaos's first move (then it is Order) to learn its role,
-    answers each turn on ``output``, and returns 0 on ``Quit`` or at the end of the input. Input it
+    Reads `Start` (then it is Chaos) or Chaos's first move (then it is Order) to learn its role,
+    answers each turn on `output`, and returns 0 on `Quit` or at the end of the input. Input it
     cannot read or play is reported on standard error and ends the program with status 1.
 
     Args:
         make_player: makes the player that chooses the moves, for 7×7 Entropy
-            (``abstractgames codecup`` passes the registry's ``make_player`` with a spec).
+            (`abstractgames codecup` passes the registry's `make_player` with a spec).
         lines: the referee's lines (e.g. standard input).
         output: where the moves go (flushed after every line).
-        rng: the bot's generator (a fresh one if ``None``).
+        rng: the bot's generator (a fresh one if `None`).
     """
     game = EntropyGame(SIZE)
     player = make_player(game)
@@ -379,7 +384,7 @@ class _CodecupGame:
         self.last_placed = 0
 
     def read(self) -> str | None:
-        """The next non-blank line, or ``None`` at ``Quit`` or the end of the input."""
+        """The next non-blank line, or `None` at `Quit` or the end of the input."""
         for raw in self.lines:
             line = raw.strip()
             if line == QUIT:

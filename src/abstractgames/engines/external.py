@@ -1,29 +1,28 @@
 """What every external program player shares: the command spec, the process, the failures.
 
-A player spec ``engine:COMMAND`` or ``codecup:COMMAND`` names a program; the command is split like
-a shell would (``shlex``) but never run through one. Options go between the name and the command,
-``engine:timeout=5,grace=1:./bot`` (write ``engine::CMD`` if the command itself starts with
-``NAME=`` and holds a colon):
+A player spec `engine:COMMAND` or `codecup:COMMAND` names a program; the command is split like
+a shell would (`shlex`) but never run through one. Options go between the name and the command,
+`engine:timeout=5,grace=1:./bot` (write `engine::CMD` if the command itself starts with
+`NAME=` and holds a colon):
 
-- ``timeout``: seconds the program has to answer without a clock, and to start up (default 30);
-- ``grace``: with a clock, seconds past its time left before the program counts as hung (default 2);
-- ``log``: a directory that keeps the program's error output, one log file per program started
+- `timeout`: seconds the program has to answer without a clock, and to start up (default 30);
+- `grace`: with a clock, seconds past its time left before the program counts as hung (default 2);
+- `log`: a directory that keeps the program's error output, one log file per program started
   (by default the logs go to the temporary directory and are deleted at the end, except the log
-  of a program that failed: see :meth:`ExternalPlayer.close`).
+  of a program that failed: see [`ExternalPlayer.close`][]).
 
-``timeout`` is more than 0 and ``grace`` at least 0, both at most :data:`MAX_SECONDS`; a clock's
-time left beyond that counts as :data:`MAX_SECONDS`.
+`timeout` is more than 0 and `grace` at least 0, both at most [`MAX_SECONDS`][]; a clock's
+time left beyond that counts as [`MAX_SECONDS`][].
 
 A program that crashes, hangs, writes what its protocol does not allow, or plays an illegal move
-loses the match: ``choose`` raises :class:`~abstractgames.players.PlayerFailed` saying what
-happened, e.g. ``player 2 exited with status 1``, naming the log file when the program wrote to its
-standard error. The program's whole process group is killed and reaped whatever happens. Text
-the program wrote is escaped and cut (:func:`~abstractgames.text.excerpt`) wherever a message
-quotes it.
+loses the match: `choose` raises [`PlayerFailed`][] saying what happened, e.g.
+`player 2 exited with status 1`, naming the log file when the program wrote to its standard error.
+The program's whole process group is killed and reaped whatever happens. Text the program wrote is
+escaped and cut ([`excerpt`][]) wherever a message quotes it.
 
-The referee tells a player the whole game through the :class:`~abstractgames.players.Player` hooks
-(chance events and both players' moves, also for a game resumed from a record), and the player tells
-its program the game so far in its protocol (:mod:`.agp`, :mod:`.codecup_entropy`).
+The referee tells a player the whole game through the [`Player`][] hooks (chance events and both
+players' moves, also for a game resumed from a record), and the player tells its program the game so
+far in its protocol ([`agp`][], [`codecup_entropy`][]).
 """
 
 from __future__ import annotations
@@ -66,17 +65,17 @@ DEFAULT_TIMEOUT = 30.0
 DEFAULT_GRACE = 2.0
 """With a clock: seconds past its time left before a program that has not answered is hung."""
 QUIT_GRACE = 1.0
-"""Seconds a program has to exit after ``quit`` before it is killed."""
+"""Seconds a program has to exit after `quit` before it is killed."""
 MAX_SECONDS = 1e9
-"""The longest ``timeout`` or ``grace`` (about 31 years), and the most time left a program is told
+"""The longest `timeout` or `grace` (about 31 years), and the most time left a program is told
 or waited for."""
 MESSAGE_LIMIT = 300
 """The longest message of ours that holds outside text (a rules error about a program's move) that
-is passed on; the outside text alone is cut to :data:`~abstractgames.text.EXCERPT`."""
+is passed on; the outside text alone is cut to [`EXCERPT`][abstractgames.text.EXCERPT]."""
 
 
 def within_range(seconds: float) -> float:
-    """``seconds`` brought into ``[0, MAX_SECONDS]`` (NaN counts as 0): a wait that the clock and
+    """`seconds` brought into `[0, MAX_SECONDS]` (NaN counts as 0): a wait that the clock and
     the operating system can take."""
     return min(seconds, MAX_SECONDS) if seconds > 0 else 0.0
 
@@ -85,12 +84,13 @@ _OPTIONS = re.compile(r"^\s*[A-Za-z_]\w*\s*=")
 
 
 def split_program_argument(argument: str) -> tuple[str | None, str]:
-    """``(options text or None, command text)`` of ``[OPTIONS:]COMMAND``, nothing parsed yet.
+    """`(options text or None, command text)` of `[OPTIONS:]COMMAND`, nothing parsed yet.
 
-    >>> split_program_argument("timeout=5,log=logs:./mybot --fast")
-    ('timeout=5,log=logs', './mybot --fast')
-    >>> split_program_argument("./mybot")
-    (None, './mybot')
+    Examples:
+        >>> split_program_argument("timeout=5,log=logs:./mybot --fast")
+        ('timeout=5,log=logs', './mybot --fast')
+        >>> split_program_argument("./mybot")
+        (None, './mybot')
     """
     text = argument.strip()
     head, colon, rest = text.partition(":")
@@ -102,7 +102,7 @@ def split_program_argument(argument: str) -> tuple[str | None, str]:
 
 
 def parse_command(kind: str, argument: str) -> tuple[dict[str, str], list[str]]:
-    """Split ``[OPTIONS:]COMMAND`` into ``({option: value}, argv)``.
+    """Split `[OPTIONS:]COMMAND` into `({option: value}, argv)`.
 
     Raises:
         InvalidPlayerError: no command, unbalanced quotes, or a bad option.
@@ -122,7 +122,7 @@ def parse_command(kind: str, argument: str) -> tuple[dict[str, str], list[str]]:
 
 
 def _player_options(kind: str, options: dict[str, str]) -> dict[str, Any]:
-    """The keyword arguments of :class:`ExternalPlayer` from the spec's options."""
+    """The keyword arguments of [`ExternalPlayer`][] from the spec's options."""
     unknown = sorted(set(options) - {"timeout", "grace", "log"})
     if unknown:
         raise InvalidPlayerError(
@@ -143,7 +143,7 @@ def _player_options(kind: str, options: dict[str, str]) -> dict[str, Any]:
 
 
 def _seconds(kind: str, name: str, value: float, text: object) -> float:
-    """``value`` if it is a valid ``timeout``/``grace``; ``text`` is what the user wrote.
+    """`value` if it is a valid `timeout`/`grace`; `text` is what the user wrote.
 
     Raises:
         InvalidPlayerError: NaN, infinite, out of range.
@@ -170,8 +170,8 @@ def _check_program(kind: str, program: str) -> None:
 class EngineFailure(Exception):
     """An external program crashed, hung or broke its protocol.
 
-    ``str()`` says what it did, without a subject, e.g. ``"exited with status 1"``, so that the
-    caller can put ``"player 2"`` in front.
+    `str()` says what it did, without a subject, e.g. `"exited with status 1"`, so that the
+    caller can put `"player 2"` in front.
     """
 
 
@@ -181,8 +181,7 @@ class EngineFailure(Exception):
 class ExternalPlayer(Player):
     """A player whose moves come from a program; subclasses speak its protocol.
 
-    The game so far comes from the :class:`~abstractgames.players.Player` hooks, which the referee
-    calls.
+    The game so far comes from the [`Player`][] hooks, which the referee calls.
 
     Args:
         game: the game.
@@ -193,15 +192,16 @@ class ExternalPlayer(Player):
             directory, where only the logs of programs that failed are kept).
 
     Raises:
-        InvalidPlayerError: ``timeout`` or ``grace`` NaN, infinite or out of range.
+        InvalidPlayerError: `timeout` or `grace` NaN, infinite or out of range.
 
     Attributes:
-        seat: the player's number (1 or 2) in the match, from :meth:`game_started`; ``None``
-            before, and messages then name "the engine program" instead of "player 2".
+        seat: the player's number (1 or 2) in the match, from
+            [`game_started`][abstractgames.players.Player.game_started]; `None` before, and
+            messages then name "the engine program" instead of "player 2".
         states: the positions of the current game, its start first.
-        moves: the moves of the current game (chance events included); ``states[i + 1]`` is
-            ``states[i]`` after ``moves[i]``.
-        logs: the log file of every program started so far (:meth:`close` deletes some).
+        moves: the moves of the current game (chance events included); `states[i + 1]` is
+            `states[i]` after `moves[i]`.
+        logs: the log file of every program started so far ([`close`][] deletes some).
     """
 
     kind = "external"
@@ -242,11 +242,11 @@ class ExternalPlayer(Player):
         self._restart(state)
 
     def _restart(self, start: State) -> None:
-        """Begin a new history at ``start``."""
+        """Begin a new history at `start`."""
         self.states, self.moves = [start], []
 
     def limit(self, time_left: float | None) -> float:
-        """Seconds to wait for a move: the time left plus the grace (at most :data:`MAX_SECONDS`),
+        """Seconds to wait for a move: the time left plus the grace (at most [`MAX_SECONDS`][]),
         or the timeout."""
         if time_left is None:
             return self.timeout
@@ -300,10 +300,9 @@ class ExternalPlayer(Player):
     def close(self) -> None:
         """Tell the program to quit, kill it if it does not, and delete the logs not kept.
 
-        An empty log is always deleted. In a ``log_dir`` every other log is kept; in the
-        temporary directory only the log of a program that failed (the
-        :class:`~abstractgames.players.PlayerFailed` reason names it), so that a long
-        tournament leaves no pile of logs behind.
+        An empty log is always deleted. In a `log_dir` every other log is kept; in the temporary
+        directory only the log of a program that failed (the [`PlayerFailed`][] reason names it), so
+        that a long tournament leaves no pile of logs behind.
         """
         self._stop_program()
         for log in self.logs:
@@ -319,7 +318,7 @@ class ExternalPlayer(Player):
 def make_external_player(
     kind: str, cls: type[ExternalPlayer], game: Game, argument: str
 ) -> ExternalPlayer:
-    """``cls(game, argv, **options)`` from the text after ``kind:`` (``[OPTIONS:]COMMAND``).
+    """`cls(game, argv, **options)` from the text after `kind:` (`[OPTIONS:]COMMAND`).
 
     Raises:
         InvalidPlayerError: a bad option or command, or a program that is not there.
@@ -331,19 +330,20 @@ def make_external_player(
 
 
 LOG_KINDS = ("engine", "codecup")
-"""The players whose spec :func:`with_log_dir` gives a ``log`` option."""
+"""The players whose spec [`with_log_dir`][] gives a `log` option."""
 
 
 def with_log_dir(spec: str, directory: str | os.PathLike[str]) -> str:
-    """``spec`` with ``log=DIRECTORY`` added if it is an ``engine:`` or ``codecup:`` spec without
-    a ``log`` option; any other spec as it is.
+    """`spec` with `log=DIRECTORY` added if it is an `engine:` or `codecup:` spec without
+    a `log` option; any other spec as it is.
 
-    >>> with_log_dir("engine:./mybot --fast", "logs")
-    'engine:log=logs:./mybot --fast'
-    >>> with_log_dir("codecup:timeout=5:./bot", "logs")
-    'codecup:timeout=5,log=logs:./bot'
-    >>> with_log_dir("engine:log=mine:./bot", "logs"), with_log_dir("greedy", "logs")
-    ('engine:log=mine:./bot', 'greedy')
+    Examples:
+        >>> with_log_dir("engine:./mybot --fast", "logs")
+        'engine:log=logs:./mybot --fast'
+        >>> with_log_dir("codecup:timeout=5:./bot", "logs")
+        'codecup:timeout=5,log=logs:./bot'
+        >>> with_log_dir("engine:log=mine:./bot", "logs"), with_log_dir("greedy", "logs")
+        ('engine:log=mine:./bot', 'greedy')
 
     Raises:
         InvalidPlayerError: a directory whose name holds a comma or a colon, which an option

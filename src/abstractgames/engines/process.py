@@ -1,21 +1,21 @@
 """A program on pipes: started in its own session, read line by line with deadlines, killed whole.
 
-:class:`Process` is the only place that touches the operating system for external programs. It
+[`Process`][] is the only place that touches the operating system for external programs. It
 never blocks without a deadline: reads and writes go through a selector on non-blocking pipes, so a
 program that hangs, floods its output or stops reading its input costs at most the time allowed
 (each wait is capped and repeated, so a deadline may lie years ahead). The program runs in a new
-session (its own process group), so :meth:`Process.stop` can kill it together with everything it
+session (its own process group), so [`Process.stop`][] can kill it together with everything it
 started, and it is always waited for, so it leaves no zombie. Its standard error goes straight to a
 log file. Programs still running when the interpreter exits are killed too.
 
 On Linux, two more guards:
 
 - the program dies with the referee, even when the referee is killed with SIGKILL: the child sets
-  ``PR_SET_PDEATHSIG`` before exec (see :func:`_die_with`);
-- helpers that left the program's process group (``setsid``) are found and killed with it: every
+  `PR_SET_PDEATHSIG` before exec;
+- helpers that left the program's process group (`setsid`) are found and killed with it: every
   process that still carries the program's mark in its environment (the variable
-  :data:`MARK_VARIABLE`, inherited by whatever it starts), and every process seen descending from
-  the program, by walking ``/proc``.
+  [`MARK_VARIABLE`][], inherited by whatever it starts), and every process seen descending from
+  the program, by walking `/proc`.
 
 POSIX only (Linux, macOS, the BSDs); elsewhere than Linux the process group alone is killed.
 """
@@ -75,7 +75,7 @@ class ProcessEnded(ProcessError):
 
 
 def describe_status(status: int | None) -> str:
-    """Words for a return code: ``"exited with status 1"``, ``"was killed by signal SIGSEGV"``."""
+    """Words for a return code: `"exited with status 1"`, `"was killed by signal SIGSEGV"`."""
     if status is None:
         return "closed its output without exiting"
     if status >= 0:
@@ -120,13 +120,13 @@ _spawner_lock = threading.Lock()
 
 
 def _die_with(parent: int) -> Callable[[], None] | None:
-    """What the child runs between fork and exec so that it gets SIGKILL when ``parent`` dies.
+    """What the child runs between fork and exec so that it gets SIGKILL when `parent` dies.
 
-    ``preexec_fn`` runs Python in the forked child, which is unsafe in a process with threads if
+    `preexec_fn` runs Python in the forked child, which is unsafe in a process with threads if
     the code needs a lock another thread held at the fork; this one only calls a C function that
-    was looked up beforehand and ``getppid``, which take no lock. The parent may die before
-    ``prctl`` runs, and then no signal would come: the child checks that its parent is still
-    ``parent`` after arming the signal, and kills itself if not.
+    was looked up beforehand and `getppid`, which take no lock. The parent may die before
+    `prctl` runs, and then no signal would come: the child checks that its parent is still
+    `parent` after arming the signal, and kills itself if not.
     """
     prctl = _prctl
     if prctl is None:
@@ -143,7 +143,7 @@ def _die_with(parent: int) -> Callable[[], None] | None:
 
 
 def _spawn(start: Callable[[], subprocess.Popen[bytes]]) -> subprocess.Popen[bytes]:
-    """``start()`` in a thread that lives as long as the process.
+    """`start()` in a thread that lives as long as the process.
 
     The death signal is sent when the *thread* that forked the program ends, not the process: a
     program started in a short-lived thread would be killed with it. The main thread lives as long
@@ -178,7 +178,7 @@ def _serve(jobs: queue.SimpleQueue[_Job]) -> None:
 
 
 class _Seen(NamedTuple):
-    """A process as ``/proc/PID/stat`` shows it."""
+    """A process as `/proc/PID/stat` shows it."""
 
     state: str
     parent: int
@@ -187,7 +187,7 @@ class _Seen(NamedTuple):
 
 
 def _stat(pid: int) -> _Seen | None:
-    """What ``/proc`` says of ``pid``; ``None`` if it is gone."""
+    """What `/proc` says of `pid`; `None` if it is gone."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as handle:
             data = handle.read()
@@ -202,7 +202,7 @@ def _stat(pid: int) -> _Seen | None:
 
 
 def _processes() -> dict[int, _Seen]:
-    """Every process this user can see that has not died; empty without ``/proc``."""
+    """Every process this user can see that has not died; empty without `/proc`."""
     try:
         names = os.listdir("/proc")
     except OSError:
@@ -215,7 +215,7 @@ def _processes() -> dict[int, _Seen]:
 
 
 def _descendants(roots: Iterable[int], table: dict[int, _Seen]) -> dict[int, int]:
-    """Every process of ``table`` below ``roots`` by parent ids: pid -> start time."""
+    """Every process of `table` below `roots` by parent ids: pid -> start time."""
     children: dict[int, list[int]] = {}
     for pid, seen in table.items():
         children.setdefault(seen.parent, []).append(pid)
@@ -230,7 +230,7 @@ def _descendants(roots: Iterable[int], table: dict[int, _Seen]) -> dict[int, int
 
 
 def _is_marked(pid: int, token: bytes) -> bool:
-    """Whether the environment ``pid`` started with holds ``token``."""
+    """Whether the environment `pid` started with holds `token`."""
     try:
         with open(f"/proc/{pid}/environ", "rb") as handle:
             return token in handle.read()
@@ -239,7 +239,7 @@ def _is_marked(pid: int, token: bytes) -> bool:
 
 
 def _kill_exact(pid: int, start: int) -> None:
-    """SIGKILL ``pid`` if it is still the process that began at ``start`` (its id not reused)."""
+    """SIGKILL `pid` if it is still the process that began at `start` (its id not reused)."""
     handle = None
     if hasattr(os, "pidfd_open"):
         try:
@@ -332,17 +332,17 @@ class Process:
 
     @property
     def running(self) -> bool:
-        """Whether the program has been started and not yet stopped by :meth:`stop`/:meth:`kill`."""
+        """Whether the program has been started and not yet stopped by [`stop`][]/[`kill`][]."""
         return self in _live
 
     # --- talking ----------------------------------------------------------------------------------
 
     def send(self, line: str, deadline: float) -> None:
-        """Write ``line`` and a newline; wait for room in the pipe until ``deadline`` at most.
+        """Write `line` and a newline; wait for room in the pipe until `deadline` at most.
 
         Raises:
             ProcessEnded: the program no longer reads its input.
-            ProcessTimeout: the pipe stayed full (the program does not read) until ``deadline``.
+            ProcessTimeout: the pipe stayed full (the program does not read) until `deadline`.
         """
         self._track()
         data = memoryview((line + "\n").encode("utf-8"))
@@ -363,15 +363,15 @@ class Process:
                     writable.select(min(remaining, _MAX_WAIT))
 
     def read_line(self, deadline: float) -> str:
-        """The next line the program writes (without the line end), waiting until ``deadline``.
+        """The next line the program writes (without the line end), waiting until `deadline`.
 
         Bytes that are not UTF-8 are replaced (and so show up in messages). A last line without a
         newline before the end of the output counts as a line.
 
         Raises:
-            ProcessTimeout: no whole line came before ``deadline``.
+            ProcessTimeout: no whole line came before `deadline`.
             ProcessEnded: the output ended (the program exited or closed it).
-            ProcessError: the program wrote a line longer than :data:`MAX_LINE` bytes.
+            ProcessError: the program wrote a line longer than [`MAX_LINE`][] bytes.
         """
         while True:
             line = self._take_line()
@@ -401,7 +401,7 @@ class Process:
         return self._eof and not self._buffer
 
     def _fill(self) -> bool:
-        """Read what the pipe holds into the buffer; ``False`` when nothing came (or at its end)."""
+        """Read what the pipe holds into the buffer; `False` when nothing came (or at its end)."""
         try:
             data = os.read(self._stdout.fileno(), MAX_LINE)
         except BlockingIOError:
@@ -429,16 +429,16 @@ class Process:
     # --- ending -----------------------------------------------------------------------------------
 
     def wait(self, timeout: float) -> int | None:
-        """Wait up to ``timeout`` seconds for the program to exit; then kill what is left of its
-        process group and reap it. Returns the exit status, ``None`` if it had to be killed."""
+        """Wait up to `timeout` seconds for the program to exit; then kill what is left of its
+        process group and reap it. Returns the exit status, `None` if it had to be killed."""
         exited = self._wait_exit(time.monotonic() + timeout)
         self.kill()
         return self.returncode if exited else None
 
     def stop(self, farewell: str | None = None, grace: float = 1.0) -> int | None:
-        """End the program politely: send ``farewell`` (e.g. ``"quit"``), close its input, give it
-        ``grace`` seconds to exit, then kill its process group and reap it (always, even on
-        Ctrl-C). Returns the exit status, or ``None`` if it had to be killed."""
+        """End the program politely: send `farewell` (e.g. `"quit"`), close its input, give it
+        `grace` seconds to exit, then kill its process group and reap it (always, even on
+        Ctrl-C). Returns the exit status, or `None` if it had to be killed."""
         if not self.running:
             return self.returncode
         exited = False
@@ -457,7 +457,7 @@ class Process:
 
     def kill(self) -> None:
         """Kill the program, every process in its group and every helper of it that can be found
-        (see the module docstring), reap it, close the pipes."""
+        (see [the module][abstractgames.engines.process]), reap it, close the pipes."""
         if not self.running:
             return
         try:
@@ -478,12 +478,12 @@ class Process:
                     pipe.close()
 
     def _track(self) -> None:
-        """:meth:`_remember`, at most every :data:`_RESCAN` seconds."""
+        """`_remember`, at most every `_RESCAN` seconds."""
         if time.monotonic() - self._scanned >= _RESCAN:
             self._remember(_processes())
 
     def _remember(self, table: dict[int, _Seen]) -> None:
-        """Remember the processes of ``table`` descending from the program (or from one seen
+        """Remember the processes of `table` descending from the program (or from one seen
         before), so that a helper is known even after its parent exits and it passes to init."""
         self._scanned = time.monotonic()
         known = {
@@ -495,7 +495,7 @@ class Process:
         self._known = known
 
     def _kill_helpers(self, table: dict[int, _Seen]) -> None:
-        """SIGKILL every process of ``table`` out of the program's group that is a known
+        """SIGKILL every process of `table` out of the program's group that is a known
         descendant or carries the program's mark; look again until no new one is found."""
         token = self._token.encode()
         done: set[tuple[int, int]] = set()
@@ -515,7 +515,7 @@ class Process:
             table = _processes()
 
     def _wait_exit(self, deadline: float) -> bool:
-        """Whether the program exited by ``deadline`` (it is not reaped, so its pid stays ours)."""
+        """Whether the program exited by `deadline` (it is not reaped, so its pid stays ours)."""
         while True:
             if self._exited():
                 return True

@@ -1,10 +1,10 @@
 """Eric Solomon's Entropy (1977): Chaos places counters drawn at random, Order slides them.
 
 The 7×7 board starts empty and 49 counters, seven of each of seven colours, start in a bag. Each
-turn a counter is drawn (an explicit chance event: ``state.to_move == CHANCE``), Chaos places it on
+turn a counter is drawn (an explicit chance event: `state.to_move == CHANCE`), Chaos places it on
 any empty square, then Order slides one counter like a rook or passes. The 49th placement ends the
 game at once. Order scores the length of every palindrome of two or more touching counters in every
-row and column; a match is two games with the roles swapped (:class:`EntropyMatch`). ``size=5`` is
+row and column; a match is two games with the roles swapped ([`EntropyMatch`][]). `size=5` is
 the original 5×5 Hyle board with five colours of five counters.
 
 A state keeps the board as ints: the colours with 3 bits per square and the occupancy with 8 bits
@@ -13,14 +13,13 @@ legal moves are concatenations of precomputed tuples indexed by each line's occu
 score is kept in the state and updated from the few lines a move changes, by looking each line up
 in a table of the scores of all 8**7 possible lines (2 MB, built in about 0.1 s on first use).
 
-The package's modules, each building only on those before it: ``board`` (sizes, roles, colours,
-line codes), ``scoring`` (line and board scores, the line-score table), ``moves``, ``tables`` (what
-is precomputed per board size), ``match`` (the two-game match) and ``rules`` (the game and its
-states). Bots build on the
-kernels :func:`line_code`, :func:`line_scores`, :func:`size_tables`, :func:`line_codes` and
-:func:`line_occupancy` rather than copying them.
+The package's modules, each building only on those before it: [`board`][] (sizes, roles, colours,
+line codes), [`scoring`][] (line and board scores, the line-score table), [`moves`][], [`tables`][]
+(what is precomputed per board size), [`match`][] (the two-game match) and [`rules`][] (the game and
+its states). Bots build on the kernels [`line_code`][], [`line_scores`][], [`size_tables`][],
+[`line_codes`][] and [`line_occupancy`][] rather than copying them.
 
-Example:
+Examples:
     >>> from abstractgames import get_game
     >>> state = get_game("entropy").initial_state()
     >>> state = state.apply("R").apply("R@d4").apply("d4-d7").apply("R").apply("R@e7")

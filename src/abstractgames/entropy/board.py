@@ -1,8 +1,8 @@
 """The board: its sizes, the roles, the colours of the counters, and the code of a line.
 
 A line (a rank, a file, or any run of squares such as a whole board in index order) is coded as
-an int with 3 bits per square, square ``i`` at bit ``3 * i``: 0 for an empty square, ``k + 1`` for
-a counter of colour ``k`` (in :data:`COLOURS` order). The scoring table, the game's states and the
+an int with 3 bits per square, square `i` at bit `3 * i`: 0 for an empty square, `k + 1` for
+a counter of colour `k` (in [`COLOURS`][] order). The scoring table, the game's states and the
 bots all use this code.
 """
 
@@ -40,12 +40,12 @@ def line_code(cells: str) -> int:
     """The code of a run of squares: 3 bits per square, the first square lowest (see the module).
 
     Args:
-        cells: a colour letter or ``"."`` per square, e.g. ``"R.R...."``.
+        cells: a colour letter or `"."` per square, e.g. `"R.R...."`.
 
     Raises:
-        ValueError: ``cells`` holds another character.
+        ValueError: `cells` holds another character.
 
-    Example:
+    Examples:
         >>> oct(line_code("WK.R"))
         '0o5021'
     """

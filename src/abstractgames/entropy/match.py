@@ -1,6 +1,6 @@
 """Entropy's match: two games with the roles swapped, won on the Order scores.
 
-The match knows the game by the object it is given (``EntropyGame.new_match`` passes itself), so
+The match knows the game by the object it is given (`EntropyGame.new_match` passes itself), so
 it needs nothing of the rules but the protocol: a finished game's Order score is in its outcome.
 """
 
@@ -30,11 +30,11 @@ class EntropyMatch(Match):
     """A match of two games with the roles swapped; immutable, each event returns a new match.
 
     Player 1 is Chaos in game 1 and Order in game 2; player 2 the other way round. Each player's
-    Order score is compared after both games: the higher wins, equal scores draw. A resignation
-    ends the whole match at once, and so does running out of time where time loss forfeits the
-    match (correspondence play; in a live match a player out of time keeps playing by
-    :func:`~abstractgames.entropy.timeout_move` instead). The result's ``scores`` are player 1's
-    and player 2's Order scores (``None`` for a game not played).
+    Order score is compared after both games: the higher wins, equal scores draw. A resignation ends
+    the whole match at once, and so does running out of time where time loss forfeits the match
+    (correspondence play; in a live match a player out of time keeps playing by [`timeout_move`][]
+    instead). The result's `scores` are player 1's and player 2's Order scores (`None` for a game
+    not played).
 
     Attributes:
         game: the game both games are played in (7×7 or 5×5 Entropy).
@@ -43,7 +43,7 @@ class EntropyMatch(Match):
         forfeited: the player who lost the whole match at once (resigned, out of time where
             that forfeits, …) and why, if any.
 
-    Example:
+    Examples:
         >>> from abstractgames import get_game
         >>> match = EntropyMatch(get_game("entropy"))
         >>> match.role_of(1), match.player_of("order")
@@ -67,11 +67,11 @@ class EntropyMatch(Match):
 
     @property
     def game_number(self) -> int | None:
-        """1 or 2: the game being played, or ``None`` when the match is over."""
+        """1 or 2: the game being played, or `None` when the match is over."""
         return None if self.is_over() else len(self.order_scores) + 1
 
     def role_of(self, player: int, game_number: int | None = None) -> str:
-        """The role (``"chaos"`` or ``"order"``) of ``player`` in a game (default: the current one).
+        """The role (`"chaos"` or `"order"`) of `player` in a game (default: the current one).
 
         Raises:
             MatchError: no such player or game, or the match is over and no game is given.
@@ -80,15 +80,15 @@ class EntropyMatch(Match):
         return CHAOS if (check_player(player) == 1) == (number == 1) else ORDER
 
     def order_score_of(self, player: int) -> int | None:
-        """The Order score of ``player`` (game 2 for player 1, game 1 for player 2), if played."""
+        """The Order score of `player` (game 2 for player 1, game 1 for player 2), if played."""
         index = 1 if check_player(player) == 1 else 0
         return self.order_scores[index] if index < len(self.order_scores) else None
 
     def record_game(self, final: State) -> EntropyMatch:
-        """The match after the current game ended in ``final`` (a finished state of this size).
+        """The match after the current game ended in `final` (a finished state of this size).
 
         Raises:
-            MatchError: the match is over, or ``final`` is not a finished game of this size.
+            MatchError: the match is over, or `final` is not a finished game of this size.
         """
         if self.is_over():
             raise MatchError("the match is over; no further game can be recorded")
@@ -105,7 +105,7 @@ class EntropyMatch(Match):
         return len(self.order_scores) == 2 or self.forfeited is not None
 
     def forfeit(self, player: int, reason: str) -> EntropyMatch:
-        """The match after ``player`` lost it at once for ``reason``: the other player wins.
+        """The match after `player` lost it at once for `reason`: the other player wins.
 
         Raises:
             MatchError: the match is already over, or there is no such player.
@@ -114,7 +114,7 @@ class EntropyMatch(Match):
         return attrs.evolve(self, forfeited=(check_player(player), reason))
 
     def lose_on_time(self, player: int) -> EntropyMatch:
-        """The match after ``player`` ran out of time where that forfeits the match: they lose it.
+        """The match after `player` ran out of time where that forfeits the match: they lose it.
 
         Raises:
             MatchError: a live match (there timeout moves are played instead), the match is
@@ -128,7 +128,7 @@ class EntropyMatch(Match):
         return self.forfeit(player, f"player {check_player(player)} ran out of time")
 
     def result(self) -> MatchResult | None:
-        """``None`` while the match goes on, else its winner, reason and Order scores."""
+        """`None` while the match goes on, else its winner, reason and Order scores."""
         scores = (self.order_score_of(1), self.order_score_of(2))
         if self.forfeited is not None:
             loser, reason = self.forfeited

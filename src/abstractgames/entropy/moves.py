@@ -35,7 +35,7 @@ def _size_suffix(size: int) -> str:
 
 @attrs.frozen(slots=True, repr=False)
 class Draw(Move):
-    """The chance event of drawing a ``colour`` counter from the bag; notation ``R``."""
+    """The chance event of drawing a `colour` counter from the bag; notation `R`."""
 
     colour: str = attrs.field(validator=_check_colour)
 
@@ -48,7 +48,7 @@ class Draw(Move):
 
 @attrs.frozen(slots=True, repr=False)
 class Placement(Move):
-    """Chaos puts the drawn ``colour`` counter on ``square`` (0 = a1, index order); ``R@d4``."""
+    """Chaos puts the drawn `colour` counter on `square` (0 = a1, index order); `R@d4`."""
 
     colour: str = attrs.field(validator=_check_colour)
     square: int = attrs.field(validator=_check_square)
@@ -63,9 +63,9 @@ class Placement(Move):
 
 @attrs.frozen(slots=True, repr=False)
 class Slide(Move):
-    """Order slides the counter on ``origin`` to ``target`` like a rook; notation ``d4-d7``.
+    """Order slides the counter on `origin` to `target` like a rook; notation `d4-d7`.
 
-    Any two squares make a ``Slide`` value; ``state.apply`` decides whether it is legal.
+    Any two squares make a `Slide` value; `state.apply` decides whether it is legal.
     """
 
     origin: int = attrs.field(validator=_check_square)
@@ -82,7 +82,7 @@ class Slide(Move):
 
 @attrs.frozen(slots=True, repr=False)
 class Pass(Move):
-    """Order leaves the board as it is; notation ``pass``. Use the singleton :data:`PASS`."""
+    """Order leaves the board as it is; notation `pass`. Use the singleton [`PASS`][]."""
 
     def __str__(self) -> str:
         return "pass"

@@ -1,9 +1,9 @@
 """The rules: Entropy's game and its states, and the moves made for a player out of time.
 
-A state keeps the board as ints (see :class:`~abstractgames.entropy.tables.SizeTables`). Order's
-and Chaos's legal moves are concatenations of precomputed tuples indexed by each line's occupancy
-byte. The score is kept in the state and updated from the few lines a move changes, by looking
-each line up in the table of :func:`~abstractgames.entropy.scoring.line_scores`.
+A state keeps the board as ints (see [`SizeTables`][]). Order's and Chaos's legal moves are
+concatenations of precomputed tuples indexed by each line's occupancy byte. The score is kept in the
+state and updated from the few lines a move changes, by looking each line up in the table of
+[`line_scores`][].
 """
 
 from __future__ import annotations
@@ -62,17 +62,17 @@ _COLOUR_RE = re.compile(r"[a-z]", _ASCII)
 class EntropyGame(Game):
     """Chaos places counters drawn from a bag; Order slides them to build palindromes.
 
-    Solomon's Entropy (``get_game("entropy")``); ``size=5`` is the original 5×5 Hyle board.
+    Solomon's Entropy (`get_game("entropy")`); `size=5` is the original 5×5 Hyle board.
 
-    Roles in turn order are ``("chaos", "order")``: Chaos places first. A single game has no
-    winner (the match decides, see :class:`EntropyMatch`): its :class:`~abstractgames.Outcome` has
-    ``winner=None``, ``scores={"order": <final score>, "chaos": 0}`` and reason ``"board full"``.
+    Roles in turn order are `("chaos", "order")`: Chaos places first. A single game has no
+    winner (the match decides, see [`EntropyMatch`][]): its [`Outcome`][] has
+    `winner=None`, `scores={"order": <final score>, "chaos": 0}` and reason `"board full"`.
 
     Args:
         size: 7 (7×7, colours W K Y G R B P, 7 of each) or 5 (5×5, W K Y G R, 5 of each).
 
     Raises:
-        InvalidParameterError: ``size`` is not 5 or 7.
+        InvalidParameterError: `size` is not 5 or 7.
     """
 
     name = "entropy"
@@ -93,7 +93,7 @@ class EntropyGame(Game):
 
     @property
     def colours(self) -> str:
-        """The colour letters of this game in colour order, e.g. ``"WKYGRBP"``."""
+        """The colour letters of this game in colour order, e.g. `"WKYGRBP"`."""
         return self._tables.colours
 
     def initial_state(self) -> EntropyState:
@@ -102,7 +102,7 @@ class EntropyGame(Game):
         return _make(v, 0, 0, 0, 0, bag, CHANCE, None, 0, EMPTY * v.squares)
 
     def from_position(self, text: str) -> EntropyState:
-        """Read ``<ranks> <phase>``, phase ``draw``, ``chaos:<C>``, ``order`` or ``end``.
+        """Read `<ranks> <phase>`, phase `draw`, `chaos:<C>`, `order` or `end`.
 
         Raises:
             InvalidPositionError: what is wrong: the ranks, the phase, too many counters of a
@@ -178,14 +178,14 @@ class EntropyGame(Game):
         return _make(v, code, tcode, occ, tocc, tuple(bag), to_move, drawn, score, board)
 
     def parse_move(self, text: str, state: State | None = None) -> Move:
-        """Read a move, case-insensitively; the canonical forms are what ``str(move)`` gives.
+        """Read a move, case-insensitively; the canonical forms are what `str(move)` gives.
 
-        Accepts ``R`` (a draw), ``R@d4`` or ``Rd4`` (a placement), a plain ``d4`` (a placement of
-        the counter drawn in ``state``), ``d4-d7`` or ``d4 d7`` (a slide) and ``pass``.
+        Accepts `R` (a draw), `R@d4` or `Rd4` (a placement), a plain `d4` (a placement of
+        the counter drawn in `state`), `d4-d7` or `d4 d7` (a slide) and `pass`.
 
         Raises:
             InvalidMoveError: the text is no move of this game, or a plain square is given while
-                no counter is drawn in ``state``.
+                no counter is drawn in `state`.
         """
         if not isinstance(text, str):
             raise InvalidMoveError(f"move notation must be a string, not {type(text).__name__}")
@@ -261,21 +261,21 @@ class EntropyGame(Game):
         return ()
 
     def new_match(self, *, time_loss_forfeits: bool = False) -> EntropyMatch:
-        """Two games with the roles swapped (see :class:`EntropyMatch`)."""
+        """Two games with the roles swapped (see [`EntropyMatch`][])."""
         return EntropyMatch(self, time_loss_forfeits)
 
     def timeout_move(self, state: State) -> Move:
-        """Order passes; Chaos's counter goes on the first empty square (see :func:`timeout_move`).
+        """Order passes; Chaos's counter goes on the first empty square (see [`timeout_move`][]).
 
         Raises:
-            IllegalMoveError: ``state`` is a draw, the end, or not a state of this game.
+            IllegalMoveError: `state` is a draw, the end, or not a state of this game.
         """
         if not isinstance(state, EntropyState) or state.size != self.size:
             raise IllegalMoveError(f"{value_excerpt(state)} is not a state of {self!r}")
         return timeout_move(state)
 
     def benchmarks(self, rng: random.Random) -> dict[str, Callable[[], int]]:
-        """``{"boards scored": run}``: ``run`` scores 1,000 random full boards with one call."""
+        """`{"boards scored": run}`: `run` scores 1,000 random full boards with one call."""
         v = self._tables
         counters = list(v.colours * v.per_colour)
         boards = []
@@ -294,7 +294,7 @@ def _to_move(state: State | None) -> str | None:
 
 
 def _unreadable(text: str, state: State | None = None) -> str:
-    """Why ``text`` is no move, and what the player to move in ``state`` can write instead."""
+    """Why `text` is no move, and what the player to move in `state` can write instead."""
     return f"cannot read move '{excerpt(text)}': {_what_to_write(state)}"
 
 
@@ -316,7 +316,7 @@ _PHASE_TEXT = {CHANCE: "draw", ORDER: ORDER, None: "end"}
 
 
 class _StateFields:
-    """The slots of :class:`EntropyState`, written only by :func:`_make` (see there)."""
+    """The slots of [`EntropyState`][], written only by `_make` (see there)."""
 
     __slots__ = (
         "_bag",
@@ -370,7 +370,7 @@ class EntropyState(_StateFields, State):
 
     @property
     def board(self) -> str:
-        """One character per square in index order (a1, b1, …): a colour letter or ``"."``."""
+        """One character per square in index order (a1, b1, …): a colour letter or `"."`."""
         cells = self._cells
         if cells is None:
             code, characters = self._code, self._v.characters
@@ -379,12 +379,12 @@ class EntropyState(_StateFields, State):
         return cells
 
     def cells(self) -> str:
-        """The same as :attr:`board`."""
+        """The same as [`board`][]."""
         return self.board
 
     @property
     def drawn(self) -> str | None:
-        """The colour Chaos must place now, or ``None`` when no counter is drawn."""
+        """The colour Chaos must place now, or `None` when no counter is drawn."""
         return self._drawn
 
     @property
@@ -403,9 +403,9 @@ class EntropyState(_StateFields, State):
     def legal_moves(self) -> tuple[Move, ...]:
         """The legal moves in canonical order.
 
-        At a draw: one :class:`Draw` per colour still in the bag, in colour order. Chaos: the
+        At a draw: one [`Draw`][] per colour still in the bag, in colour order. Chaos: the
         placements of the drawn colour on every empty square, in square index order. Order:
-        :data:`PASS` first, then the slides along ranks (rank 1 first), then the slides along
+        [`PASS`][] first, then the slides along ranks (rank 1 first), then the slides along
         files (file a first); within a line by origin square, then target square.
         """
         legal = self._legal
@@ -627,7 +627,7 @@ class EntropyState(_StateFields, State):
         return (f"score {self._score}", *drawn, f"bag {bag}")
 
     def outcome(self) -> Outcome | None:
-        """``None`` until the board is full, then no winner and the scores (see EntropyGame)."""
+        """`None` until the board is full, then no winner and the scores (see EntropyGame)."""
         if self._to_move is not None:
             return None
         return Outcome(None, {CHAOS: 0, ORDER: self._score}, BOARD_FULL)
@@ -731,12 +731,12 @@ def timeout_move(state: EntropyState) -> Move:
 
 
 def line_codes(state: EntropyState) -> tuple[list[int], list[int]]:
-    """The codes of the ranks (rank 1 first) and of the files (file a first) of ``state``.
+    """The codes of the ranks (rank 1 first) and of the files (file a first) of `state`.
 
-    A code holds 3 bits per square, as :func:`~abstractgames.entropy.board.line_code` makes it;
-    ``line_scores(state.size)[code]`` is the line's score.
+    A code holds 3 bits per square, as [`line_code`][] makes it;
+    `line_scores(state.size)[code]` is the line's score.
 
-    Example:
+    Examples:
         >>> from abstractgames import get_game
         >>> ranks, files = line_codes(get_game("entropy", size=5).from_position("5/5/5/5/WK3 draw"))
         >>> oct(ranks[0]), oct(files[1])
@@ -748,10 +748,10 @@ def line_codes(state: EntropyState) -> tuple[list[int], list[int]]:
 
 
 def line_occupancy(state: EntropyState) -> tuple[bytes, bytes]:
-    """Which squares of ``state`` are occupied: one byte per rank, then one byte per file.
+    """Which squares of `state` are occupied: one byte per rank, then one byte per file.
 
-    Bit ``f`` of rank ``r``'s byte (rank 1 first) is set when the square on file ``f`` (file a
-    first) holds a counter, and so is bit ``r`` of file ``f``'s byte.
+    Bit `f` of rank `r`'s byte (rank 1 first) is set when the square on file `f` (file a
+    first) holds a counter, and so is bit `r` of file `f`'s byte.
     """
     size = state._v.size
     return state._occ.to_bytes(size, "little"), state._tocc.to_bytes(size, "little")

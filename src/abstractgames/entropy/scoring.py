@@ -1,9 +1,9 @@
 """Order's score: palindromes in lines, a table of every line's score, and whole boards.
 
 A line scores the lengths of all its palindromes of two or more touching counters; a board scores
-the sum over its ranks and files. :func:`line_scores` tabulates all ``8**size`` lines by their
-code (see :mod:`abstractgames.entropy.board`), which is how the game keeps its score up to date
-and how the bots value lines. :func:`score_boards` scores many boards at once with bit operations.
+the sum over its ranks and files. [`line_scores`][] tabulates all `8**size` lines by their
+code (see [`abstractgames.entropy.board`][]), which is how the game keeps its score up to date
+and how the bots value lines. [`score_boards`][] scores many boards at once with bit operations.
 """
 
 from __future__ import annotations
@@ -38,25 +38,25 @@ def line_score(line: str) -> int:
     """Order's score for one row or column, straight from the definition.
 
     Args:
-        line: one character per square, ``"."`` for an empty square and any other character for
-            a counter of that colour (e.g. ``"ABBA"``).
+        line: one character per square, `"."` for an empty square and any other character for
+            a counter of that colour (e.g. `"ABBA"`).
 
     Returns:
         The sum of the lengths of all palindromes of two or more touching counters in the line
-        (empty squares break runs), e.g. 6 for ``"ABBA"`` and 15 for ``"ABBBAB"``.
+        (empty squares break runs), e.g. 6 for `"ABBA"` and 15 for `"ABBBAB"`.
     """
     return _palindrome_score(line)
 
 
 @functools.cache
 def line_scores(size: int) -> bytes:
-    """The score of every line of ``size`` squares, indexed by the line's code.
+    """The score of every line of `size` squares, indexed by the line's code.
 
-    A line's code holds 3 bits per square, square ``i`` at bit ``3 * i``: 0 for empty, ``k + 1``
-    for colour ``k`` (see :func:`~abstractgames.entropy.board.line_code`). The table has
-    ``8**size`` entries (2 MB for 7 squares, built in about 0.1 s on first use, then shared).
+    A line's code holds 3 bits per square, square `i` at bit `3 * i`: 0 for empty, `k + 1` for
+    colour `k` (see [`line_code`][]). The table has `8**size` entries (2 MB for 7 squares, built in
+    about 0.1 s on first use, then shared).
 
-    Example:
+    Examples:
         >>> from abstractgames.entropy.board import line_code
         >>> line_scores(7)[line_code("RBBR...")]
         6
@@ -65,10 +65,10 @@ def line_scores(size: int) -> bytes:
 
 
 def _line_table(size: int) -> bytes:
-    """The table of :func:`line_scores`, built in big ints with one byte per code.
+    """The table of [`line_scores`][], built in big ints with one byte per code.
 
-    A whole array is one operation: ``equal(i, j)`` has a 1 for each code whose squares ``i`` and
-    ``j`` hold one colour, and the run from ``i`` to ``j`` is a palindrome where that holds and
+    A whole array is one operation: `equal(i, j)` has a 1 for each code whose squares `i` and
+    `j` hold one colour, and the run from `i` to `j` is a palindrome where that holds and
     the run inside it is one (or is empty, or is one counter).
     """
     count = 8**size
@@ -104,9 +104,9 @@ _BATCH = 256
 class _BitTables:
     """Masks for scoring boards of one size as ints holding one one-hot byte per square.
 
-    A square's byte has bit ``i`` set for colour ``i`` (zero when empty), so ``x & (x >> 8k)`` has a
-    nonzero byte exactly where a square and the one ``k`` places on hold the same colour; adding
-    0x7F to every byte moves "nonzero" into bit 7. The masks repeat for ``count`` boards side by
+    A square's byte has bit `i` set for colour `i` (zero when empty), so `x & (x >> 8k)` has a
+    nonzero byte exactly where a square and the one `k` places on hold the same colour; adding
+    0x7F to every byte moves "nonzero" into bit 7. The masks repeat for `count` boards side by
     side.
     """
 
@@ -122,7 +122,7 @@ def _bit_tables(squares: int, count: int = 1) -> _BitTables:
     size = {25: 5, 49: 7}[squares]
 
     def repeat(byte: int, stride: int = 1, k: int = 0) -> int:
-        """``byte`` on every square whose line (of the given stride) goes on ``k`` more squares."""
+        """`byte` on every square whose line (of the given stride) goes on `k` more squares."""
         one = bytes(byte if sq // stride % size + k < size else 0 for sq in range(squares))
         return int.from_bytes(one * count, "little")
 
@@ -134,7 +134,7 @@ def _bit_tables(squares: int, count: int = 1) -> _BitTables:
 
 
 def _board_problem(cells: object, squares: int | None = None) -> str | None:
-    """What makes ``cells`` no board (of ``squares`` squares, if given), or ``None``."""
+    """What makes `cells` no board (of `squares` squares, if given), or `None`."""
     if not isinstance(cells, str) or cells.strip(_BOARD_CHARACTERS):
         return f"{value_excerpt(cells)} is not a board: use the colour letters {COLOURS} and '.'"
     if len(cells) not in (25, 49):
@@ -149,10 +149,10 @@ def score_board(cells: str) -> int:
 
     Args:
         cells: one character per square in index order (a1, b1, …), 49 or 25 of them: a colour
-            letter or ``"."`` for an empty square, as :attr:`EntropyState.board` gives.
+            letter or `"."` for an empty square, as [`EntropyState.board`][] gives.
 
     Raises:
-        ValueError: ``cells`` is not a board.
+        ValueError: `cells` is not a board.
     """
     if not isinstance(cells, str) or len(cells) not in (25, 49) or cells.strip(_BOARD_CHARACTERS):
         raise ValueError(_board_problem(cells))
@@ -164,11 +164,10 @@ def score_board(cells: str) -> int:
 
 
 def score_boards(boards: Iterable[str]) -> list[int]:
-    """Order's score for many boards of one size at once (faster than :func:`score_board` each).
+    """Order's score for many boards of one size at once (faster than [`score_board`][] each).
 
-    Up to 256 boards are packed side by side into one int and scored together with a few dozen
-    bit operations (see ``_BitTables``); each board's total is then read from its part of the
-    result.
+    Up to 256 boards are packed side by side into one int and scored together with a few dozen bit
+    operations; each board's total is then read from its part of the result.
 
     Raises:
         ValueError: an item is not a board, or the boards differ in size.
@@ -197,7 +196,7 @@ def score_boards(boards: Iterable[str]) -> list[int]:
 
 
 def _score_packed(text: str, squares: int, count: int) -> list[int]:
-    """The scores of ``count`` boards of ``squares`` squares each, side by side in ``text``."""
+    """The scores of `count` boards of `squares` squares each, side by side in `text`."""
     # Masks for more boards than there are do no harm: they only meet zero bytes.
     tables = _bit_tables(squares, 1 if count == 1 else _BATCH)
     x = int.from_bytes(text.translate(_ONE_HOT).encode("latin-1"), "little")

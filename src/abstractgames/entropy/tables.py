@@ -1,6 +1,6 @@
 """Everything precomputed for one board size, shared by the game's states and by the bots.
 
-:func:`size_tables` gives one :class:`SizeTables` per size: the move singletons, the bit layouts of
+[`size_tables`][] gives one [`SizeTables`][] per size: the move singletons, the bit layouts of
 a state's board ints, the line-score table and the per-line move tables from which a state's
 legal moves are concatenated.
 """
@@ -19,43 +19,43 @@ __all__ = ["SizeTables", "size_tables"]
 
 
 class SizeTables:
-    """Everything precomputed for one board size (make it with :func:`size_tables`).
+    """Everything precomputed for one board size (make it with [`size_tables`][]).
 
     A state keeps its board as ints: the colours as line codes (3 bits per square, see
-    :mod:`abstractgames.entropy.board`) of the whole board by index and transposed, and the
-    occupancy with 8 bits per line by ranks and by files, so that ``int.to_bytes`` gives each
+    [`abstractgames.entropy.board`][]) of the whole board by index and transposed, and the
+    occupancy with 8 bits per line by ranks and by files, so that `int.to_bytes` gives each
     line's occupancy as a byte and files are as easy to read as ranks.
 
     Attributes:
         size: the board's width and height (5 or 7).
-        squares: ``size * size``.
+        squares: `size * size`.
         grid: the board's square names and geometry.
         colours: the colour letters of this size, in colour order.
-        per_colour: how many counters of each colour there are (``size``).
-        colour_index: colour letter -> its index in ``colours``.
+        per_colour: how many counters of each colour there are (`size`).
+        colour_index: colour letter -> its index in `colours`.
         value: colour letter -> its 3-bit value in line codes (its index + 1).
-        characters: the character of each 3-bit value: ``"."``, then the colours.
-        draws: the :class:`~abstractgames.entropy.Draw` of each colour, in colour order.
-        placements: colour letter -> the :class:`~abstractgames.entropy.Placement` on each square.
-        slides: ``slides[origin][target]``: the :class:`~abstractgames.entropy.Slide` between two
-            squares of one rank or file, else ``None``.
-        path: ``path[origin][target]``: the occupancy bits (by ranks) of the squares a slide
+        characters: the character of each 3-bit value: `"."`, then the colours.
+        draws: the [`Draw`][] of each colour, in colour order.
+        placements: colour letter -> the [`Placement`][] on each square.
+        slides: `slides[origin][target]`: the [`Slide`][] between two squares of one rank or file,
+            else `None`.
+        path: `path[origin][target]`: the occupancy bits (by ranks) of the squares a slide
             crosses or lands on, or -1 if the squares are not on one rank or file.
-        bit: each square's occupancy bit by ranks (bit ``8 * rank + file``).
-        tbit: each square's occupancy bit by files (bit ``8 * file + rank``).
+        bit: each square's occupancy bit by ranks (bit `8 * rank + file`).
+        tbit: each square's occupancy bit by files (bit `8 * file + rank`).
         full: the occupancy of a full board, by ranks.
-        shift: where each square's 3 bits are in the code by index (``3 * square``).
+        shift: where each square's 3 bits are in the code by index (`3 * square`).
         tshift: where each square's 3 bits are in the transposed code.
         rank_at: where the code of each square's rank starts in the code by index.
         file_at: where the code of each square's file starts in the transposed code.
-        line_mask: the bits of one line's code: ``code >> rank_at[square] & line_mask`` is the
+        line_mask: the bits of one line's code: `code >> rank_at[square] & line_mask` is the
             code of the square's rank.
         line_shifts: where each line's code starts in a board code, line 1 (rank 1, file a) first.
         line_scores: the score of every line by its code (see
-            :func:`~abstractgames.entropy.scoring.line_scores`).
-        line_targets: ``line_targets[occupancy][i]``: the squares of a line (by their index
-            along it) that a counter on its ``i``-th square can slide to when the line's
-            occupancy bits are ``occupancy``; nearest first, those before ``i`` then those after.
+            [`line_scores`][abstractgames.entropy.scoring.line_scores]).
+        line_targets: `line_targets[occupancy][i]`: the squares of a line (by their index
+            along it) that a counter on its `i`-th square can slide to when the line's
+            occupancy bits are `occupancy`; nearest first, those before `i` then those after.
         rank_placements: colour -> rank -> rank occupancy -> the placements on its empty squares.
         rank_slides: rank -> rank occupancy -> the slides along it (by origin, then target).
         file_slides: file -> file occupancy -> the slides along it (by origin, then target).
@@ -117,7 +117,7 @@ class SizeTables:
         )
 
     def codes(self, cells: str) -> tuple[int, int]:
-        """The colour codes of a board by index and transposed, from its cells (as ``board``)."""
+        """The colour codes of a board by index and transposed, from its cells (as `board`)."""
         return line_code(cells), line_code("".join(self._transpose(cells)))
 
     def score(self, code: int, tcode: int) -> int:
@@ -128,7 +128,7 @@ class SizeTables:
         )
 
     def _targets(self, bits: int, start: int) -> tuple[int, ...]:
-        """The squares a counter on square ``start`` of a line with occupancy ``bits`` reaches."""
+        """The squares a counter on square `start` of a line with occupancy `bits` reaches."""
         found = []
         for step in (-1, 1):
             to = start + step
@@ -138,10 +138,10 @@ class SizeTables:
         return tuple(found)
 
     def _line_slides(self, bits: int, first: int, stride: int) -> tuple[Slide, ...]:
-        """The slides within one line whose occupancy is ``bits``: by origin, then target.
+        """The slides within one line whose occupancy is `bits`: by origin, then target.
 
-        The line's squares are ``first``, ``first + stride``, …; bit ``i`` of ``bits`` is the
-        ``i``-th of them.
+        The line's squares are `first`, `first + stride`, …; bit `i` of `bits` is the
+        `i`-th of them.
         """
         out = []
         for start in range(self.size):
@@ -156,5 +156,5 @@ class SizeTables:
 
 @functools.cache
 def size_tables(size: int) -> SizeTables:
-    """The tables of the ``size`` × ``size`` board (5 or 7), built once and shared."""
+    """The tables of the `size` × `size` board (5 or 7), built once and shared."""
     return SizeTables(size)

@@ -1,19 +1,20 @@
 """Players: the contract every player implements, and the built-in bots.
 
-A player is asked for a move with :meth:`Player.choose` whenever it is its turn (never at a chance
+A player is asked for a move with [`Player.choose`][] whenever it is its turn (never at a chance
 node: whoever drives the game resolves chance). Every random choice a player makes goes through the
-``random.Random`` it is given, so a seed replays the same game. The referee also tells every player
-what happens in the game through the hooks :meth:`Player.game_started`, :meth:`Player.move_played`,
-:meth:`Player.moves_taken_back` and :meth:`Player.game_ended`; the built-in bots ignore them.
+`random.Random` it is given, so a seed replays the same game. The referee also tells every player
+what happens in the game through the hooks [`Player.game_started`][], [`Player.move_played`][],
+[`Player.moves_taken_back`][] and [`Player.game_ended`][]; the built-in bots ignore them.
 
-The registry (:func:`abstractgames.make_player`) makes players from specs such as
-``"search:time=1.5"``; this package is the player contract and the bots themselves.
+The registry ([`abstractgames.make_player`][]) makes players from specs such as
+`"search:time=1.5"`; this package is the player contract and the bots themselves.
 
->>> import random
->>> from abstractgames import get_game
->>> game = get_game("orderchaos")
->>> str(RandomPlayer(game).choose(game.initial_state(), random.Random(1)))
-'O@c2'
+Examples:
+    >>> import random
+    >>> from abstractgames import get_game
+    >>> game = get_game("orderchaos")
+    >>> str(RandomPlayer(game).choose(game.initial_state(), random.Random(1)))
+    'O@c2'
 """
 
 from __future__ import annotations
@@ -45,26 +46,27 @@ class InvalidPlayerError(AbstractGamesError, ValueError):
 
 
 class Resign(Exception):
-    """Raised from :meth:`Player.choose` by a player who resigns the match."""
+    """Raised from [`Player.choose`][] by a player who resigns the match."""
 
 
 class UndoRequest(Exception):
-    """Raised from :meth:`Player.choose` by a person who wants to take back their last move."""
+    """Raised from [`Player.choose`][] by a person who wants to take back their last move."""
 
 
 class PlayerFailed(Exception):
-    """Raised from :meth:`Player.choose` by a player that cannot go on (an external program that
+    """Raised from [`Player.choose`][] by a player that cannot go on (an external program that
     crashed, hung or printed garbage); the referee scores it as a loss with this message."""
 
 
 class SeededRandom(random.Random):
-    """A ``random.Random`` seeded with a string that it keeps as its :attr:`label`.
+    """A `random.Random` seeded with a string that it keeps as its [`label`][].
 
-    ``random.Random(label)`` makes the same generator, so the label alone can be sent to another
-    program (an engine's ``go ... seed LABEL``) for it to make the same random choices.
+    `random.Random(label)` makes the same generator, so the label alone can be sent to another
+    program (an engine's `go ... seed LABEL`) for it to make the same random choices.
 
-    >>> SeededRandom("42/1/17/player2").random() == random.Random("42/1/17/player2").random()
-    True
+    Examples:
+        >>> SeededRandom("42/1/17/player2").random() == random.Random("42/1/17/player2").random()
+        True
     """
 
     def __init__(self, label: str) -> None:
@@ -80,19 +82,19 @@ class Player(abc.ABC):
     """Something that chooses moves: a bot, a person at a terminal, an external program."""
 
     spec: str = ""
-    """How to make this player again with :func:`abstractgames.make_player`, e.g.
-    ``"search:time=0.5"`` (set by ``make_player``)."""
+    """How to make this player again with [`abstractgames.make_player`][], e.g.
+    `"search:time=0.5"` (set by `make_player`)."""
     supports_undo: bool = True
     """Whether the player can follow a game whose moves are taken back (an undo)."""
 
     @abc.abstractmethod
     def choose(self, state: State, rng: random.Random, time_left: float | None = None) -> Move:
-        """A legal move for ``state.to_move`` in ``state``.
+        """A legal move for `state.to_move` in `state`.
 
         Args:
             state: the position; never a chance node or a finished game.
             rng: the only source of randomness the player may use.
-            time_left: seconds left on the player's clock, or ``None`` without a clock.
+            time_left: seconds left on the player's clock, or `None` without a clock.
 
         Raises:
             Resign: the player resigns the match.
@@ -101,23 +103,23 @@ class Player(abc.ABC):
         """
 
     def game_started(self, seat: int, game_number: int, start: State) -> None:
-        """A game of the match begins, with this player as player ``seat`` (1 or 2).
+        """A game of the match begins, with this player as player `seat` (1 or 2).
 
-        ``start`` is the game's first position. A game resumed from a record is told from its
-        start too: :meth:`move_played` follows for each recorded move.
+        `start` is the game's first position. A game resumed from a record is told from its
+        start too: [`move_played`][] follows for each recorded move.
         """
         return None
 
     def move_played(self, move: Move, state: State) -> None:
-        """A ply was played (a chance event, or either player's move); ``state`` is after it."""
+        """A ply was played (a chance event, or either player's move); `state` is after it."""
         return None
 
     def moves_taken_back(self, state: State) -> None:
-        """An undo took plies back; ``state`` is the position now (one seen before)."""
+        """An undo took plies back; `state` is the position now (one seen before)."""
         return None
 
     def game_ended(self, state: State) -> None:
-        """The game is over (by the rules, a resignation, a forfeit or time) at ``state``."""
+        """The game is over (by the rules, a resignation, a forfeit or time) at `state`."""
         return None
 
     def close(self) -> None:
@@ -146,16 +148,16 @@ class RandomPlayer(Player):
 _Factory = TypeVar("_Factory", bound=Callable[..., Player])
 
 RAW_ARGUMENT = "takes_raw_argument"
-"""The attribute :func:`takes_raw_argument` sets on a player factory."""
+"""The attribute [`takes_raw_argument`][] sets on a player factory."""
 RUNS_PROGRAM = "runs_program"
-"""The attribute :func:`runs_program` sets on a player factory."""
+"""The attribute [`runs_program`][] sets on a player factory."""
 
 
 def takes_raw_argument(factory: _Factory) -> _Factory:
-    """Mark a player factory that takes the whole text after ``NAME:`` as one string.
+    """Mark a player factory that takes the whole text after `NAME:` as one string.
 
-    ``make_player("NAME:TEXT", game)`` then calls ``factory(game, "TEXT")`` instead of reading
-    ``key=value`` options, e.g. for ``engine:COMMAND``, where the text is a command line.
+    `make_player("NAME:TEXT", game)` then calls `factory(game, "TEXT")` instead of reading
+    `key=value` options, e.g. for `engine:COMMAND`, where the text is a command line.
     """
     setattr(factory, RAW_ARGUMENT, True)
     return factory

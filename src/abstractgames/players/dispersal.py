@@ -1,6 +1,6 @@
 """How the bots play dispersal Entropy: the evaluation and the search player.
 
-**Evaluation** (:func:`evaluate`, used by the greedy player and at the search's horizon). A side
+**Evaluation** ([`evaluate`][], used by the greedy player and at the search's horizon). A side
 wins when each of its pieces touches an enemy and no friend, so for each side it counts
 
 - *settled* pieces (touching an enemy and no friend): the dispersal already achieved;
@@ -14,19 +14,19 @@ wins when each of its pieces touches an enemy and no friend, so for each side it
 The value for a side is its own total minus the opponent's (the opponent's progress is your
 danger), plus a small bonus for having the move. A lead over an opponent who must pass is not
 trusted (cut to 0), and a side stuck in a fortress (the opponent cannot fit its pieces around it)
-is worth a draw. A side to move with a winning move scores :data:`WIN_VALUE`; a finished game
-scores ``±inf`` (or 0 for a draw).
+is worth a draw. A side to move with a winning move scores [`WIN_VALUE`][]; a finished game
+scores `±inf` (or 0 for a draw).
 
-**Search** (:class:`DispersalSearch`): iterative-deepening negamax alpha-beta with principal
-variation search on bitboards (the game's kernels: :func:`~abstractgames.dispersal.move_masks`,
-:func:`~abstractgames.dispersal.winning_masks` and the others), a transposition table, wins
-detected before anything else, and move ordering by the table's move, killer moves and a
-check-aware static order. A pass does not use up depth. Wins and losses are scored by their
-distance in plies, so the bot takes the fastest win and resists a loss the longest. Without a win
-in sight it gives an opponent who must pass a move again. The forced draws of the rules
-(repetition, passes, ply limit) are handled so that the table stays sound: see :class:`_Searcher`.
+**Search** ([`DispersalSearch`][]): iterative-deepening negamax alpha-beta with principal variation
+search on bitboards (the game's kernels: [`move_masks`][], [`winning_masks`][] and the others), a
+transposition table, wins detected before anything else, and move ordering by the table's move,
+killer moves and a check-aware static order. A pass does not use up depth. Wins and losses are
+scored by their distance in plies, so the bot takes the fastest win and resists a loss the longest.
+Without a win in sight it gives an opponent who must pass a move again. The forced draws of the
+rules (repetition, passes, ply limit) are handled so that the table stays sound (see
+[Dispersal bots](../bots-dispersal.md)).
 
-The exact solver is :func:`abstractgames.solvers.dispersal.solve`.
+The exact solver is [`abstractgames.solvers.dispersal.solve`][].
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ _room_cache: dict[int, int] = {}
 
 
 def _room(squares: int) -> int:
-    """The most pieces that fit on ``squares`` without two touching (a maximum independent set)."""
+    """The most pieces that fit on `squares` without two touching (a maximum independent set)."""
     known = _room_cache.get(squares)
     if known is not None:
         return known
@@ -121,21 +121,21 @@ def _side_score(own: int, other: int, near_own: int, near_other: int) -> int:
 
 
 def _stuck(own: int, other: int, near_own: int) -> bool:
-    """Whether the side with pieces ``own`` would have to pass if it were its turn."""
+    """Whether the side with pieces `own` would have to pass if it were its turn."""
     if not own & near_own:
         return True
     return bool(own & ~near_own & ~touched(other)) and not move_masks(own, other)
 
 
 def _cannot_fit(own: int, other: int, near_other: int) -> bool:
-    """Whether the pieces ``own`` could not all be dispersed around ``other`` standing still."""
+    """Whether the pieces `own` could not all be dispersed around `other` standing still."""
     return own.bit_count() > _room(near_other & ~other)
 
 
 def _static(me: int, opp: int, ours: bool) -> int:
-    """The heuristic value for the side to move (pieces ``me``), without looking for wins.
+    """The heuristic value for the side to move (pieces `me`), without looking for wins.
 
-    ``ours`` says whether the side to move is the one the value is wanted for (the root's side in
+    `ours` says whether the side to move is the one the value is wanted for (the root's side in
     a search); the value then leans to caution where the heuristic cannot be trusted.
     """
     near_me, near_opp = touched(me), touched(opp)
@@ -165,11 +165,11 @@ def _mine(state: DispersalState) -> tuple[int, int]:
 
 
 def evaluate(state: State, role: str) -> float:
-    """How good ``state`` is for ``role`` (``"O"`` or ``"S"``): higher is better.
+    """How good `state` is for `role` (`"O"` or `"S"`): higher is better.
 
-    ``inf``/``-inf`` for a game won/lost and 0 for a draw; ``±WIN_VALUE`` when the side to move can
+    `inf`/`-inf` for a game won/lost and 0 for a draw; `±WIN_VALUE` when the side to move can
     disperse itself at once; otherwise the heuristic of the module doc. Its corrections for stuck
-    sides are cautious for ``role``, so the values for the two roles are not always opposite.
+    sides are cautious for `role`, so the values for the two roles are not always opposite.
     """
     assert isinstance(state, DispersalState)
     outcome = state.outcome()
@@ -186,8 +186,8 @@ def evaluate(state: State, role: str) -> float:
 
 
 def _history(state: DispersalState, times: int) -> tuple[bool, frozenset[int]]:
-    """Whether the move that led to ``state`` was a pass, and the positions (as search keys)
-    that occur at least ``times`` times in its history, ``state`` included."""
+    """Whether the move that led to `state` was a pass, and the positions (as search keys)
+    that occur at least `times` times in its history, `state` included."""
     keys = state.history()
     counts: dict[int, int] = {}
     for key in keys:
@@ -268,7 +268,7 @@ class _Searcher:
         return [move for _, move in keyed]
 
     def child(self, me: int, opp: int, side: int, move: int, ply: int) -> int | None:
-        """The value of ``move`` for the mover if the game ends with it, else ``None``."""
+        """The value of `move` for the mover if the game ends with it, else `None`."""
         after = me ^ move
         if not opp & touched(opp) and not opp & ~touched(after):
             return self.draw[side] if is_dispersed(after, opp) else -_MATE + ply + 1
@@ -287,7 +287,7 @@ class _Searcher:
         alpha: int,
         beta: int,
     ) -> int:
-        """The value for the side to move (pieces ``me``) within ``depth`` plies."""
+        """The value for the side to move (pieces `me`) within `depth` plies."""
         self._tick()
         if winning_masks(me, opp):
             return _MATE - ply - 1
@@ -409,7 +409,7 @@ def _from_table(value: int, ply: int) -> int:
 class DispersalSearch(Player):
     """Iterative-deepening alpha-beta with a transposition table and exact wins.
 
-    After each move, ``last`` holds a :class:`SearchInfo` about the search that chose it.
+    After each move, `last` holds a [`SearchInfo`][] about the search that chose it.
 
     Args:
         game: a dispersal Entropy game.
@@ -500,7 +500,7 @@ class SearchInfo:
 
     @property
     def mate_in(self) -> int | None:
-        """Plies to a forced end (positive: a win for the side to move), else ``None``."""
+        """Plies to a forced end (positive: a win for the side to move), else `None`."""
         if self.value > _MATED:
             return _MATE - self.value
         if self.value < -_MATED:
@@ -511,7 +511,7 @@ class SearchInfo:
 def _root(
     searcher: _Searcher, state: DispersalState, me: int, opp: int, moves: list[int], depth: int
 ) -> list[tuple[int, int]]:
-    """Search every root move to ``depth``; return ``(value, move)`` pairs, best first.
+    """Search every root move to `depth`; return `(value, move)` pairs, best first.
 
     Only the first value is exact; the others are upper bounds, or exact where they are wins or
     losses at once.

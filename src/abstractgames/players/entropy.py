@@ -1,7 +1,7 @@
-"""How the bots judge and search an Entropy position (see docs/bots-entropy.md).
+"""How the bots judge and search an Entropy position (see [Entropy bots](../bots-entropy.md)).
 
 **Line values.** A position is worth the sum of the values of its ranks and files. A line is worth
-its score plus terms that look ahead to the full board (weighted by :data:`WEIGHTS`):
+its score plus terms that look ahead to the full board (weighted by [`WEIGHTS`][]):
 
 - *potential*: for each empty square and each colour, the points that colour would add to the
   line there, times that colour's share of the bag (a colour that is all on the board opens no
@@ -10,16 +10,16 @@ its score plus terms that look ahead to the full board (weighted by :data:`WEIGH
   places to hide counters);
 - *hole*: minus, for each stretch of one empty square, where Chaos can drop a useless colour that
   Order can hardly move out again;
-- *guarantee*: plus, for each hole, the least that any colour scores there (``A.A`` becomes at
-  least ``ABA`` whatever fills it).
+- *guarantee*: plus, for each hole, the least that any colour scores there (`A.A` becomes at
+  least `ABA` whatever fills it).
 
 A full line has no such terms, so on a full board the value is the score.
 
-**Greedy** (:func:`evaluate`, on the position after the mover's move): Order takes the line
-values; Chaos takes minus (the score + Order's best immediate slide gain + :data:`OPEN` × the open
+**Greedy** ([`evaluate`][], on the position after the mover's move): Order takes the line
+values; Chaos takes minus (the score + Order's best immediate slide gain + [`OPEN`][] × the open
 patterns of the board, counted with the bag's shares).
 
-**Search** (:class:`EntropySearch`): expectimax over the line values by iterative deepening, Order
+**Search** ([`EntropySearch`][]): expectimax over the line values by iterative deepening, Order
 maximising, Chaos minimising, draws averaged over the bag. Order's best reply to each Chaos
 placement is found incrementally: only the slides through the placed counter's rank and file
 change value.
@@ -65,7 +65,8 @@ __all__ = [
 
 
 class Weights(NamedTuple):
-    """The weights of the shape terms of a line (see the module docstring)."""
+    """The weights of the shape terms of a line (see
+    [the module][abstractgames.players.entropy])."""
 
     potential: float
     """Weight of the open patterns: the points each colour would score on each empty square,
@@ -79,7 +80,7 @@ class Weights(NamedTuple):
 
 
 WEIGHTS = Weights(potential=0.6, segment=0.5, hole=0.5, guarantee=0.5)
-"""The weights of :func:`position_value`, for greedy Order and the search of both roles."""
+"""The weights of [`position_value`][], for greedy Order and the search of both roles."""
 OPEN = 0.3
 """Weight of Chaos's open patterns in the greedy evaluation."""
 ROOT_WIDTH = 12
@@ -165,7 +166,7 @@ _PerSlide = list[list[tuple[tuple[int, int], ...]]]
 class _Tables:
     """Everything precomputed for one board size: the game's tables and the bots' own.
 
-    Tables indexed by a line's occupancy bits ``occ`` name squares by their index along the line.
+    Tables indexed by a line's occupancy bits `occ` name squares by their index along the line.
     """
 
     def __init__(self, size: int) -> None:
@@ -230,7 +231,7 @@ def line_value(line: str, weights: Weights = WEIGHTS, bag: dict[str, int] | None
     """The value of one rank or file: its score plus the shape terms (see the module).
 
     Args:
-        line: 5 or 7 characters, a colour letter or ``"."`` each (e.g. ``"R.R...."``).
+        line: 5 or 7 characters, a colour letter or `"."` each (e.g. `"R.R...."`).
         weights: the weights of the shape terms.
         bag: the counters left of each colour (default: the same number of each).
     """
@@ -246,9 +247,9 @@ class _Timeout(Exception):
 class _Board:
     """A mutable copy of a position for search: line codes, occupancy and the bag.
 
-    ``rc[r]`` / ``fc[f]``: the code of rank ``r`` / file ``f`` (the game's line codes: 3 bits a
-    square, 0 empty); ``ro`` / ``fo``: their occupancy bits; ``lr`` / ``lf``: their line values;
-    ``value``: the sum.
+    `rc[r]` / `fc[f]`: the code of rank `r` / file `f` (the game's line codes: 3 bits a
+    square, 0 empty); `ro` / `fo`: their occupancy bits; `lr` / `lf`: their line values;
+    `value`: the sum.
     """
 
     def __init__(self, state: EntropyState, weights: Weights | None = None) -> None:
@@ -314,8 +315,8 @@ class _Board:
     def slide_gains(self, ranks: Iterable[_Slides], files: Iterable[_Slides]) -> list[float]:
         """The value change of each slide given, those along the ranks first.
 
-        The ``k``-th item of ``ranks`` (of ``files``) holds slides along rank (file) ``k``, by
-        origin: ``(origin's index along the line, the indices it goes to)``. Every value the
+        The `k`-th item of `ranks` (of `files`) holds slides along rank (file) `k`, by
+        origin: `(origin's index along the line, the indices it goes to)`. Every value the
         search gives a slide comes from here. A slide changes three lines: its own, and the two
         across it at its origin and at its target.
         """
@@ -347,7 +348,7 @@ class _Board:
         return gains
 
     def all_slide_gains(self) -> list[float]:
-        """The value change of every slide, in the order of :meth:`each_slide`."""
+        """The value change of every slide, in the order of `each_slide`."""
         line_slides = self.tables.line_slides
         return self.slide_gains(
             map(line_slides.__getitem__, self.ro), map(line_slides.__getitem__, self.fo)
@@ -361,7 +362,7 @@ class _Board:
         )
 
     def order_slides(self) -> list[tuple[int, int]]:
-        """Order's moves as ``(origin, target)``: the pass ``(-1, -1)``, then counter by counter
+        """Order's moves as `(origin, target)`: the pass `(-1, -1)`, then counter by counter
         (in square order) its slides along its rank and then along its file, nearest first.
 
         The search shuffles this list at its root, so its order decides how a seed breaks ties.
@@ -379,7 +380,7 @@ class _Board:
         return out
 
     def order_moves(self) -> list[tuple[float, int, int]]:
-        """``(value change, origin, target)`` for the pass (``-1, -1``) and every slide."""
+        """`(value change, origin, target)` for the pass (`-1, -1`) and every slide."""
         moves = self.each_slide(self.tables.rank_moves, self.tables.file_moves)
         out: list[tuple[float, int, int]] = [(0.0, -1, -1)]
         out += [
@@ -395,9 +396,9 @@ class _Board:
         return best if best > 0.0 else 0.0
 
     def reply_gains(self) -> list[tuple[float, int, int]]:
-        """``(value change, ranks, files)`` of every slide, best first.
+        """`(value change, ranks, files)` of every slide, best first.
 
-        ``ranks`` and ``files`` are bit masks of the lines the slide changes: a placement on
+        `ranks` and `files` are bit masks of the lines the slide changes: a placement on
         none of them leaves the slide and its value change as they are.
         """
         changes = self.each_slide(self.tables.rank_changes, self.tables.file_changes)
@@ -409,10 +410,10 @@ class _Board:
         return out
 
     def gain_through(self, rs: int, fs: int) -> float:
-        """The largest value change among the slides that change rank ``rs`` or file ``fs``.
+        """The largest value change among the slides that change rank `rs` or file `fs`.
 
-        These are all the slides along rank ``rs`` and file ``fs``, and along the other lines
-        those that leave or land on rank ``rs`` or file ``fs``.
+        These are all the slides along rank `rs` and file `fs`, and along the other lines
+        those that leave or land on rank `rs` or file `fs`.
         """
         tables = self.tables
         ro, fo = self.ro, self.fo
@@ -424,10 +425,10 @@ class _Board:
         return max(gains) if gains else float("-inf")
 
     def replies(self, colour: int, moves: list[tuple[float, int]]) -> list[tuple[float, int]]:
-        """``(value after Order's best reply, square)`` for ``colour`` on each square, best first.
+        """`(value after Order's best reply, square)` for `colour` on each square, best first.
 
-        ``moves`` are Chaos's ``(value change, square)``. Order's best reply is the best of the
-        slides the placement leaves alone (from :meth:`reply_gains`) and of the slides through
+        `moves` are Chaos's `(value change, square)`. Order's best reply is the best of the
+        slides the placement leaves alone (from `reply_gains`) and of the slides through
         the placed counter's rank and file. A square whose bound (its value with the first
         kind of reply only) is no better for Chaos than the best found so far is not searched
         further: its bound stands for its value, and the first value is exact.
@@ -467,7 +468,7 @@ class _Board:
         return out
 
     def chaos_moves(self, colour: int) -> list[tuple[float, int]]:
-        """``(value change, square)`` for every empty square, placing ``colour`` there."""
+        """`(value change, square)` for every empty square, placing `colour` there."""
         n = self.n
         rc, fc, ro, lr, lf = self.rc, self.fc, self.ro, self.lr, self.lf
         lv = self.lv
@@ -526,19 +527,20 @@ class _Board:
 def position_value(state: EntropyState, weights: Weights = WEIGHTS) -> float:
     """The sum of the line values of all ranks and files: the search's static evaluation.
 
-    It is the live score plus the shape terms of the module docstring, with the bag of ``state``,
-    and equals the score on a full board.
+    It is the live score plus the shape terms described in
+    [the module][abstractgames.players.entropy], with the bag of `state`, and equals the score on a
+    full board.
     """
     return float(_Board(state, weights).value)
 
 
 def evaluate(state: State, role: str) -> float:
-    """Higher is better for ``role``; greedy calls it on the state after the mover's move.
+    """Higher is better for `role`; greedy calls it on the state after the mover's move.
 
     A finished game is worth its final score to Order and minus that to Chaos. Otherwise Order
-    gets :func:`position_value` (the score plus the compactness terms), and Chaos gets minus
-    (the score + Order's best slide gain on this board + ``OPEN`` × the open patterns); see the
-    module docstring.
+    gets [`position_value`][] (the score plus the compactness terms), and Chaos gets minus
+    (the score + Order's best slide gain on this board + `OPEN` × the open patterns); see
+    [the module][abstractgames.players.entropy].
     """
     if not isinstance(state, EntropyState):
         raise TypeError(f"{state!r} is not an Entropy state")
@@ -557,7 +559,7 @@ def evaluate(state: State, role: str) -> float:
 
 
 class _Search:
-    """One move's expectimax search over a :class:`_Board`, with an optional deadline."""
+    """One move's expectimax search over a `_Board`, with an optional deadline."""
 
     def __init__(
         self,
@@ -611,7 +613,7 @@ class _Search:
         return total / count
 
     def chaos_node(self, colour: int, depth: int) -> float:
-        """Chaos must place ``colour``."""
+        """Chaos must place `colour`."""
         board = self.board
         moves = board.chaos_moves(colour)
         if board.empties == 1:
@@ -642,7 +644,7 @@ class _Search:
         indices: Iterable[int],
         found: list[tuple[float, int]] | None = None,
     ) -> list[tuple[float, int]]:
-        """Append ``(value, index)`` to ``found`` for each ``moves[index]``, ``depth`` plies."""
+        """Append `(value, index)` to `found` for each `moves[index]`, `depth` plies."""
         board = self.board
         out = [] if found is None else found
         for index in indices:
@@ -667,7 +669,7 @@ class _Search:
         indices: Iterable[int],
         found: list[tuple[float, int]] | None = None,
     ) -> list[tuple[float, int]]:
-        """Append ``(value, index)`` to ``found`` for ``colour`` on each ``squares[index]``."""
+        """Append `(value, index)` to `found` for `colour` on each `squares[index]`."""
         board = self.board
         out = [] if found is None else found
         for index in indices:
@@ -686,7 +688,7 @@ class _Search:
 
 
 def _depths(first: int, limit: int | None) -> list[int]:
-    """The iterations after depth 1: ``first``, ``first + 2``, … below ``limit``, then ``limit``."""
+    """The iterations after depth 1: `first`, `first + 2`, … below `limit`, then `limit`."""
     if limit is None:
         return list(range(first, 200, 2))
     if limit <= 1:
@@ -695,7 +697,7 @@ def _depths(first: int, limit: int | None) -> list[int]:
 
 
 class EntropySearch(Player):
-    """Expectimax search for either role of Entropy (the ``search`` player).
+    """Expectimax search for either role of Entropy (the `search` player).
 
     Args:
         game: the Entropy game (7×7 or 5×5).
@@ -703,11 +705,11 @@ class EntropySearch(Player):
             player's remaining moves.
         depth: search exactly this many plies (Order's and Chaos's moves; draws are expanded in
             full and do not count) instead, with no time limit: deterministic for a given
-            ``rng`` seed.
+            `rng` seed.
         root_width: root moves searched at each iteration after the first.
         order_width: slides tried at an inner Order node.
         chaos_width: squares tried at an inner Chaos node.
-        weights: the weights of the line values (default :data:`WEIGHTS`).
+        weights: the weights of the line values (default [`WEIGHTS`][]).
     """
 
     def __init__(
@@ -732,7 +734,7 @@ class EntropySearch(Player):
         """The deepest iteration of the last search that valued at least one move."""
 
     def budget(self, state: EntropyState, time_left: float | None) -> float:
-        """Seconds to spend on a move in ``state``."""
+        """Seconds to spend on a move in `state`."""
         if time_left is None:
             return self.time
         # Order moves after every placement but the last; Chaos places once per empty square.

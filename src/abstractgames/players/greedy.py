@@ -1,9 +1,9 @@
 """The greedy player: tries every legal move and keeps the one an evaluation likes best.
 
-Each built-in game has its own evaluation, ``evaluate(state, role) -> float`` (higher is better
-for ``role``, ``±inf`` for a finished game won or lost), documented in its module under
-``abstractgames.players``; the registry hands it to the player. A game without one is judged by
-:func:`outcome_evaluation`: the greedy player then wins at once when it can and otherwise plays
+Each built-in game has its own evaluation, `evaluate(state, role) -> float` (higher is better
+for `role`, `±inf` for a finished game won or lost), documented in its module under
+`abstractgames.players`; the registry hands it to the player. A game without one is judged by
+[`outcome_evaluation`][]: the greedy player then wins at once when it can and otherwise plays
 any move. Ties are broken with the player's random generator.
 """
 
@@ -18,11 +18,11 @@ from . import Player
 __all__ = ["Evaluation", "GreedyPlayer", "outcome_evaluation"]
 
 Evaluation = Callable[[State, str], float]
-"""``evaluate(state, role) -> float``: how good ``state`` is for ``role``."""
+"""`evaluate(state, role) -> float`: how good `state` is for `role`."""
 
 
 def outcome_evaluation(state: State, role: str) -> float:
-    """A finished game's value for ``role`` (``±inf`` for a win or a loss, else its score lead);
+    """A finished game's value for `role` (`±inf` for a win or a loss, else its score lead);
     0 for a game still going on."""
     outcome = state.outcome()
     if outcome is None:
@@ -34,11 +34,11 @@ def outcome_evaluation(state: State, role: str) -> float:
 
 
 class GreedyPlayer(Player):
-    """One ply of look-ahead: the move after which ``evaluate`` is highest for the mover.
+    """One ply of look-ahead: the move after which `evaluate` is highest for the mover.
 
     Args:
         game: the game.
-        evaluate: the evaluation; ``None`` for :func:`outcome_evaluation`.
+        evaluate: the evaluation; `None` for [`outcome_evaluation`][].
     """
 
     spec = "greedy"

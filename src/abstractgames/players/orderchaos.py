@@ -1,11 +1,11 @@
 """How the bots judge and search an Order and Chaos position.
 
 **Line potential** (the greedy player's evaluation): every five-square window that holds only one
-kind of symbol (and empty squares) could still become Order's line; it is worth ``WEIGHTS[k]`` for
-its ``k`` symbols. A window holding both symbols is dead. Order wants the total high, Chaos low; a
+kind of symbol (and empty squares) could still become Order's line; it is worth `WEIGHTS[k]` for
+its `k` symbols. A window holding both symbols is dead. Order wants the total high, Chaos low; a
 window with four and a gap is a threat to win on the next move, so it weighs far more than the rest.
 
-**Search** (:class:`OrderChaosSearch`, the ``search`` player): iterative-deepening alpha-beta with a
+**Search** ([`OrderChaosSearch`][], the `search` player): iterative-deepening alpha-beta with a
 transposition table, built on the threats of the game:
 
 - a *four* (four like symbols and a gap in a window) wins at once for Order to move; Chaos must put
@@ -57,7 +57,7 @@ def line_potential(state: OrderChaosState) -> int:
 
 
 def evaluate(state: State, role: str) -> float:
-    """Higher is better for ``role``: ±inf once decided, else line potential (negated for Chaos)."""
+    """Higher is better for `role`: ±inf once decided, else line potential (negated for Chaos)."""
     assert isinstance(state, OrderChaosState)
     outcome = state.outcome()
     if outcome is not None:
@@ -109,8 +109,8 @@ _HALF_POISON = 6
 class _Weights:
     """Line-potential tables for one set of window worths.
 
-    A window's state is the code 6 * (number of X) + (number of O); ``value`` gives its worth,
-    ``add_x`` and ``add_o`` the change of worth when an X (or an O) is added to it.
+    A window's state is the code 6 * (number of X) + (number of O); `value` gives its worth,
+    `add_x` and `add_o` the change of worth when an X (or an O) is added to it.
     """
 
     __slots__ = ("add_o", "add_x", "value")
@@ -135,7 +135,7 @@ _DEAD_CODE = 7  # one X and one O: any window holding both symbols scores like t
 
 
 def _threes(x: int, o: int, windows: tuple[int, ...] = WINDOWS) -> list[tuple[int, int, int]]:
-    """``(window, its two empty squares, 1 for X or 0 for O)`` for each window of three."""
+    """`(window, its two empty squares, 1 for X or 0 for O)` for each window of three."""
     threes = []
     for w in windows:
         a = x & w
@@ -149,7 +149,7 @@ def _threes(x: int, o: int, windows: tuple[int, ...] = WINDOWS) -> list[tuple[in
 
 
 def _fours_through(own: int, opp: int, square: int) -> int:
-    """The gaps of the fours of ``own``'s symbol in the windows through ``square``."""
+    """The gaps of the fours of `own`'s symbol in the windows through `square`."""
     gaps = 0
     for w in WINDOWS_THROUGH[square]:
         if not opp & w:
@@ -249,8 +249,8 @@ class _Search:
     def vcf(self, x: int, o: int, depth: int, threes: list[tuple[int, int, int]]) -> int:
         """Order to move and no four on the board: the squares of a forced win by fours, or 0.
 
-        A Chaos move on none of the returned squares cannot stop the win. ``threes`` are the
-        windows of three of the position (see :func:`_threes`).
+        A Chaos move on none of the returned squares cannot stop the win. `threes` are the
+        windows of three of the position (see `_threes`).
         """
         key = x << SIZE | o
         found = self.vcf_wins.get(key)
@@ -310,7 +310,7 @@ class _Search:
     def move_scores(
         self, x: int, o: int, codes: list[int], order: bool, allowed: int
     ) -> list[tuple[int, int]]:
-        """``(score, move)`` for the moves on the ``allowed`` squares, lower is better.
+        """`(score, move)` for the moves on the `allowed` squares, lower is better.
 
         The score is the change of line potential, negated for Order. Squares in no live window
         are all alike: only the first of them is kept.
@@ -351,7 +351,7 @@ class _Search:
         return [m for _, m in scored]
 
     def chaos_moves(self, x: int, o: int, scan: _Scan, threat: int) -> list[int]:
-        """Chaos's moves that make no four, on the ``threat`` squares if any, best first."""
+        """Chaos's moves that make no four, on the `threat` squares if any, best first."""
         fx, fo = scan.fx, scan.fo
         scored = [
             item
@@ -488,7 +488,7 @@ class _Search:
     def answer_threat(
         self, x: int, o: int, moves: list[int], alpha: int, beta: int, ply: int, qdepth: int
     ) -> int:
-        """Chaos to move under a threat: the best of ``moves``, each followed by quiescence."""
+        """Chaos to move under a threat: the best of `moves`, each followed by quiescence."""
         best = _WIN
         for move in moves:
             bit = 1 << (move >> 1)
@@ -562,7 +562,7 @@ class _Search:
     # -- the root -------------------------------------------------------------------------------
 
     def root(self, x: int, o: int, rng: random.Random, max_depth: int, budget: float | None) -> int:
-        """The move to play: iterative deepening to ``max_depth`` or until the clock stops it."""
+        """The move to play: iterative deepening to `max_depth` or until the clock stops it."""
         start = _time.perf_counter()
         deadline, self.deadline = self.deadline, None
         moves = self.root_moves(x, o, rng)
@@ -573,7 +573,7 @@ class _Search:
         return self.deepen(x, o, moves, order, max_depth, start, budget)
 
     def root_moves(self, x: int, o: int, rng: random.Random) -> list[int]:
-        """The moves worth searching at the root, best first, ties in ``rng``'s order.
+        """The moves worth searching at the root, best first, ties in `rng`'s order.
 
         A win on the spot or Chaos's only block is the one move; a lost Chaos keeps any move.
         """
@@ -610,7 +610,7 @@ class _Search:
         start: float,
         budget: float | None,
     ) -> int:
-        """Iterative deepening over the root ``moves``; the best move of the last iteration.
+        """Iterative deepening over the root `moves`; the best move of the last iteration.
 
         Once an iteration finds the mover lost, the move of the last iteration that did not is
         kept: it needs the deepest play to refute. Lost already at depth 1, the mover takes the
@@ -644,7 +644,7 @@ class _Search:
     def root_iteration(
         self, x: int, o: int, moves: list[int], depth: int, order: bool
     ) -> tuple[int, int]:
-        """One full-width search of the root ``moves``: ``(value, best move)``."""
+        """One full-width search of the root `moves`: `(value, best move)`."""
         alpha, beta = -_WIN - 1, _WIN + 1
         best = moves[0]
         for move in moves:
@@ -665,14 +665,14 @@ def _first(item: tuple[int, int]) -> int:
 
 
 class OrderChaosSearch(Player):
-    """Alpha-beta search with threat detection, for either role (the ``search`` player).
+    """Alpha-beta search with threat detection, for either role (the `search` player).
 
     Args:
         game: the Order and Chaos game.
         time: seconds to think per move; with a clock, at most a twentieth of the time left.
             As Chaos the search stops at two plies (and Order's threats past them), which
             defends best against fallible Orders; Order searches as deep as the time allows.
-        depth: search exactly this many plies instead (deterministic for a given ``rng`` seed).
+        depth: search exactly this many plies instead (deterministic for a given `rng` seed).
     """
 
     def __init__(self, game: Game, time: float = 1.0, depth: int | None = None) -> None:

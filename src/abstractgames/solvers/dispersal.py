@@ -1,12 +1,11 @@
 """An exact solver for dispersal Entropy: can the side to move force a win within N moves?
 
-:func:`solve` answers with a :class:`Solution`. It is a depth-first proof search on bitboards with
-the game's kernels (:func:`~abstractgames.dispersal.move_masks`,
-:func:`~abstractgames.dispersal.winning_masks` and the others), tried for one own move, then two,
-and so on, so the win it reports is the fastest; a ``progress`` callback hears of each number of
-moves ruled out on the way (the command line's ``solve`` prints them as it goes).
+[`solve`][] answers with a [`Solution`][]. It is a depth-first proof search on bitboards with the
+game's kernels ([`move_masks`][], [`winning_masks`][] and the others), tried for one own move, then
+two, and so on, so the win it reports is the fastest; a `progress` callback hears of each number of
+moves ruled out on the way (the command line's `solve` prints them as it goes).
 
-Example:
+Examples:
     >>> from abstractgames import get_game
     >>> print(solve(get_game("dispersal").from_position("S1O1O/O1SOS/S4/OOSSO/S4 S"), 3))
     S wins in 1 move: d2-e1
@@ -47,8 +46,8 @@ def _key(me: int, opp: int, side: int, passed: bool = False) -> int:
 
 
 def _history(state: DispersalState, times: int) -> tuple[bool, frozenset[int]]:
-    """Whether the move that led to ``state`` was a pass, and the positions (as table keys) that
-    occur at least ``times`` times in its history, ``state`` included."""
+    """Whether the move that led to `state` was a pass, and the positions (as table keys) that
+    occur at least `times` times in its history, `state` included."""
     keys = state.history()
     counts: dict[int, int] = {}
     for key in keys:
@@ -68,17 +67,17 @@ class _Timeout(Exception):
 
 @attrs.frozen
 class Solution:
-    """What :func:`solve` found; ``str()`` says it in a line.
+    """What [`solve`][] found; `str()` says it in a line.
 
     Attributes:
         position: the position solved.
         side: the side to move, the one looking for a win.
         max_moves: the most moves of its own (passes included) the win may take.
-        moves: how many own moves the fastest forced win takes, or ``None`` without one.
+        moves: how many own moves the fastest forced win takes, or `None` without one.
         line: a principal variation, both sides' moves and passes, the defence resisting longest;
             empty without a win.
-        searched: the largest number of own moves within which no win exists (``moves - 1`` with
-            a win, ``max_moves`` without one, less when the time limit stopped the search).
+        searched: the largest number of own moves within which no win exists (`moves - 1` with
+            a win, `max_moves` without one, less when the time limit stopped the search).
         nodes: the positions visited.
     """
 
@@ -97,7 +96,7 @@ class Solution:
 
     @property
     def complete(self) -> bool:
-        """Whether the answer is final (a win found, or none within ``max_moves`` for certain)."""
+        """Whether the answer is final (a win found, or none within `max_moves` for certain)."""
         return self.moves is not None or self.searched >= self.max_moves
 
     def __str__(self) -> str:
@@ -117,7 +116,7 @@ class Solution:
 
 @attrs.frozen
 class Progress:
-    """One step of :func:`solve`'s deepening: no forced win within ``moves``; ``str()`` says it.
+    """One step of [`solve`][]'s deepening: no forced win within `moves`; `str()` says it.
 
     Attributes:
         side: the side to move, the one looking for a win.
@@ -141,14 +140,14 @@ class Progress:
 
 
 class _Prover:
-    """A proof search: can the side to move at the root (the attacker) force a win within ``n``
+    """A proof search: can the side to move at the root (the attacker) force a win within `n`
     of its own turns?
 
     The tables are keyed on the board, the side to move and whether the last move was a pass; the
     draws that depend on the history are made functions of that key, as in the search bot: a
     position that occurred twice in the game's history is a draw on its next occurrence,
-    repetitions made up inside the proof are ignored (a forced win within ``n`` turns never needs
-    to repeat a position, so this loses nothing), and where the ply limit is within reach of ``n``
+    repetitions made up inside the proof are ignored (a forced win within `n` turns never needs
+    to repeat a position, so this loses nothing), and where the ply limit is within reach of `n`
     turns the ply joins the key.
     """
 
@@ -167,13 +166,13 @@ class _Prover:
             raise _Timeout
 
     def _table_key(self, key: int, ply: int, n: int) -> int:
-        """The key itself, or with the ply when the ply limit is within reach of ``n`` turns."""
+        """The key itself, or with the ply when the ply limit is within reach of `n` turns."""
         if self.root_ply + ply + 2 * n + 2 < self.max_plies:
             return key
         return key | self.root_ply + ply + 1 << _PLY_SHIFT
 
     def attack(self, me: int, opp: int, side: int, passed: bool, ply: int, n: int) -> bool:
-        """Whether the attacker (to move, pieces ``me``) wins within ``n`` of its turns."""
+        """Whether the attacker (to move, pieces `me`) wins within `n` of its turns."""
         self._tick()
         if n <= 1:
             return n == 1 and bool(self._attack(me, opp, side, passed, ply, 1))
@@ -192,7 +191,7 @@ class _Prover:
         return bool(result)
 
     def _attack(self, me: int, opp: int, side: int, passed: bool, ply: int, n: int) -> int:
-        """The attacker's winning move (``_PASS_MOVE`` for a pass), or 0."""
+        """The attacker's winning move (`_PASS_MOVE` for a pass), or 0."""
         wins = winning_masks(me, opp)
         if wins:
             return min(wins)
@@ -239,8 +238,8 @@ class _Prover:
         return 0
 
     def defend(self, me: int, opp: int, side: int, passed: bool, ply: int, n: int) -> bool:
-        """Whether the attacker (pieces ``opp``) wins within ``n`` more turns of its own, the
-        defender (pieces ``me``) to move."""
+        """Whether the attacker (pieces `opp`) wins within `n` more turns of its own, the
+        defender (pieces `me`) to move."""
         self._tick()
         key = self._table_key(_key(me, opp, side, passed), ply, n)
         proven = self.proven.get(key)
@@ -259,7 +258,7 @@ class _Prover:
     def _refute(
         self, me: int, opp: int, side: int, passed: bool, ply: int, n: int, key: int
     ) -> int:
-        """A defender's move that escapes (``_PASS_MOVE`` for a pass), or 0 if none does."""
+        """A defender's move that escapes (`_PASS_MOVE` for a pass), or 0 if none does."""
         if winning_masks(me, opp):
             return _PASS_MOVE  # any escape will do: the defender disperses itself
         moves = move_masks(me, opp)
@@ -292,14 +291,14 @@ class _Prover:
         return 0
 
     def fewest(self, me: int, opp: int, side: int, passed: bool, ply: int, n: int) -> int | None:
-        """The fewest turns within which the attacker to move wins, up to ``n``."""
+        """The fewest turns within which the attacker to move wins, up to `n`."""
         for k in range(1, n + 1):
             if self.attack(me, opp, side, passed, ply, k):
                 return k
         return None
 
     def line(self, me: int, opp: int, side: int, passed: bool, n: int) -> list[int]:
-        """A principal variation of a win within ``n`` turns, the defender resisting longest."""
+        """A principal variation of a win within `n` turns, the defender resisting longest."""
         line: list[int] = []
         ply = 0
         while True:
@@ -347,24 +346,24 @@ def solve(
     *,
     progress: Callable[[Progress], None] | None = None,
 ) -> Solution:
-    """Whether the side to move can force a win within ``max_moves`` of its own turns.
+    """Whether the side to move can force a win within `max_moves` of its own turns.
 
     Exact: a win is reported only if it is forced against every defence, and "no forced win" only
-    if none exists, under all the rules, the history of ``state`` included. Wins are looked for in
+    if none exists, under all the rules, the history of `state` included. Wins are looked for in
     one own move, then two, and so on (iterative deepening), so the win reported is the fastest.
 
     Args:
         state: a dispersal Entropy position, not finished.
         max_moves: how many own turns (passes included) the win may take, at least 1.
         time_limit: seconds; when they run out the search stops and reports how far it got.
-        progress: called with a :class:`Progress` each time a number of moves is ruled out
+        progress: called with a [`Progress`][] each time a number of moves is ruled out
             and the search goes one move deeper.
 
     Returns:
-        A :class:`Solution` with the number of moves and a principal variation, or none.
+        A [`Solution`][] with the number of moves and a principal variation, or none.
 
     Raises:
-        ValueError: the game is over, ``state`` is not dispersal Entropy, or ``max_moves`` < 1.
+        ValueError: the game is over, `state` is not dispersal Entropy, or `max_moves` < 1.
     """
     if not isinstance(state, DispersalState):
         raise ValueError(f"solve() reads dispersal Entropy positions, not {state!r}")
@@ -399,7 +398,7 @@ def solve(
 
 
 def _line_moves(state: DispersalState, masks: list[int]) -> tuple[Move, ...]:
-    """The engine's moves for a line of masks from ``state``, checked by playing them."""
+    """The engine's moves for a line of masks from `state`, checked by playing them."""
     moves = []
     for mask in masks:
         own = state.s if state.side == "S" else state.o

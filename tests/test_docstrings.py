@@ -1,0 +1,112 @@
+"""Docstrings are written in the syntax the API reference renders (mkdocstrings, Google style).
+
+Cross-references are Markdown, as in [`Game`][] or [`Game`][abstractgames.protocol.Game], not
+Sphinx roles, which the reference would show as raw text; code is in single backticks, not reST's
+double ones; examples sit under an `Examples:` section (or in a fenced block) so that they render
+as code, not as quoted text run into one line.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from abstractgames.registry import available_players, describe_player
+
+SOURCE = Path(__file__).resolve().parent.parent / "src" / "abstractgames"
+SPHINX_ROLE = re.compile(r":(class|func|meth|mod|data|attr|exc|obj):`")
+DOUBLE_BACKTICK = re.compile(r"(?<!`)``(?!`)")
+SECTION = re.compile(r"^[A-Z][A-Za-z ]*:$")
+
+
+def docstrings() -> Iterator[tuple[str, str]]:
+    """`(where, text)` of every string statement of the package: module, class, function and
+    attribute docstrings (the string right after an assignment, which mkdocstrings also shows)."""
+    for path in sorted(SOURCE.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Expr)
+                and isinstance(node.value, ast.Constant)
+                and isinstance(node.value.value, str)
+            ):
+                yield f"{path.relative_to(SOURCE.parent)}:{node.lineno}", node.value.value
+
+
+DOCSTRINGS = list(docstrings())
+
+
+def test_the_package_has_docstrings() -> None:
+    assert len(DOCSTRINGS) > 500
+
+
+def test_no_sphinx_roles() -> None:
+    found = [
+        f"{where}: {match.group(0)}"
+        for where, text in DOCSTRINGS
+        for match in SPHINX_ROLE.finditer(text)
+    ]
+    assert not found, "Sphinx roles render as raw text; use [`Name`][] cross-references"
+
+
+def test_no_rest_double_backticks() -> None:
+    found = [where for where, text in DOCSTRINGS if DOUBLE_BACKTICK.search(text)]
+    assert not found, "``code`` is reST; Markdown code is `code`"
+
+
+def examples_out_of_place(text: str) -> list[str]:
+    """The doctest lines of a docstring that are neither under `Examples:` nor in a fence, and the
+    `Example:` headings (a Google `Example:` section renders as a note, its code run together)."""
+    problems = []
+    section, fence = "", False
+    for line in inspect.cleandoc(text).split("\n"):
+        stripped = line.strip()
+        if stripped.startswith("```"):
+            fence = not fence
+            continue
+        if fence:
+            continue
+        if line and not line[0].isspace():
+            section = line if SECTION.match(line) else ""
+            if line == "Example:":
+                problems.append(line)
+        if stripped.startswith(">>>") and not (section == "Examples:" and line[0].isspace()):
+            problems.append(line)
+    return problems
+
+
+@pytest.mark.parametrize(
+    ("text", "problems"),
+    [
+        ("Summary.\n\nExamples:\n    >>> 1 + 1\n    2\n", []),
+        ("Summary.\n\n```pycon\n>>> 1 + 1\n2\n\n```\n", []),
+        ("Summary.\n\n>>> 1 + 1\n2\n", [">>> 1 + 1"]),
+        ("Summary.\n\nExample:\n    >>> 1 + 1\n    2\n", ["Example:", ">>> 1 + 1"]),
+        ("Summary.\n\nExamples:\n    >>> 1\n    1\n\nRaises:\n    >>> 2\n", [">>> 2"]),
+    ],
+)
+def test_examples_out_of_place_finds_them(text: str, problems: list[str]) -> None:
+    assert [line.strip() for line in examples_out_of_place(text)] == problems
+
+
+def test_examples_render_as_code() -> None:
+    found = [
+        f"{where}: {line.strip()}"
+        for where, text in DOCSTRINGS
+        for line in examples_out_of_place(text)
+    ]
+    assert not found, "put doctests under an indented `Examples:` section or in a fence"
+
+
+@pytest.mark.parametrize(
+    "name", [n for n in available_players() if describe_player(n).origin == "built in"]
+)
+def test_player_summaries_are_plain_text(name: str) -> None:
+    """`abstractgames list` prints the first paragraph of a player's docstring as it is."""
+    summary = describe_player(name).summary
+    assert "`" not in summary and "][" not in summary, summary
