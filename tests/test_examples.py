@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -38,3 +40,63 @@ def test_the_tiny_engine_plays_a_whole_game() -> None:
     assert record.result is not None
     assert "illegal" not in record.result.reason and "sent" not in record.result.reason
     MatchRecord.loads(record.dumps()).replay()
+
+
+# --- the tutorial's listings ----------------------------------------------------------------------
+
+TUTORIAL_DIR = EXAMPLES_DIR / "tutorial"
+TUTORIAL = sorted(TUTORIAL_DIR.glob("*.py"))
+DOCS_DIR = EXAMPLES_DIR.parent / "docs"
+
+
+def run_in_copy(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run ``args`` in a fresh copy of examples/tutorial, as a reader runs the files they saved
+    (hypothesis's example database and __pycache__ land in the copy, not in the repository)."""
+    work = tmp_path / "tutorial"
+    if not work.exists():
+        ignore = shutil.ignore_patterns("__pycache__", ".hypothesis", "*.out")
+        shutil.copytree(TUTORIAL_DIR, work, ignore=ignore)
+    return subprocess.run(
+        args,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+        cwd=work,
+        env=dict(os.environ, NO_COLOR="1"),
+    )
+
+
+@pytest.mark.parametrize("listing", TUTORIAL, ids=lambda p: p.name)
+def test_tutorial_listing_prints_what_its_page_shows(listing: Path, tmp_path: Path) -> None:
+    """A listing ``test_*.py`` passes under pytest; any other runs and prints exactly its
+    ``.out`` file, which the page shows under it."""
+    if listing.name.startswith("test_"):
+        done = run_in_copy(
+            tmp_path, sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", listing.name
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        return
+    done = run_in_copy(tmp_path, sys.executable, listing.name)
+    assert done.returncode == 0, done.stderr
+    expected = listing.with_suffix(".out")
+    assert expected.exists(), f"{expected.name} is missing: the page shows the output"
+    assert done.stdout == expected.read_text(encoding="utf-8")
+
+
+def test_every_tutorial_listing_is_on_a_page() -> None:
+    pages = "".join(p.read_text(encoding="utf-8") for p in DOCS_DIR.rglob("*.md"))
+    for path in sorted(TUTORIAL_DIR.glob("*.py")) + sorted(TUTORIAL_DIR.glob("*.out")):
+        assert f'--8<-- "examples/tutorial/{path.name}"' in pages, f"{path.name} is on no page"
+
+
+def test_the_tutorial_bot_plays_from_the_command_line(tmp_path: Path) -> None:
+    """The commands of the page 'Your first bot', with the bot as a file: FILE:CLASS."""
+    cli = (sys.executable, "-m", "abstractgames")
+    bot = "first_bot.py:FirstWin"
+    played = run_in_copy(tmp_path, *cli, "play", "orderchaos", "-1", bot, "-2", "random")
+    assert played.returncode == 0 and "Result: " in played.stdout, played.stdout + played.stderr
+    arena = run_in_copy(
+        tmp_path, *cli, "arena", "orderchaos", "--players", "random", bot, "--games", "2", "-q"
+    )
+    assert arena.returncode == 0 and "FirstWin" in arena.stdout, arena.stdout + arena.stderr
