@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from abstractgames import available_games
@@ -109,3 +110,27 @@ def test_check_runs_the_conformance_kits(tmp_path: Path) -> None:
     assert "  FAIL refuses_finished_games: " in result.output
     result = CliRunner().invoke(main, ["check", "orderchaos", "-p", "nobody"])
     assert result.exit_code == 1 and "unknown player 'nobody'" in result.output
+
+
+@pytest.mark.parametrize("command", ["play", "bench", "engine", "codecup", "arena"])
+@pytest.mark.parametrize(
+    ("seed", "message"),
+    [
+        ("2x", "'2x' is not a valid integer"),
+        (str(2**64), f"{2**64} is out of range: a seed is below 2**64"),
+    ],
+)
+def test_every_seed_option_refuses_the_same_bad_seeds(
+    command: str, seed: str, message: str
+) -> None:
+    result = CliRunner().invoke(main, [command, "--seed", seed])
+    assert result.exit_code == 2
+    assert f"Invalid value for '--seed': {message}" in result.output
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("command", ["play", "bench", "engine", "codecup", "arena"])
+def test_seed_help_reads_integer_without_the_range(command: str) -> None:
+    help_text = CliRunner().invoke(main, [command, "--help"]).output
+    assert "--seed INTEGER " in help_text
+    assert "18446744073709551615" not in help_text

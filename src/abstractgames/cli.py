@@ -35,6 +35,33 @@ EXIT_SAVED_ELSEWHERE = 74
 __all__ = ["EXIT_INTERRUPTED", "EXIT_SAVED_ELSEWHERE", "main"]
 
 
+class _Seed(click.types.IntParamType):
+    """A seed: an integer of absolute value below 2**64, as a game record stores it."""
+
+    name = "integer"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            number = value
+        else:
+            try:
+                number = int(str(value).strip(), 10)
+            except ValueError:
+                self.fail(f"{printable(str(value))!r} is not a valid integer.", param, ctx)
+        if not -SEED_LIMIT < number < SEED_LIMIT:
+            self.fail(
+                f"{number} is out of range: a seed is below 2**64 in absolute value.", param, ctx
+            )
+        return number
+
+
+def _seed_option(help: str, default: int | None = None) -> Callable[[Any], Any]:
+    """The `--seed` option of a command (every command reads seeds the same way)."""
+    return click.option(
+        "--seed", type=_Seed(), default=default, show_default=default is not None, help=help
+    )
+
+
 @contextmanager
 def _user_errors() -> Iterator[None]:
     try:
@@ -219,13 +246,7 @@ def _columns(header: list[str], rows: list[list[str]]) -> str:
     type=click.IntRange(min=1),
     help="Repeats of each measurement; the median is reported.",
 )
-@click.option(
-    "--seed",
-    default=0,
-    show_default=True,
-    type=click.IntRange(1 - SEED_LIMIT, SEED_LIMIT - 1),
-    help="Seed of the random games.",
-)
+@_seed_option("Seed of the random games.", default=0)
 @click.option(
     "--player",
     "-p",
@@ -321,11 +342,7 @@ def _make_players(game: Game, specs: tuple[str, str], session: Any) -> tuple[Pla
 @click.argument("game", required=False, metavar="[GAME]")
 @click.option("-1", "--player1", help="Player 1 (first move of the first game). [default: human]")
 @click.option("-2", "--player2", help="Player 2. [default: greedy]")
-@click.option(
-    "--seed",
-    type=click.IntRange(1 - SEED_LIMIT, SEED_LIMIT - 1),
-    help="Seed of every random choice (stored in the record).",
-)
+@_seed_option("Seed of every random choice (stored in the record).")
 @click.option(
     "--record",
     "record_path",
@@ -589,11 +606,7 @@ def _serve_lines() -> Iterator[str]:
     show_default=True,
     help="The bot that chooses the moves: random, greedy, search:time=1.5, mybot.py:MyBot, ...",
 )
-@click.option(
-    "--seed",
-    type=click.IntRange(1 - SEED_LIMIT, SEED_LIMIT - 1),
-    help="Seed of the moves the referee asks for without a seed.",
-)
+@_seed_option("Seed of the moves the referee asks for without a seed.")
 def engine(game: str | None, player_spec: str, seed: int | None) -> None:
     """Be an engine: a bot playing over the engine protocol on stdin and stdout.
 
@@ -638,11 +651,7 @@ def engine(game: str | None, player_spec: str, seed: int | None) -> None:
     show_default=True,
     help="The bot that chooses the moves: random, greedy, search:time=1.5, mybot.py:MyBot, ...",
 )
-@click.option(
-    "--seed",
-    type=click.IntRange(1 - SEED_LIMIT, SEED_LIMIT - 1),
-    help="Seed of the bot's random choices.",
-)
+@_seed_option("Seed of the bot's random choices.")
 def codecup(player_spec: str, seed: int | None) -> None:
     """Be a CodeCup 2023 Entropy program: one game of 7x7 Entropy on stdin and stdout.
 
@@ -775,13 +784,7 @@ def _progress_bar(
     help="Games per pair of players (Entropy: matches of two games); even, as every seed is "
     "played with the players in both seats.",
 )
-@click.option(
-    "--seed",
-    default=0,
-    show_default=True,
-    type=click.IntRange(1 - SEED_LIMIT, SEED_LIMIT - 1),
-    help="Seed of the tournament.",
-)
+@_seed_option("Seed of the tournament.", default=0)
 @click.option(
     "--jobs",
     "-j",
