@@ -37,6 +37,7 @@ from .external import (
     EngineFailure,
     ExternalPlayer,
     make_external_player,
+    send_line,
     within_range,
 )
 from .process import Process, ProcessEnded, ProcessError, ProcessTimeout, describe_status
@@ -241,13 +242,7 @@ class EngineClient:
         self.process.stop("quit", grace)
 
     def _send(self, line: str) -> None:
-        try:
-            self.process.send(line, time.monotonic() + self.timeout)
-        except ProcessEnded:
-            raise EngineFailure(describe_status(self.process.wait(2.0))) from None
-        except ProcessError:
-            self.process.kill()
-            raise EngineFailure(f"did not read its input within {self.timeout:.1f} s") from None
+        send_line(self.process, line, self.timeout)
 
     def _expect(self, asked: str, limit: float, *, answer: bool = False) -> tuple[str, str, str]:
         """The next line that is not blank or `info`: `(first word, the rest, the line)`.

@@ -43,6 +43,7 @@ from .external import (
     EngineFailure,
     ExternalPlayer,
     make_external_player,
+    send_line,
 )
 from .process import Process, ProcessEnded, ProcessError, ProcessTimeout, describe_status
 
@@ -176,13 +177,7 @@ class CodecupClient:
         """Send lines, first checking that the program wrote nothing since its last answer."""
         self.check_quiet()
         for line in lines:
-            try:
-                self.process.send(line, time.monotonic() + self.timeout)
-            except ProcessEnded:
-                raise EngineFailure(describe_status(self.process.wait(2.0))) from None
-            except ProcessError:
-                self.process.kill()
-                raise EngineFailure(f"did not read its input within {self.timeout:.1f} s") from None
+            send_line(self.process, line, self.timeout)
 
     def answer(self, limit: float) -> str:
         """The program's next line (its move), waiting `limit` seconds at most."""

@@ -34,6 +34,7 @@ import re
 import shlex
 import shutil
 import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -42,7 +43,7 @@ from ..players import InvalidPlayerError, Player, PlayerFailed
 from ..protocol import Game, Move, State
 from ..specs import parse_options
 from ..text import excerpt, quote
-from .process import Process, ProcessError
+from .process import Process, ProcessEnded, ProcessError, describe_status
 
 __all__ = [
     "DEFAULT_GRACE",
@@ -55,6 +56,7 @@ __all__ = [
     "ExternalPlayer",
     "make_external_player",
     "parse_command",
+    "send_line",
     "split_program_argument",
     "with_log_dir",
     "within_range",
@@ -173,6 +175,21 @@ class EngineFailure(Exception):
     `str()` says what it did, without a subject, e.g. `"exited with status 1"`, so that the
     caller can put `"player 2"` in front.
     """
+
+
+def send_line(process: Process, line: str, timeout: float) -> None:
+    """Write `line` to the program, which must read it within `timeout` seconds.
+
+    Raises:
+        EngineFailure: the program has ended, or did not read its input in time (it is killed).
+    """
+    try:
+        process.send(line, time.monotonic() + timeout)
+    except ProcessEnded:
+        raise EngineFailure(describe_status(process.wait(2.0))) from None
+    except ProcessError:
+        process.kill()
+        raise EngineFailure(f"did not read its input within {timeout:.1f} s") from None
 
 
 # --- the players ----------------------------------------------------------------------------------
