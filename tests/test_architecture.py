@@ -46,6 +46,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "abstractgames.terminal",
             "abstractgames.bench",
             "abstractgames.testing",
+            "abstractgames.rl",
         ),
     ),
     ("command line", ("abstractgames.cli", "abstractgames.__main__")),
@@ -78,6 +79,15 @@ EXCEPTIONS = {("abstractgames.cli", "abstractgames.engines.codecup_entropy")}
 """Shared modules that may use a module about one game: ``abstractgames codecup`` is the front end
 of the CodeCup Entropy adaptor."""
 
+RL_MODULES = {
+    "abstractgames.rl",
+    "abstractgames.rl.pettingzoo",
+    "abstractgames.rl.gymnasium",
+    "abstractgames.rl.openspiel",
+    "abstractgames.rl.render",
+}
+"""The adapters to the game-AI libraries (the `rl` extra)."""
+
 THIRD_PARTY = {
     "click": {"abstractgames.cli"},
     "rich": {"abstractgames.cli", "abstractgames.terminal"},
@@ -85,6 +95,11 @@ THIRD_PARTY = {
     "hypothesis": {"abstractgames.testing"},
     "distributed": {"abstractgames.arena.executors"},
     "dask": {"abstractgames.arena.executors"},
+    "numpy": {"abstractgames.protocol", *RL_MODULES},
+    "pettingzoo": RL_MODULES,
+    "gymnasium": RL_MODULES,
+    "pyspiel": RL_MODULES,
+    "open_spiel": RL_MODULES,
 }
 """Optional or front-end libraries and the only modules that may use them."""
 

@@ -434,7 +434,7 @@ def test_broken_plugins_are_named_and_never_hide_the_built_in_games(site: Path) 
     messages = sorted(str(w.message) for w in caught if w.category is PluginWarning)
     assert messages == [
         "game 'Bad-Name' of distribution badgames 1.0 is ignored: a name is lower-case letters, "
-        "digits and _, starting with a letter",
+        "digits, _ and -, starting with a letter",
         "game 'entropy' of distribution badgames 1.0 is ignored: 'entropy' is a built-in game",
     ]
     assert {"dispersal", "entropy", "orderchaos", "broken", "crashing"} <= set(names)

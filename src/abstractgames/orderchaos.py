@@ -40,6 +40,7 @@ __all__ = [
     "FULL",
     "LINE_LENGTH",
     "MOVES",
+    "OBSERVATION_PLANES",
     "ORDER",
     "SIZE",
     "WINDOWS",
@@ -117,6 +118,9 @@ _MOVE_RE = re.compile(
     r"^\s*([xo])\s*+@?\s*+([a-z]\d+)\s*$|^\s*([a-z]\d+)\s*+@?\s*+([xo])\s*$", re.I
 )
 
+OBSERVATION_PLANES = 4
+"""Planes of an observation: X, O, empty, and all ones when Order is to move."""
+
 ORDER_WINS = Outcome(ORDER, {ORDER: 1, CHAOS: 0}, "five in a row")
 CHAOS_WINS = Outcome(CHAOS, {ORDER: 0, CHAOS: 1}, "board full without five in a row")
 
@@ -133,6 +137,8 @@ class OrderChaosGame(Game):
     name = "orderchaos"
     title = "Stephen Sniderman's Order and Chaos"
     roles = (ORDER, CHAOS)
+    num_distinct_actions = 2 * SIZE
+    observation_shape = (OBSERVATION_PLANES, GRID.height, GRID.width)
     max_length = SIZE
     board_width = GRID.width
 
@@ -170,6 +176,16 @@ class OrderChaosGame(Game):
         symbol = (match.group(1) or match.group(4)).upper()
         square = GRID.square(match.group(2) or match.group(3))
         return _MOVE_BY_TEXT[f"{symbol}@{GRID.names[square]}"]
+
+    def action_of(self, move: Move) -> int:
+        """`2 * square + symbol`: X on a1 is 0, O on a1 is 1, … O on f6 is 71 (the index of the
+        move in [`MOVES`][])."""
+        if type(move) is not Placement:
+            raise InvalidMoveError(f"{value_excerpt(move)} is not an Order and Chaos move")
+        return 2 * move.square + (move.symbol == "O")
+
+    def move_of(self, action: int, state: State) -> Placement:
+        return MOVES[self.check_action(action, state)]
 
     def goal(self, role: str) -> str:
         return {
@@ -268,6 +284,23 @@ class OrderChaosState(State):
         if isinstance(move, Placement):
             return move
         raise IllegalMoveError(f"{value_excerpt(move)} is not an Order and Chaos move")
+
+    def legal_actions(self) -> tuple[int, ...]:
+        if self._to_move is None:
+            return ()
+        empty = ~(self.x | self.o)
+        return tuple(a for a in range(2 * SIZE) if empty >> (a >> 1) & 1)
+
+    def observation(self, role: str) -> list[float]:
+        """Four 6×6 planes, ranks from 1, files from a: X, O, empty, Order to move (both roles
+        see the same: the game has no hidden information)."""
+        GAME.check_role(role)
+        x, o = self.x, self.o
+        planes = [float(x >> i & 1) for i in range(SIZE)]
+        planes += [float(o >> i & 1) for i in range(SIZE)]
+        planes += [float(not (x | o) >> i & 1) for i in range(SIZE)]
+        planes += [float(self._to_move == ORDER)] * SIZE
+        return planes
 
     def outcome(self) -> Outcome | None:
         return self._outcome

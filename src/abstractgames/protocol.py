@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import abc
 import inspect
+import operator
 import random
 from collections.abc import Callable, Collection, Mapping, Sequence
 from types import MappingProxyType
@@ -135,6 +136,15 @@ class Game(abc.ABC):
     """Squares per rank of the board that [`State.cells`][] describes (0: no board)."""
     piece_colours: Mapping[str, str] = MappingProxyType({})
     """The colour name (e.g. `"red"`) of each piece letter that has one, for pictures."""
+    num_distinct_actions: int = 0
+    """How many integer actions a player's moves map to: `0 .. num_distinct_actions - 1`
+    (0: the game has no integer actions; see [`action_of`][])."""
+    max_chance_outcomes: int = 0
+    """How many integer actions chance outcomes map to, `0 .. max_chance_outcomes - 1`."""
+    observation_shape: tuple[int, ...] = ()
+    """The shape of [`State.observation_tensor`][] (`()`: the game has no observations)."""
+    returns_range: tuple[float, float] = (-1.0, 1.0)
+    """The lowest and highest value [`State.returns`][] can give a role."""
 
     @property
     def params(self) -> dict[str, Any]:
@@ -164,6 +174,61 @@ class Game(abc.ABC):
         Parsing does not check legality (`state.apply` does), except where the state is needed to
         read the text at all.
         """
+
+    def action_of(self, move: Move) -> int:
+        """The integer action of `move`: a player's moves map to `0 .. num_distinct_actions - 1`,
+        chance outcomes to `0 .. max_chance_outcomes - 1` (as in OpenSpiel).
+
+        The encoding is fixed for a game and its parameters, documented on the game's page, and
+        does not change between versions. It does not depend on the state: a move has one action.
+
+        Raises:
+            InvalidMoveError: `move` is not a move of this game (or of its size).
+            NotImplementedError: the game has no integer actions.
+        """
+        raise NotImplementedError(f"{self.spec} has no integer actions")
+
+    def move_of(self, action: int, state: State) -> Move:
+        """The move that `action` stands for in `state` (the inverse of [`action_of`][]).
+
+        At a chance node `action` is a chance outcome's; elsewhere, a player's. The state is
+        needed where an action leaves part of the move to the position (e.g. the colour of the
+        counter Entropy's Chaos places). Whether the move is legal is for `state.apply` to say.
+
+        Raises:
+            InvalidMoveError: `action` is not an integer in range, or names no move in `state`.
+            NotImplementedError: the game has no integer actions.
+        """
+        raise NotImplementedError(f"{self.spec} has no integer actions")
+
+    def check_action(self, action: object, state: State) -> int:
+        """`action` as an `int` if it is one in the range `state` calls for, else raise
+        [`InvalidMoveError`][] saying why (a helper for [`move_of`][])."""
+        chance = state.to_move == CHANCE
+        limit = self.max_chance_outcomes if chance else self.num_distinct_actions
+        kind = "chance outcome" if chance else "action"
+        try:
+            if isinstance(action, bool):
+                raise TypeError
+            number = operator.index(action)  # type: ignore[arg-type]  # int or numpy integer
+        except TypeError:
+            raise InvalidMoveError(
+                f"an {kind} is an integer, not {value_excerpt(action)}"
+            ) from None
+        if not 0 <= number < limit:
+            raise InvalidMoveError(
+                f"{kind} {value_excerpt(number)} is not in 0..{limit - 1} of {self.spec}"
+            )
+        return number
+
+    def check_role(self, role: object) -> str:
+        """`role` if it is one of [`roles`][], else raise [`InvalidParameterError`][]."""
+        if role not in self.roles:
+            raise InvalidParameterError(
+                f"{value_excerpt(role)} is not a role of {self.spec}; the roles are "
+                + ", ".join(self.roles)
+            )
+        return str(role)
 
     def new_match(self, *, time_loss_forfeits: bool = False) -> Match:
         """A fresh match between player 1 and player 2 under this game's match rules.
@@ -262,6 +327,55 @@ class State(abc.ABC):
     def position(self) -> str:
         """The position string (see [Notation](../notation.md)); `game.from_position` reads it back
         equal."""
+
+    def legal_actions(self) -> tuple[int, ...]:
+        """The integer actions of `legal_moves()`, sorted (chance outcomes' at a chance node)."""
+        action_of = self.game.action_of
+        return tuple(sorted(action_of(move) for move in self.legal_moves()))
+
+    def chance_actions(self) -> tuple[tuple[int, float], ...]:
+        """At a chance node, `((action, probability), ...)` sorted by action."""
+        action_of = self.game.action_of
+        return tuple(sorted((action_of(move), p) for move, p in self.chance_outcomes()))
+
+    def apply_action(self, action: int) -> State:
+        """The state after the move whose integer action is `action` (see [`Game.action_of`][])."""
+        return self.apply(self.game.move_of(action, self))
+
+    def returns(self) -> dict[str, float]:
+        """What each role gets from the game, for learning: all zero until the game is over.
+
+        By default the winner gets 1, the loser -1 and a draw 0 for both (zero-sum); a game
+        whose result is a score documents its own, within [`Game.returns_range`][].
+        """
+        outcome = self.outcome()
+        roles = self.game.roles
+        if outcome is None or outcome.winner is None:
+            return dict.fromkeys(roles, 0.0)
+        return {role: 1.0 if role == outcome.winner else -1.0 for role in roles}
+
+    def observation(self, role: str) -> list[float]:
+        """The position as `role` sees it: a flat list of floats in `[0, 1]`, in the row-major
+        order of [`Game.observation_shape`][] (planes of the board, then of facts such as the
+        side to move). What is hidden from `role` is not in it.
+
+        Raises:
+            InvalidParameterError: `role` is not one of the game's roles.
+            NotImplementedError: the game has no observations.
+        """
+        raise NotImplementedError(f"{self.game.spec} has no observations")
+
+    def observation_tensor(self, role: str) -> Any:
+        """[`observation`][] as a `numpy.ndarray` of `float32` in
+        [`Game.observation_shape`][] (needs numpy, e.g. from the `rl` extra)."""
+        try:
+            import numpy as np
+        except ImportError:
+            raise ImportError(
+                "observation_tensor needs numpy: pip install 'abstractgames[rl]'"
+            ) from None
+        values = np.asarray(self.observation(role), dtype=np.float32)
+        return values.reshape(self.game.observation_shape)
 
     def cells(self) -> str:
         """One character per square in index order (a1 first), `"."` for an empty square."""

@@ -91,7 +91,7 @@ GameFactory = Callable[..., Game]
 PlayerFactory = Callable[..., Player]
 Evaluation = Callable[..., float]
 
-_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+_NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
 
 
 class PluginError(AbstractGamesError, ValueError):
@@ -183,7 +183,7 @@ def import_object(target: str) -> Any:
 def _check_name(name: str, what: str) -> None:
     if not isinstance(name, str) or not _NAME.match(name):
         raise InvalidParameterError(
-            f"invalid {what} name {_r(name)}: use lower-case letters, digits and _, "
+            f"invalid {what} name {_r(name)}: use lower-case letters, digits, _ and -, "
             "starting with a letter"
         )
 
@@ -227,7 +227,7 @@ def _plugins(group: str) -> dict[str, _Plugin]:
         if not _NAME.match(point.name):
             _warn(
                 f"{what} {_r(point.name)} of distribution {plugin.distribution} is ignored: "
-                "a name is lower-case letters, digits and _, starting with a letter"
+                "a name is lower-case letters, digits, _ and -, starting with a letter"
             )
         elif point.name in builtin:
             _warn(

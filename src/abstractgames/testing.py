@@ -14,6 +14,11 @@ Use it on our games and bots or on your own implementation of [`Game`][] or
   moves, an untouched state, the same move for the same seed, an answer within a time budget, and
   a clear refusal of a finished game or a chance node.
 
+A game that declares integer actions ([`Game.num_distinct_actions`][]) and observations
+([`Game.observation_shape`][]) has them checked too: every legal move round-trips through its
+action, `legal_actions()` is the legal moves' actions sorted, an action out of range is refused,
+and observations have the declared size, values in `[0, 1]` and no answer for an unknown role.
+
 Examples:
     >>> from abstractgames import get_game
     >>> from abstractgames.testing import check_game, check_player
@@ -38,6 +43,7 @@ from .protocol import (
     AbstractGamesError,
     Game,
     IllegalMoveError,
+    InvalidParameterError,
     InvalidPositionError,
     Move,
     State,
@@ -243,6 +249,67 @@ def conformance_properties(
         else:
             assert parsed.position() == game.from_position(parsed.position()).position()
 
+    @config
+    @given(any_state, st.integers(min_value=-3, max_value=10**4))
+    def actions_round_trip(state: State, stray: int) -> None:
+        # Games without integer actions (num_distinct_actions == 0) have nothing to check here.
+        if game.num_distinct_actions <= 0:
+            return
+        chance = state.to_move == CHANCE
+        limit = game.max_chance_outcomes if chance else game.num_distinct_actions
+        actions = []
+        for move in state.legal_moves():
+            action = game.action_of(move)
+            assert type(action) is int, f"action_of({move}) is {action!r}, not an int"
+            assert 0 <= action < limit, f"action_of({move}) = {action} is not in 0..{limit - 1}"
+            again = game.move_of(action, state)
+            assert again == move, f"move_of({action}) is {again}, not {move}"
+            assert state.apply_action(action) == state.apply(move)
+            actions.append(action)
+        assert len(set(actions)) == len(actions), f"two moves share an action in {state.position()}"
+        assert state.legal_actions() == tuple(sorted(actions)), "legal_actions() != legal moves'"
+        if chance:
+            pairs = {game.action_of(m): p for m, p in state.chance_outcomes()}
+            assert state.chance_actions() == tuple(sorted(pairs.items()))
+        for bad in (-1, limit, stray):
+            if bad in actions:
+                continue
+            try:
+                state.apply_action(bad)
+            except IllegalMoveError:
+                pass  # InvalidMoveError (no such action) is one too
+            else:
+                raise AssertionError(f"action {bad} accepted in {state.position()}")
+
+    @config
+    @given(any_state)
+    def observations_well_formed(state: State) -> None:
+        # Games without observations (an empty observation_shape) have nothing to check here.
+        shape = game.observation_shape
+        if not shape:
+            return
+        size = math.prod(shape)
+        for role in game.roles:
+            values = state.observation(role)
+            assert len(values) == size, f"{len(values)} values, not {size} for shape {shape}"
+            assert all(isinstance(v, float) and 0.0 <= v <= 1.0 for v in values), (
+                f"an observation of {state.position()} is outside [0, 1]"
+            )
+            assert state.observation(role) == values, "observation() is not deterministic"
+        try:
+            state.observation("nobody")
+        except InvalidParameterError:
+            pass
+        else:
+            raise AssertionError("observation('nobody') did not raise InvalidParameterError")
+        returns = state.returns()
+        assert set(returns) == set(game.roles)
+        low, high = game.returns_range
+        if state.is_terminal():
+            assert all(low <= r <= high for r in returns.values()), f"returns {returns}"
+        else:
+            assert all(r == 0 for r in returns.values()), f"returns {returns} before the end"
+
     properties: list[Callable[[], None]] = [
         apply_never_mutates,
         legal_moves_round_trip,
@@ -254,6 +321,8 @@ def conformance_properties(
         apply_accepts_exactly_legal_moves,
         junk_text_raises_only_our_errors,
         mangled_positions_raise_only_our_errors,
+        actions_round_trip,
+        observations_well_formed,
     ]
     return {p.__name__: p for p in properties}
 
