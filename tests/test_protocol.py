@@ -165,3 +165,17 @@ def test_import_object_finds_table_entries_or_says_none() -> None:
     assert import_object("abstractgames.orderchaos:OrderChaosGame").name == "orderchaos"
     assert import_object("abstractgames.orderchaos:NoSuchThing") is None
     assert import_object("abstractgames.no_such_module:Thing") is None
+
+
+@pytest.mark.parametrize(
+    "spec", ["orderchaos", "entropy", "entropy:size=5", "dispersal:max_plies=9"]
+)
+def test_games_and_states_pickle(spec: str) -> None:
+    # The arena sends games and states to worker processes; Entropy's game once failed here.
+    import pickle
+
+    game = abstractgames.parse_game_spec(spec)
+    again = pickle.loads(pickle.dumps(game))
+    assert again == game and again.spec == game.spec
+    state = playout(game.initial_state(), random.Random(3), 7)[-1]
+    assert pickle.loads(pickle.dumps(state)) == state

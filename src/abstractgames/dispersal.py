@@ -35,7 +35,7 @@ import itertools
 import re
 from collections.abc import Callable
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import attrs
 
@@ -60,7 +60,9 @@ __all__ = [
     "FULL",
     "MAX_PLIES_LIMIT",
     "NEIGHBOURS",
+    "OBSERVATION_PLANES",
     "PASS",
+    "PASS_ACTION",
     "SIZE",
     "START",
     "DispersalGame",
@@ -191,6 +193,10 @@ _SLIDES: dict[int, Slide] = {
 }
 # Possessive runs of spaces (*+): long spaces cannot make the match backtrack quadratically.
 _MOVE_RE = re.compile(r"^\s*([a-z]\d+)\s*+[-–]?\s*+([a-z]\d+)\s*$", re.IGNORECASE)
+PASS_ACTION = SIZE * SIZE
+"""The integer action of the pass, 625, after the slides' `25 * source + target`."""
+OBSERVATION_PLANES = 8
+"""Planes of an observation (see [`DispersalState.observation`][])."""
 
 # --- move tables ----------------------------------------------------------------------------------
 
@@ -445,6 +451,8 @@ class DispersalGame(Game):
     title = "Augustine Carreno's dispersal Entropy"
     roles = ROLES
     board_width = GRID.width
+    num_distinct_actions = PASS_ACTION + 1
+    observation_shape = (OBSERVATION_PLANES, GRID.height, GRID.width)
     piece_colours = MappingProxyType({SIDE_O: "white", SIDE_S: "black"})
 
     def __init__(self, max_plies: int = DEFAULT_MAX_PLIES) -> None:
@@ -526,6 +534,25 @@ class DispersalGame(Game):
                 f"cannot read move '{excerpt(text)}': a move must go at least one square"
             )
         return _SLIDES[source * SIZE + target]
+
+    def action_of(self, move: Move) -> int:
+        """`25 * source + target` for a slide (a1-b1 is 1, e5-d5 is 623); 625 for the pass."""
+        if type(move) is Slide:
+            return move.source * SIZE + move.target
+        if type(move) is Pass:
+            return PASS_ACTION
+        raise InvalidMoveError(f"{value_excerpt(move)} is not a dispersal Entropy move")
+
+    def move_of(self, action: int, state: State) -> Move:
+        """The slide or pass of `action` (see [`action_of`][])."""
+        action = self.check_action(action, state)
+        if action == PASS_ACTION:
+            return PASS
+        move = _SLIDES.get(action)
+        if move is None:
+            square = GRID.names[action // SIZE]
+            raise InvalidMoveError(f"action {action} names no move: {square} to {square}")
+        return move
 
     def goal(self, role: str) -> str:
         if role not in ROLES:
@@ -679,6 +706,32 @@ class DispersalState(_Fields, State):
                 if not after & ~touched(occupied ^ low ^ (1 << target)):
                     moves.append(_SLIDES[source * SIZE + target])
         return tuple(moves) if moves else _PASS_ONLY
+
+    def legal_actions(self) -> tuple[int, ...]:
+        legal = self.legal_moves()
+        if legal == _PASS_ONLY:
+            return (PASS_ACTION,)
+        return tuple([m.source * SIZE + m.target for m in cast(tuple[Slide, ...], legal)])
+
+    def observation(self, role: str) -> list[float]:
+        """Eight 5×5 planes (ranks from 1, files from a), the same for both roles: O's pieces,
+        S's pieces, empty squares, O to move (constant), the isolated pieces of the side to move
+        (it is in check when there is one), then constant planes: the last ply was a pass,
+        [`ply`][] / `max_plies`, and how often this position (with this side to move) occurred
+        before in the state's history / 3."""
+        self._game.check_role(role)
+        o, s, node = self.o, self.s, self._node
+        parent = node[1]
+        passed = parent is not None and node[0] ^ parent[0] == _SIDE_BIT
+        planes = [float(o >> i & 1) for i in range(SIZE)]
+        planes += [float(s >> i & 1) for i in range(SIZE)]
+        planes += [float(not (o | s) >> i & 1) for i in range(SIZE)]
+        planes += [float(not self._side)] * SIZE
+        planes += [float(self._isolated >> i & 1) for i in range(SIZE)]
+        planes += [float(passed)] * SIZE
+        planes += [self._ply / self._game.max_plies] * SIZE
+        planes += [(_occurrences(node) - 1) / 3] * SIZE
+        return planes
 
     def apply(self, move: Move | str) -> DispersalState:
         """The state after `move` (a move or its notation); the reason is in any refusal."""

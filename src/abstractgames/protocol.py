@@ -213,7 +213,7 @@ class Game(abc.ABC):
             number = operator.index(action)  # type: ignore[arg-type]  # int or numpy integer
         except TypeError:
             raise InvalidMoveError(
-                f"an {kind} is an integer, not {value_excerpt(action)}"
+                f"{'a' if chance else 'an'} {kind} is an integer, not {value_excerpt(action)}"
             ) from None
         if not 0 <= number < limit:
             raise InvalidMoveError(

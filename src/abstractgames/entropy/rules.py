@@ -58,6 +58,52 @@ _PLACE_RE = re.compile(r"([a-z])\s*+@?\s*+([a-z][0-9]{1,2})", _ASCII)
 _SQUARE_RE = re.compile(r"[a-z][0-9]{1,2}", _ASCII)
 _COLOUR_RE = re.compile(r"[a-z]", _ASCII)
 
+_DIRECTIONS = ((0, 1), (1, 0), (0, -1), (-1, 0))  # (files, ranks) of each action direction
+_DIRECTION_NAMES = ("up", "right", "down", "left")
+
+
+class _Encoding:
+    """The integer actions of one board size (see [`EntropyGame.action_of`][]), and the tables
+    that list a state's legal actions from its lines' occupancy bytes."""
+
+    def __init__(self, v: SizeTables) -> None:
+        n, squares = v.size, v.squares
+        self.pass_action = squares * (4 * n - 3)
+        # The slide between two squares by origin * squares + target, -1 if there is none;
+        # the move of each action from `squares` on (None: a slide off the board).
+        self.slide_action = [-1] * (squares * squares)
+        self.moves: list[Move | None] = [None] * (self.pass_action - squares) + [PASS]
+        for origin in range(squares):
+            for direction, (df, dr) in enumerate(_DIRECTIONS):
+                for distance, target in enumerate(v.grid.ray(origin, df, dr), 1):
+                    action = squares + (4 * origin + direction) * (n - 1) + distance - 1
+                    self.slide_action[origin * squares + target] = action
+                    self.moves[action - squares] = v.slides[origin][target]
+        self.rank_actions = self._line_actions(v, v.rank_slides)
+        self.file_actions = self._line_actions(v, v.file_slides)
+        # Where each character's plane starts in an observation: the colours', then empty's.
+        self.plane_start = {c: k * squares for k, c in enumerate(v.colours + EMPTY)}
+        # Rank -> rank occupancy byte -> the empty squares of the rank.
+        self.rank_empty = tuple(
+            tuple(tuple(r * n + f for f in range(n) if not bits >> f & 1) for bits in range(1 << n))
+            for r in range(n)
+        )
+
+    def _line_actions(
+        self, v: SizeTables, line_slides: tuple[tuple[tuple[Slide, ...], ...], ...]
+    ) -> tuple[tuple[tuple[int, ...], ...], ...]:
+        """Line -> occupancy byte -> the actions of the slides along the line."""
+        at = self.slide_action
+        return tuple(
+            tuple(tuple(at[m.origin * v.squares + m.target] for m in slides) for slides in line)
+            for line in line_slides
+        )
+
+
+@functools.cache
+def _encoding(size: int) -> _Encoding:
+    return _Encoding(size_tables(size))
+
 
 class EntropyGame(Game):
     """Chaos places counters drawn from a bag; Order slides them to build palindromes.
@@ -73,6 +119,11 @@ class EntropyGame(Game):
 
     Raises:
         InvalidParameterError: `size` is not 5 or 7.
+
+    Attributes:
+        size: the board's width and height.
+        score_bound: an upper bound on Order's score, what a board of a single colour would
+            score (1078 on 7×7, 300 on 5×5); [`EntropyState.returns`][] divides by it.
     """
 
     name = "entropy"
@@ -86,10 +137,18 @@ class EntropyGame(Game):
         self.max_length = 3 * size * size - 1
         self.board_width = size
         self.piece_colours = MappingProxyType({c: COLOUR_NAMES[c] for c in COLOURS[:size]})
+        self._encoding = _encoding(size)
+        self.num_distinct_actions = self._encoding.pass_action + 1
+        self.max_chance_outcomes = size
+        self.observation_shape = (3 * size + 3, size, size)
+        self.score_bound = 2 * size * sum(k * (size - k + 1) for k in range(2, size + 1))
 
     @property
     def params(self) -> dict[str, Any]:
         return {"size": self.size}
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_game, (self.size,))
 
     @property
     def colours(self) -> str:
@@ -226,6 +285,70 @@ class EntropyGame(Game):
                 f"({' '.join(self._tables.colours)})"
             )
         return colour
+
+    def action_of(self, move: Move) -> int:
+        """The integer action of `move`, with `n` the size and `N = n * n` the squares.
+
+        A placement on square `s` is `s` (whatever its colour); a slide from `origin` by
+        `distance` squares in `direction` (0 up, 1 right, 2 down, 3 left) is
+        `N + (4 * origin + direction) * (n - 1) + distance - 1`; the pass is the last action,
+        `N * (4 * n - 3)`. A draw is its colour's index in [`colours`][].
+
+        Raises:
+            InvalidMoveError: `move` is no move of this game, or not of its size, or a slide not
+                along a rank or file.
+        """
+        v = self._tables
+        if isinstance(move, Placement | Slide):
+            if move.size != v.size:
+                raise InvalidMoveError(
+                    f"{move!r} is for the {move.size}×{move.size} board, not {self.spec}"
+                )
+            if isinstance(move, Placement):
+                return move.square
+            action = self._encoding.slide_action[move.origin * v.squares + move.target]
+            if action < 0:
+                raise InvalidMoveError(f"{move} is not a slide along a rank or file")
+            return action
+        if isinstance(move, Pass):
+            return self._encoding.pass_action
+        if isinstance(move, Draw) and move.colour in v.colour_index:
+            return v.colour_index[move.colour]
+        raise InvalidMoveError(f"{value_excerpt(move)} is not a move of {self.spec}")
+
+    def move_of(self, action: int, state: State) -> Move:
+        """The move of `action` in `state` (see [`action_of`][]): a placement takes the colour
+        of the drawn counter.
+
+        Raises:
+            InvalidMoveError: `action` is out of range, is not for the player to move (or the
+                game is over), or is a slide off the board.
+        """
+        action = self.check_action(action, state)
+        v = self._tables
+        to_move = state.to_move
+        if to_move == CHANCE:
+            return v.draws[action]
+        if not isinstance(state, EntropyState) or state.size != v.size:
+            raise InvalidMoveError(f"{value_excerpt(state)} is not a state of {self.spec}")
+        if action < v.squares:
+            if to_move == CHAOS:
+                return v.placements[cast(str, state.drawn)][action]
+            what = f"places a counter on {v.grid.names[action]}"
+        else:
+            move = self._encoding.moves[action - v.squares]
+            if move is None:
+                origin, rest = divmod(action - v.squares, 4 * (v.size - 1))
+                direction, distance = divmod(rest, v.size - 1)
+                raise InvalidMoveError(
+                    f"action {action} is a slide off the board ({v.grid.names[origin]} "
+                    f"{_DIRECTION_NAMES[direction]} by {distance + 1})"
+                )
+            if to_move == ORDER:
+                return move
+            what = f"is Order's {'pass' if move is PASS else f'slide {move}'}"
+        mover = "the game is over" if to_move is None else f"{to_move} is to move"
+        raise InvalidMoveError(f"action {action} {what}, but {mover}")
 
     def goal(self, role: str) -> str:
         return {
@@ -430,6 +553,58 @@ class EntropyState(_StateFields, State):
                 legal = ()
             _set(self, "_legal", legal)
         return legal
+
+    def legal_actions(self) -> tuple[int, ...]:
+        v = self._v
+        to_move = self._to_move
+        if to_move == ORDER:
+            e = _encoding(v.size)
+            ranks = self._occ.to_bytes(v.size, "little")
+            files = self._tocc.to_bytes(v.size, "little")
+            actions = sorted(
+                chain(
+                    chain.from_iterable(map(operator.getitem, e.rank_actions, ranks)),
+                    chain.from_iterable(map(operator.getitem, e.file_actions, files)),
+                )
+            )
+            actions.append(e.pass_action)
+            return tuple(actions)
+        if to_move == CHAOS:
+            ranks = self._occ.to_bytes(v.size, "little")
+            rank_empty = _encoding(v.size).rank_empty
+            return tuple(chain.from_iterable(map(operator.getitem, rank_empty, ranks)))
+        if to_move == CHANCE:
+            return tuple([i for i, left in enumerate(self._bag) if left])
+        return ()
+
+    def observation(self, role: str) -> list[float]:
+        """`3n + 3` planes of `n`×`n` (ranks from 1, files from a), the same for both roles:
+        one per colour, empty squares, the drawn colour (`n` constant planes, one-hot; all zero
+        with no counter drawn), the bag's count of each colour / `n` (`n` constant planes),
+        Chaos to move, Order to move. The next draw is never in it."""
+        v = self._v
+        self.game.check_role(role)
+        squares, n = v.squares, v.size
+        planes = [0.0] * ((n + 1) * squares)
+        start = _encoding(n).plane_start
+        for i, cell in enumerate(self.board):
+            planes[start[cell] + i] = 1.0
+        drawn = self._drawn
+        for c in v.colours:
+            planes += [1.0 if c == drawn else 0.0] * squares
+        for left in self._bag:
+            planes += [left / n] * squares
+        planes += [1.0 if self._to_move == CHAOS else 0.0] * squares
+        planes += [1.0 if self._to_move == ORDER else 0.0] * squares
+        return planes
+
+    def returns(self) -> dict[str, float]:
+        """Order gets its final score / [`EntropyGame.score_bound`][] (in `[0, 1]`), Chaos the
+        opposite; both 0 until the game is over."""
+        if self._to_move is not None:
+            return {CHAOS: 0.0, ORDER: 0.0}
+        value = self._score / _game(self._v.size).score_bound
+        return {CHAOS: -value, ORDER: value}
 
     def chance_outcomes(self) -> tuple[tuple[Move, float], ...]:
         """At a draw, each colour still in the bag with probability (its count) / (bag size)."""
