@@ -599,7 +599,7 @@ class EntropyState(_StateFields, State):
         return planes
 
     def returns(self) -> dict[str, float]:
-        """Order gets its final score / [`EntropyGame.score_bound`][] (in `[0, 1]`), Chaos the
+        """Order gets its final score / the game's `score_bound` (in `[0, 1]`), Chaos the
         opposite; both 0 until the game is over."""
         if self._to_move is not None:
             return {CHAOS: 0.0, ORDER: 0.0}

@@ -1,0 +1,216 @@
+"""PettingZoo AEC environments of the games, in the manner of PettingZoo's classic environments.
+
+[`env`][] makes one, wrapped as `pettingzoo.classic` wraps its games; [`raw_env`][] is the
+environment alone. The agents are the game's roles (`"order"`, `"chaos"`). Each observation is a
+dict: `"observation"`,
+[`State.observation_tensor`][abstractgames.protocol.State.observation_tensor] of the agent
+(`float32` in `[0, 1]`, of `Game.observation_shape`), and `"action_mask"`, an `int8` array of
+`Game.num_distinct_actions` with 1 for each legal action of the agent to move (all 0 for the
+other agents). Actions are the game's integer actions (`Discrete`).
+
+Rewards come only at the end: each agent gets its
+[`State.returns`][abstractgames.protocol.State.returns] (Order and Chaos and dispersal Entropy: 1
+for a win, -1 for a loss, 0 for a draw; Entropy: Order's score on a scale from 0 to 1, and its
+negative for Chaos). Chance events (Entropy's draws) are resolved inside
+the environment, by their probabilities, with a `random.Random` seeded by `reset(seed=...)`, so a
+seed replays the game; no agent is ever asked at a chance node.
+
+An illegal action, in [`env`][], ends the game at once: the offender gets the lowest return of the
+game (`Game.returns_range[0]`, -1 for the built-in games), the others 0, and every agent's
+termination and truncation are both true (PettingZoo's `TerminateIllegalWrapper`). A
+[`raw_env`][] raises [`IllegalMoveError`][abstractgames.IllegalMoveError] instead.
+
+Examples:
+    >>> from abstractgames.rl.pettingzoo import env
+    >>> game = env("entropy", size=5)
+    >>> game.reset(seed=42)
+    >>> for agent in game.agent_iter():
+    ...     observation, reward, terminated, truncated, info = game.last()
+    ...     if terminated or truncated:
+    ...         action = None
+    ...     else:
+    ...         action = game.action_space(agent).sample(observation["action_mask"])
+    ...     game.step(action)
+    >>> game.unwrapped.game_state.is_terminal()
+    True
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import gymnasium
+import numpy as np
+import numpy.typing as npt
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from ..protocol import Game, IllegalMoveError, InvalidParameterError, Move, State, random_move
+from ..text import value_excerpt
+from . import render
+from .gymnasium import RENDER_MODES, action_mask, learning_game
+
+__all__ = ["env", "raw_env"]
+
+
+def env(game: str | Game, render_mode: str | None = None, **params: Any) -> AECEnv:
+    """The AEC environment of a game, wrapped as PettingZoo's classic environments are.
+
+    The wrappers end the game on an illegal action (`TerminateIllegalWrapper`), assert that
+    actions are in the action space (`AssertOutOfBoundsWrapper`) and that the methods are called
+    in order (`OrderEnforcingWrapper`).
+
+    Args:
+        game: a game name, a spec such as `"entropy:size=5"`, or a [`Game`][abstractgames.Game].
+        render_mode: `None`, `"human"` (prints the board after every step), `"ansi"` or
+            `"rgb_array"` (what `render()` returns).
+        **params: the game's parameters, e.g. `size=5` or `max_plies=100`.
+
+    Raises:
+        UnknownGameError: no such game.
+        InvalidParameterError: a bad game parameter or render mode.
+        UnsupportedGameError: a game without integer actions or observations.
+    """
+    inner = raw_env(game, render_mode=render_mode, **params)
+    illegal = inner.game.returns_range[0]
+    wrapped: AECEnv = wrappers.TerminateIllegalWrapper(inner, illegal_reward=illegal)
+    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    return wrappers.OrderEnforcingWrapper(wrapped)
+
+
+class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # PettingZoo's name
+    """The AEC environment of a game, without wrappers (see [`env`][] for the arguments).
+
+    Attributes:
+        game: the game played.
+        metadata: `"name"` is `<game>_v0`; not parallelizable; the render modes.
+    """
+
+    metadata: dict[str, Any] = {  # noqa: RUF012  (PettingZoo's class attribute)
+        "name": "abstractgames_v0",
+        "is_parallelizable": False,
+        "render_modes": list(RENDER_MODES),
+        "render_fps": 2,
+    }
+
+    def __init__(self, game: str | Game, render_mode: str | None = None, **params: Any) -> None:
+        EzPickle.__init__(self, game, render_mode, **params)
+        super().__init__()
+        self.game: Game = learning_game(game, **params)
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise InvalidParameterError(
+                f"render_mode must be one of {', '.join(RENDER_MODES)} or None, not "
+                f"{value_excerpt(render_mode)}"
+            )
+        self.render_mode = render_mode
+        self.metadata = {**raw_env.metadata, "name": f"{self.game.name}_v0"}
+        self.possible_agents: list[str] = list(self.game.roles)
+        self.agents: list[str] = []
+        observation = spaces.Box(0.0, 1.0, self.game.observation_shape, np.float32)
+        count = self.game.num_distinct_actions
+        self.observation_spaces = {
+            agent: spaces.Dict(
+                {"observation": observation, "action_mask": spaces.Box(0, 1, (count,), np.int8)}
+            )
+            for agent in self.possible_agents
+        }
+        self.action_spaces = {agent: spaces.Discrete(count) for agent in self.possible_agents}
+        self._rng: random.Random | None = None
+        self._state: State | None = None
+        self._last: list[Move] = []
+
+    @property
+    def game_state(self) -> State:
+        """The current position: never a chance node before the end.
+
+        Raises:
+            IllegalMoveError: the environment was not reset yet.
+        """
+        if self._state is None:
+            raise IllegalMoveError("the environment has no position yet: call reset() first")
+        return self._state
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a new game; `seed` seeds the chance events of this and the following games
+        (without one, the first reset seeds them from the operating system)."""
+        if seed is not None or self._rng is None:
+            self._rng = random.Random(seed)
+        self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
+        self._last = []
+        self._enter(self.game.initial_state())
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent: str) -> dict[str, npt.NDArray[Any]]:
+        state = self.game_state
+        if agent == self.agent_selection:
+            mask = action_mask(state)
+        else:
+            mask = np.zeros(self.game.num_distinct_actions, np.int8)
+        return {"observation": state.observation_tensor(agent), "action_mask": mask}
+
+    def step(self, action: Any) -> None:
+        """Play `action` for the agent to move (`None` for an agent whose game is over).
+
+        Raises:
+            IllegalMoveError: an illegal action (the wrapped [`env`][] ends the game instead).
+            InvalidMoveError: not an integer in the action space.
+        """
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        state = self.game_state
+        move = self.game.move_of(action, state)
+        after = state.apply(move)
+        self._last = [move]
+        self._cumulative_rewards[agent] = 0.0
+        self._enter(after)
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | npt.NDArray[np.uint8] | None:
+        """The frame of the render mode (`None` for `"human"`, which prints it)."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() was called without a render_mode")
+            return None
+        if self.render_mode == "rgb_array":
+            return render.rgb_frame(self.game_state)
+        text = render.text_frame(self.game_state, self._last)
+        if self.render_mode == "ansi":
+            return text
+        print(text + "\n")
+        return None
+
+    def close(self) -> None:
+        """Nothing to release (no window is opened)."""
+
+    def _enter(self, state: State) -> None:
+        """Make `state` current after drawing its chance events; score it if the game is over."""
+        assert self._rng is not None
+        while state.is_chance():
+            move = random_move(state, self._rng)
+            state = state.apply(move)
+            self._last.append(move)
+        self._state = state
+        if state.to_move is None:
+            returns = state.returns()
+            self.rewards = {agent: float(returns[agent]) for agent in self.agents}
+            self.terminations = dict.fromkeys(self.agents, True)
+            self._accumulate_rewards()
+        else:
+            self.agent_selection = state.to_move
