@@ -118,6 +118,17 @@ _MOVE_RE = re.compile(
     r"^\s*([xo])\s*+@?\s*+([a-z]\d+)\s*$|^\s*([a-z]\d+)\s*+@?\s*+([xo])\s*$", re.I
 )
 
+# Rank r -> the empty squares of the rank as 6 bits -> their actions; and 6 bits -> 6 floats.
+_RANK_ACTIONS = tuple(
+    tuple(
+        tuple(2 * (6 * r + f) + s for f in range(6) if bits >> f & 1 for s in (0, 1))
+        for bits in range(64)
+    )
+    for r in range(6)
+)
+_RANK_FLOATS = tuple([float(bits >> f & 1) for f in range(6)] for bits in range(64))
+_ONES, _ZEROS = [1.0] * SIZE, [0.0] * SIZE
+
 OBSERVATION_PLANES = 4
 """Planes of an observation: X, O, empty, and all ones when Order is to move."""
 
@@ -288,18 +299,33 @@ class OrderChaosState(State):
     def legal_actions(self) -> tuple[int, ...]:
         if self._to_move is None:
             return ()
-        empty = ~(self.x | self.o)
-        return tuple(a for a in range(2 * SIZE) if empty >> (a >> 1) & 1)
+        empty = FULL & ~(self.x | self.o)
+        r0, r1, r2, r3, r4, r5 = _RANK_ACTIONS
+        return (
+            r0[empty & 63]
+            + r1[empty >> 6 & 63]
+            + r2[empty >> 12 & 63]
+            + r3[empty >> 18 & 63]
+            + r4[empty >> 24 & 63]
+            + r5[empty >> 30]
+        )
 
     def observation(self, role: str) -> list[float]:
         """Four 6×6 planes, ranks from 1, files from a: X, O, empty, Order to move (both roles
         see the same: the game has no hidden information)."""
         GAME.check_role(role)
         x, o = self.x, self.o
-        planes = [float(x >> i & 1) for i in range(SIZE)]
-        planes += [float(o >> i & 1) for i in range(SIZE)]
-        planes += [float(not (x | o) >> i & 1) for i in range(SIZE)]
-        planes += [float(self._to_move == ORDER)] * SIZE
+        empty = FULL & ~(x | o)
+        bits = _RANK_FLOATS
+        planes: list[float] = []
+        for board in (x, o, empty):
+            planes += bits[board & 63]
+            planes += bits[board >> 6 & 63]
+            planes += bits[board >> 12 & 63]
+            planes += bits[board >> 18 & 63]
+            planes += bits[board >> 24 & 63]
+            planes += bits[board >> 30]
+        planes += _ONES if self._to_move == ORDER else _ZEROS
         return planes
 
     def outcome(self) -> Outcome | None:
