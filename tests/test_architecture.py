@@ -47,6 +47,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "abstractgames.bench",
             "abstractgames.testing",
             "abstractgames.rl",
+            "abstractgames.web",
         ),
     ),
     ("command line", ("abstractgames.cli", "abstractgames.__main__")),
@@ -88,6 +89,13 @@ RL_MODULES = {
 }
 """The adapters to the game-AI libraries (the `rl` extra)."""
 
+WEB_MODULES = {
+    "abstractgames.web",
+    "abstractgames.web.app",
+    "abstractgames.web.server",
+}
+"""The web interface's modules that use its libraries (the `web` extra)."""
+
 THIRD_PARTY = {
     "click": {"abstractgames.cli"},
     "rich": {"abstractgames.cli", "abstractgames.terminal"},
@@ -100,6 +108,8 @@ THIRD_PARTY = {
     "gymnasium": RL_MODULES,
     "pyspiel": RL_MODULES,
     "open_spiel": RL_MODULES,
+    "starlette": WEB_MODULES,
+    "uvicorn": {"abstractgames.web.server"},
 }
 """Optional or front-end libraries and the only modules that may use them."""
 

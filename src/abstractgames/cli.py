@@ -1071,3 +1071,63 @@ def solve(
         except ValueError as error:
             raise click.ClickException(str(error)) from None
     click.echo(str(solution))
+
+
+@main.command()
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="The address to listen on: this machine only by default; 0.0.0.0 serves every network "
+    "(with a warning).",
+)
+@click.option(
+    "--port",
+    default=8000,
+    show_default=True,
+    type=click.IntRange(0, 65535),
+    help="The port to listen on (0: a free one, printed).",
+)
+@click.option("--open", "open_browser", is_flag=True, help="Open the page in your web browser.")
+@click.option(
+    "--no-save",
+    is_flag=True,
+    help="Do not keep the games in your data directory (where 'play' keeps them too; "
+    "ABSTRACTGAMES_DATA sets it).",
+)
+@click.option(
+    "--allow-programs",
+    is_flag=True,
+    help="Let the page start engines and bots from files also when serving beyond this machine "
+    "(on 127.0.0.1 it always may).",
+)
+def serve(host: str, port: int, open_browser: bool, no_save: bool, allow_programs: bool) -> None:
+    """Play, watch and replay in your web browser: a local web app (pip install
+    'abstractgames[web]').
+
+    Play any game against any player spec (or a second person at the same screen) by clicking
+    on the board or typing moves; watch bots play a match or a tournament live; replay any
+    game record. The games are kept in your data directory as the same records 'play --record'
+    writes. Ctrl-C (or SIGTERM) stops the server and saves the games in progress.
+    """
+    try:
+        from .web import ServeError
+        from .web import serve as run_server
+    except ImportError as error:
+        raise click.ClickException(
+            f"the web interface needs the web extra ({error}): pip install 'abstractgames[web]'"
+        ) from None
+    from .terminal import data_directory
+
+    try:
+        run_server(
+            host,
+            port,
+            open_browser=open_browser,
+            save_dir=None if no_save else data_directory() / "games",
+            allow_programs=True if allow_programs else None,
+        )
+    except ServeError as error:
+        raise click.ClickException(printable(error)) from None
+    except KeyboardInterrupt:
+        sys.exit(_interrupted())

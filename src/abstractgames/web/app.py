@@ -1,0 +1,697 @@
+"""The web app: the page, its JSON API and its WebSockets, as one Starlette (ASGI) application.
+
+Every request is checked before anything is done: a body must be a JSON object of known fields
+with values of the right type and range (else 400 and `{"error": message}`), a move goes through
+the game's own `parse_move` and `apply` (a bad one gets their message, as the terminal shows it),
+an unknown id is 404, and a request that cannot be done now (a move while a bot thinks) is 409.
+Requests that change something must come from the page itself: another site's page cannot play,
+start programs or read games through the browser of the person who runs the server (the `Origin`
+header is checked), and on 127.0.0.1 a request must name this machine as its `Host` (so a DNS
+name that points here cannot be used to reach it either).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import random
+import re
+from collections.abc import AsyncIterator, Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager, suppress
+from pathlib import Path
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
+
+from starlette.applications import Starlette
+from starlette.datastructures import Headers
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from .. import strictjson
+from ..protocol import AbstractGamesError, Game, Move, State
+from ..records import MAX_RECORD_SIZE, SEED_LIMIT, ClockSettings, MatchRecord
+from ..registry import make_player, outside_code, parse_game_spec, search_player
+from ..text import excerpt
+from .errors import BadRequest, Conflict, Forbidden, TooLarge, WebError
+from .saved import SavedGames
+from .sessions import GameSession, Live, Sessions
+from .tournaments import Tournaments
+from .views import catalog, grid_or_none, replay_view, squares_of
+
+__all__ = ["MAX_BODY", "STATIC", "WebApp", "create_app"]
+
+STATIC = Path(__file__).resolve().parent / "static"
+"""The page's files: HTML, CSS and JavaScript modules, served as they are (no build step)."""
+MAX_BODY = 64 * 1024
+"""The largest request body read, in bytes, but for an uploaded record (see
+[`MAX_RECORD_SIZE`][abstractgames.records.MAX_RECORD_SIZE])."""
+MAX_PLAYERS = 8
+"""The most players of a tournament started from the page."""
+MAX_TOURNAMENT_GAMES = 200
+"""The most matches per pair of players of a tournament started from the page."""
+PUSH_INTERVAL = 0.05
+"""The shortest time between two updates a WebSocket sends (changes in between are merged)."""
+
+logger = logging.getLogger(__name__)
+_T = TypeVar("_T")
+_MISSING: Any = object()
+
+
+class WebApp:
+    """What the app holds: the matches, the tournaments, the saved games and the threads that
+    think for bots and hints.
+
+    Args:
+        save_dir: where records are kept (`None`: nowhere; the replay list is then empty).
+        allow_programs: whether the page may start external programs and bots from files.
+        bot_timeout: seconds a bot without a clock has for a move before it forfeits.
+        tournament_dir: where tournaments keep their records (default: `save_dir/tournaments`,
+            or a temporary directory).
+    """
+
+    def __init__(
+        self,
+        *,
+        save_dir: Path | None = None,
+        allow_programs: bool = True,
+        bot_timeout: float = 300.0,
+        tournament_dir: Path | None = None,
+    ) -> None:
+        self.sessions = Sessions(
+            save_dir=save_dir, allow_programs=allow_programs, bot_timeout=bot_timeout
+        )
+        if tournament_dir is None:
+            if save_dir is not None:
+                tournament_dir = save_dir / "tournaments"
+            else:
+                import tempfile
+
+                tournament_dir = Path(tempfile.gettempdir()) / "abstractgames-web-tournaments"
+        self.tournaments = Tournaments(tournament_dir)
+        self.saved = SavedGames(save_dir)
+        self.allow_programs = allow_programs
+        self.executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="abstractgames-web")
+        self._catalog: dict[str, Any] | None = None
+        self._saved_on_shutdown: list[Path] | None = None
+        self._shutdown_lock = asyncio.Lock()
+
+    async def run(self, function: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
+        """Call `function` in a worker thread, off the event loop."""
+        loop = asyncio.get_running_loop()
+        try:
+            future = loop.run_in_executor(
+                self.executor, functools.partial(function, *args, **kwargs)
+            )
+        except RuntimeError:  # the threads were shut down
+            raise Conflict("the server is shutting down") from None
+        return await future
+
+    def shutdown(self) -> list[Path]:
+        """Stop every match (saving its record) and tournament; return the records saved of the
+        matches that were still being played. Safe to call more than once."""
+        if self._saved_on_shutdown is None:
+            saved = self.sessions.shutdown()
+            self.tournaments.shutdown()
+            self.executor.shutdown(wait=False, cancel_futures=True)
+            self._saved_on_shutdown = saved
+        return self._saved_on_shutdown
+
+    def catalog(self) -> dict[str, Any]:
+        """The games and players for the page's forms (made once)."""
+        if self._catalog is None:
+            self._catalog = catalog()
+        return {
+            **self._catalog,
+            "allow_programs": self.allow_programs,
+            "saving": self.sessions.save_dir is not None,
+        }
+
+
+# --- reading requests -------------------------------------------------------------------------
+
+
+async def read_body(request: Request, limit: int = MAX_BODY) -> str:
+    """The request's body as text, refused if it is not JSON, larger than `limit` bytes, or not
+    UTF-8.
+
+    Raises:
+        BadRequest: not JSON or not UTF-8.
+        TooLarge: more than `limit` bytes.
+    """
+    kind = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+    if kind != "application/json":
+        raise BadRequest("send the request as JSON (Content-Type: application/json)")
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise TooLarge(f"the request is larger than {limit:,} bytes")
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            raise TooLarge(f"the request is larger than {limit:,} bytes")
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise BadRequest(f"the request is not UTF-8 (at byte {error.start + 1:,})") from None
+
+
+async def read_json(request: Request, limit: int = MAX_BODY) -> Fields:
+    """The request's JSON object, to read its fields from (an empty body is `{}`)."""
+    text = await read_body(request, limit)
+    if not text.strip():
+        return Fields({})
+    try:
+        data = strictjson.loads(text)
+    except strictjson.JSONError as error:
+        raise BadRequest(f"the request is {error}") from None
+    return Fields(data)
+
+
+class Fields:
+    """The fields of a request's JSON object, each checked as it is read; [`finish`][] refuses
+    any field that was not read."""
+
+    def __init__(self, data: Any) -> None:
+        if not isinstance(data, dict):
+            raise BadRequest("the request must be a JSON object")
+        self.data: dict[str, Any] = data
+        self.read: list[str] = []
+
+    def _get(self, key: str, default: Any) -> Any:
+        self.read.append(key)
+        value = self.data.get(key, _MISSING)
+        if value is _MISSING or value is None:
+            if default is _MISSING:
+                raise BadRequest(f"the request has no {key!r}")
+            return default
+        return value
+
+    def text(self, key: str, default: Any = _MISSING, *, limit: int = 1000) -> Any:
+        """A string field of at most `limit` characters."""
+        value = self._get(key, default)
+        if value is default:
+            return value
+        if not isinstance(value, str):
+            raise BadRequest(f"{key!r} must be a string, not {_kind(value)}")
+        if len(value) > limit:
+            raise BadRequest(f"{key!r} is longer than {limit:,} characters")
+        return value
+
+    def texts(self, key: str, default: Any = _MISSING, *, count: tuple[int, int]) -> Any:
+        """A list of short strings, with a number of items in the range `count`."""
+        value = self._get(key, default)
+        if value is default:
+            return value
+        low, high = count
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise BadRequest(f"{key!r} must be a list of strings")
+        if not low <= len(value) <= high:
+            many = f"{low}" if low == high else f"{low} to {high}"
+            raise BadRequest(f"{key!r} must have {many} items, not {len(value)}")
+        if any(len(v) > 1000 for v in value):
+            raise BadRequest(f"an item of {key!r} is longer than 1,000 characters")
+        return value
+
+    def integer(self, key: str, default: Any = _MISSING, *, low: int, high: int) -> Any:
+        """An integer field from `low` to `high`."""
+        value = self._get(key, default)
+        if value is default:
+            return value
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise BadRequest(f"{key!r} must be an integer, not {_kind(value)}")
+        if not low <= value <= high:
+            raise BadRequest(f"{key!r} must be from {low} to {high}, not {excerpt(value)}")
+        return value
+
+    def number(self, key: str, default: Any = _MISSING, *, low: float, high: float) -> Any:
+        """A number field from `low` to `high`."""
+        value = self._get(key, default)
+        if value is default:
+            return value
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise BadRequest(f"{key!r} must be a number, not {_kind(value)}")
+        if not low <= value <= high:
+            raise BadRequest(f"{key!r} must be from {low:g} to {high:g}, not {excerpt(value)}")
+        return float(value)
+
+    def flag(self, key: str, default: bool = False) -> bool:
+        """A true/false field."""
+        value = self._get(key, default)
+        if not isinstance(value, bool):
+            raise BadRequest(f"{key!r} must be true or false, not {_kind(value)}")
+        return value
+
+    def finish(self) -> None:
+        """Refuse the fields that were not read."""
+        unknown = sorted(set(self.data) - set(self.read))
+        if unknown:
+            known = ", ".join(self.read) or "none"
+            raise BadRequest(f"unknown field {excerpt(unknown[0])!r} (the fields are: {known})")
+
+
+def _kind(value: Any) -> str:
+    names = {dict: "an object", list: "a list", str: "a string", bool: "true or false"}
+    return names.get(type(value), "a number" if isinstance(value, int | float) else "null")
+
+
+def _game(spec: str) -> Game:
+    game = parse_game_spec(spec)
+    if grid_or_none(game) is None:
+        raise BadRequest(f"{excerpt(spec)} has no board to show on the page")
+    return game
+
+
+# --- the API ----------------------------------------------------------------------------------
+
+
+def _web(request: Request | WebSocket) -> WebApp:
+    web: WebApp = request.app.state.web
+    return web
+
+
+def _session(request: Request | WebSocket) -> GameSession:
+    return _web(request).sessions.get(request.path_params["id"])
+
+
+async def index(request: Request) -> Response:
+    return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+
+async def get_catalog(request: Request) -> Response:
+    web = _web(request)
+    return JSONResponse(await web.run(web.catalog))
+
+
+async def list_games(request: Request) -> Response:
+    return JSONResponse({"games": _web(request).sessions.watchable()})
+
+
+async def create_game(request: Request) -> Response:
+    web = _web(request)
+    fields = await read_json(request)
+    resume = fields.text("resume", None, limit=300)
+    spec = fields.text("game", None, limit=200)
+    players = fields.texts("players", None, count=(2, 2))
+    seed = fields.integer("seed", None, low=-SEED_LIMIT + 1, high=SEED_LIMIT - 1)
+    clock_text = fields.text("clock", None, limit=40)
+    single = fields.flag("single")
+    time_loss_forfeits = fields.flag("time_loss_forfeits")
+    pace = fields.number("pace", 0.0, low=0.0, high=10.0)
+    fields.finish()
+    if players is not None and any(not p.strip() for p in players):
+        raise BadRequest("a player spec is empty: write human, greedy, search:time=1, …")
+    if resume is not None:
+        session = await web.run(_resume, web, resume, players, pace)
+        return JSONResponse(session.snapshot(), status_code=201)
+    if spec is None:
+        raise BadRequest("the request has no 'game' (or 'resume': a saved game to continue)")
+    players = ["human", "greedy"] if players is None else players
+    clock = None
+    if clock_text is not None and clock_text.strip():
+        try:
+            clock = ClockSettings.parse(clock_text)
+        except ValueError as error:
+            raise BadRequest(str(error)) from None
+    game = _game(spec)
+    session = await web.run(
+        web.sessions.create,
+        game,
+        players,
+        seed=seed,
+        clock=clock,
+        single=single,
+        time_loss_forfeits=time_loss_forfeits,
+        pace=pace,
+    )
+    return JSONResponse(session.snapshot(), status_code=201)
+
+
+def _resume(web: WebApp, name: str, players: list[str] | None, pace: float) -> GameSession:
+    """Continue the unfinished match of the saved record `name` (as `play --resume` does)."""
+    path = web.saved.path(name)
+    record = MatchRecord.load(path)
+    if record.finished:
+        raise Conflict(f"the match in {name} is already finished")
+    game = record.make_game()
+    if grid_or_none(game) is None:
+        raise BadRequest(f"{game.spec} has no board to show on the page")
+    record.replay()
+    if players is None:
+        for number, spec in enumerate(record.players, start=1):
+            what = outside_code(spec)
+            if what is not None:
+                raise Forbidden(
+                    f"player {number} in {name} is {what} ({excerpt(spec)}): programs, files and "
+                    "modules are only started from a spec you give; name the players to continue"
+                )
+    specs = list(record.players) if players is None else players
+    return web.sessions.create(game, specs, pace=pace, record=record, path=path)
+
+
+async def get_game(request: Request) -> Response:
+    return JSONResponse(_session(request).snapshot())
+
+
+async def play_move(request: Request) -> Response:
+    session = _session(request)
+    fields = await read_json(request)
+    text = fields.text("move", limit=200)
+    fields.finish()
+    move = session.play(text)
+    return JSONResponse({"move": move, "version": session.version})
+
+
+async def undo(request: Request) -> Response:
+    session = _session(request)
+    (await read_json(request)).finish()
+    session.undo()
+    return JSONResponse({"version": session.version}, status_code=202)
+
+
+async def resign(request: Request) -> Response:
+    session = _session(request)
+    fields = await read_json(request)
+    player = fields.integer("player", None, low=1, high=2)
+    fields.finish()
+    number = session.resign(player)
+    return JSONResponse({"player": number, "version": session.version}, status_code=202)
+
+
+async def proceed(request: Request) -> Response:
+    session = _session(request)
+    (await read_json(request)).finish()
+    session.proceed_to_next_game()
+    return JSONResponse({"version": session.version}, status_code=202)
+
+
+async def hint(request: Request) -> Response:
+    web = _web(request)
+    session = _session(request)
+    (await read_json(request)).finish()
+    state, seconds = session.hint_position()
+    move = await web.run(_think, state, seconds)
+    squares = squares_of(grid_or_none(state.game), move)
+    return JSONResponse({"move": str(move), "squares": squares, "seconds": seconds})
+
+
+def _think(state: State, seconds: float) -> Move:
+    """What the search bot plays in `state` within `seconds` (for a hint)."""
+    try:
+        bot = search_player(state.game, time=seconds)
+    except AbstractGamesError as error:
+        raise Conflict(f"no hint: {error}") from None
+    try:
+        return bot.choose(state, random.Random(0), None)
+    except Exception as error:  # a plugin's bot: a hint must not end anything
+        raise Conflict(
+            f"no hint: the search bot failed ({type(error).__name__}: {error})"
+        ) from None
+    finally:
+        bot.close()
+
+
+async def game_record(request: Request) -> Response:
+    session = _session(request)
+    text = session.record.dumps()
+    name = f"abstractgames-{re.sub(r'[^A-Za-z0-9_-]+', '_', session.game.name)}"
+    name += f"-{session.referee.seed}.json"
+    return Response(
+        text,
+        media_type="application/json",
+        headers={"Content-Disposition": f'attachment; filename="{name}"'},
+    )
+
+
+async def list_records(request: Request) -> Response:
+    web = _web(request)
+    records = await web.run(web.saved.listing)
+    directory = web.saved.directory
+    return JSONResponse(
+        {"directory": None if directory is None else str(directory), "records": records}
+    )
+
+
+async def open_record(request: Request) -> Response:
+    web = _web(request)
+    return JSONResponse(await web.run(web.saved.replay, request.path_params["name"]))
+
+
+async def record_file(request: Request) -> Response:
+    path = _web(request).saved.path(request.path_params["name"])
+    return FileResponse(
+        path,
+        media_type="application/json",
+        filename=path.name,
+        content_disposition_type="attachment",
+    )
+
+
+async def upload_record(request: Request) -> Response:
+    web = _web(request)
+    text = await read_body(request, MAX_RECORD_SIZE)
+
+    def replay() -> dict[str, Any]:
+        return replay_view(MatchRecord.loads(text))
+
+    return JSONResponse(await web.run(replay))
+
+
+async def list_tournaments(request: Request) -> Response:
+    return JSONResponse({"tournaments": _web(request).tournaments.listing()})
+
+
+async def create_tournament(request: Request) -> Response:
+    web = _web(request)
+    fields = await read_json(request)
+    spec = fields.text("game", limit=200)
+    players = [p.strip() for p in fields.texts("players", count=(2, MAX_PLAYERS))]
+    games = fields.integer("games", 2, low=2, high=MAX_TOURNAMENT_GAMES)
+    seed = fields.integer("seed", 0, low=-SEED_LIMIT + 1, high=SEED_LIMIT - 1)
+    fields.finish()
+    if games % 2:
+        raise BadRequest(f"'games' must be even (each seed is played in both seats), not {games}")
+    if len(set(players)) != len(players):
+        raise BadRequest("a player is named twice: every player of a tournament is different")
+    for player in players:
+        if not player or player.lower() == "human":
+            raise BadRequest("a tournament is played between bots: name a bot for each player")
+        web.sessions.check_spec(player)
+    game = _game(spec)
+
+    def check() -> None:
+        for player in players:
+            make_player(player, game).close()
+
+    await web.run(check)
+    tournament = web.tournaments.create(game, players, games, seed)
+    return JSONResponse(tournament.snapshot(), status_code=201)
+
+
+async def get_tournament(request: Request) -> Response:
+    return JSONResponse(_web(request).tournaments.get(request.path_params["id"]).snapshot())
+
+
+async def stop_tournament(request: Request) -> Response:
+    web = _web(request)
+    tournament = web.tournaments.get(request.path_params["id"])
+    await web.run(tournament.stop)
+    return JSONResponse(tournament.snapshot())
+
+
+async def tournament_match(request: Request) -> Response:
+    web = _web(request)
+    tournament = web.tournaments.get(request.path_params["id"])
+    return JSONResponse(await web.run(tournament.match, request.path_params["number"]))
+
+
+async def follow(websocket: WebSocket, live: Live, snapshot: Callable[[], dict[str, Any]]) -> None:
+    """Send `snapshot()` at once and after every change of `live`, until the page goes."""
+    await websocket.accept()
+    event = live.watch()
+    receiving = asyncio.ensure_future(websocket.receive())
+    waiting: asyncio.Future[Any] | None = None
+    try:
+        while True:
+            event.clear()
+            await websocket.send_json(snapshot())
+            await asyncio.sleep(PUSH_INTERVAL)
+            waiting = asyncio.ensure_future(event.wait())
+            done, _ = await asyncio.wait({waiting, receiving}, return_when=asyncio.FIRST_COMPLETED)
+            if receiving in done:
+                message = receiving.result()
+                if message.get("type") == "websocket.disconnect":
+                    break
+                receiving = asyncio.ensure_future(websocket.receive())  # the page says nothing
+            if waiting not in done:
+                await waiting
+    except (WebSocketDisconnect, RuntimeError, OSError):
+        pass
+    finally:
+        live.unwatch(event)
+        for task in (receiving, waiting):
+            if task is not None:
+                task.cancel()
+        with suppress(Exception):
+            await websocket.close()
+
+
+async def game_socket(websocket: WebSocket) -> None:
+    try:
+        session = _session(websocket)
+    except WebError:
+        await websocket.close(code=4404)
+        return
+    await follow(websocket, session, session.snapshot)
+
+
+async def tournament_socket(websocket: WebSocket) -> None:
+    try:
+        tournament = _web(websocket).tournaments.get(websocket.path_params["id"])
+    except WebError:
+        await websocket.close(code=4404)
+        return
+    await follow(websocket, tournament, tournament.snapshot)
+
+
+# --- errors -----------------------------------------------------------------------------------
+
+
+async def _refused(request: Request, error: Exception) -> Response:
+    status = error.status if isinstance(error, WebError) else 400  # a bad move, spec, record…
+    return JSONResponse({"error": str(error)}, status_code=status)
+
+
+async def _http_error(request: Request, error: Exception) -> Response:
+    assert isinstance(error, HTTPException)
+    return JSONResponse({"error": error.detail}, status_code=error.status_code)
+
+
+async def _internal(request: Request, error: Exception) -> Response:
+    logger.error("internal error on %s %s", request.method, request.url.path, exc_info=error)
+    return JSONResponse(
+        {"error": f"internal error ({type(error).__name__}): this is a bug"}, status_code=500
+    )
+
+
+class SameOrigin:
+    """Refuse requests that do not come from the page itself (see
+    [the module][abstractgames.web.app]).
+
+    Args:
+        app: the application.
+        hosts: the host names a request may be addressed to (`None`: any).
+    """
+
+    def __init__(self, app: ASGIApp, hosts: Sequence[str] | None) -> None:
+        self.app = app
+        self.hosts = None if hosts is None else {h.lower() for h in hosts}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        host = headers.get("host", "")
+        problem = None
+        if self.hosts is not None and _hostname(host) not in self.hosts:
+            problem = "this server answers requests to this machine only (unexpected Host)"
+        origin = headers.get("origin")
+        changes = scope["type"] == "websocket" or scope["method"] not in ("GET", "HEAD")
+        if problem is None and changes and origin is not None and urlsplit(origin).netloc != host:
+            problem = "requests from another site's page are refused"
+        if problem is None:
+            await self.app(scope, receive, send)
+        elif scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1008, "reason": problem})
+        else:
+            await JSONResponse({"error": problem}, status_code=403)(scope, receive, send)
+
+
+def _hostname(host: str) -> str:
+    """The name in a Host header, without the port."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[1:].partition("]")[0]
+    return host.rpartition(":")[0] if ":" in host else host
+
+
+def create_app(
+    *,
+    save_dir: Path | None = None,
+    allow_programs: bool = True,
+    bot_timeout: float = 300.0,
+    hosts: Sequence[str] | None = None,
+    tournament_dir: Path | None = None,
+) -> Starlette:
+    """The web app (an ASGI application; `abstractgames serve` runs it with uvicorn).
+
+    Args:
+        save_dir: where every match's record is kept, and where the replay list looks
+            (`None`: records are not kept).
+        allow_programs: whether the page may start external programs (`engine:CMD`) and bots
+            from files or modules.
+        bot_timeout: seconds a bot without a clock has for a move before it forfeits.
+        hosts: the host names requests may be addressed to (`None`: any; the server passes
+            the loopback names when it listens on a loopback address).
+        tournament_dir: where tournaments keep their records (default: in `save_dir`).
+
+    The app's [`WebApp`][] is `app.state.web`; its `shutdown()` stops every match, saving it.
+    """
+    web = WebApp(
+        save_dir=save_dir,
+        allow_programs=allow_programs,
+        bot_timeout=bot_timeout,
+        tournament_dir=tournament_dir,
+    )
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            await asyncio.get_running_loop().run_in_executor(None, web.shutdown)
+
+    routes = [
+        Route("/", index),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        Route("/api/catalog", get_catalog),
+        Route("/api/games", list_games, methods=["GET"]),
+        Route("/api/games", create_game, methods=["POST"]),
+        Route("/api/games/{id}", get_game),
+        Route("/api/games/{id}/move", play_move, methods=["POST"]),
+        Route("/api/games/{id}/undo", undo, methods=["POST"]),
+        Route("/api/games/{id}/resign", resign, methods=["POST"]),
+        Route("/api/games/{id}/hint", hint, methods=["POST"]),
+        Route("/api/games/{id}/continue", proceed, methods=["POST"]),
+        Route("/api/games/{id}/record", game_record),
+        WebSocketRoute("/api/games/{id}/ws", game_socket),
+        Route("/api/records", list_records),
+        Route("/api/records/{name}", open_record),
+        Route("/api/records/{name}/file", record_file),
+        Route("/api/replay", upload_record, methods=["POST"]),
+        Route("/api/tournaments", list_tournaments, methods=["GET"]),
+        Route("/api/tournaments", create_tournament, methods=["POST"]),
+        Route("/api/tournaments/{id}", get_tournament, methods=["GET"]),
+        Route("/api/tournaments/{id}", stop_tournament, methods=["DELETE"]),
+        Route("/api/tournaments/{id}/matches/{number:int}", tournament_match),
+        WebSocketRoute("/api/tournaments/{id}/ws", tournament_socket),
+    ]
+    app = Starlette(
+        routes=routes,
+        lifespan=lifespan,
+        exception_handlers={
+            AbstractGamesError: _refused,
+            HTTPException: _http_error,
+            Exception: _internal,
+        },
+    )
+    app.state.web = web
+    app.add_middleware(SameOrigin, hosts=hosts)
+    return app

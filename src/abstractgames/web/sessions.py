@@ -1,0 +1,926 @@
+"""Matches played through the web app: a [`Referee`][abstractgames.referee.Referee] in a thread
+for each, people at the page, and bots that think with deadlines.
+
+The referee drives every match exactly as `abstractgames play` does (clocks, chance, undo,
+resignations, the games of a match, the record). A person at the page is a [`WebHuman`][], whose
+`choose` waits for the move the page sends; a bot is wrapped in a [`GuardedBot`][], which lets it
+think in a thread of its own and turns whatever goes wrong (an exception, a hang past its
+deadline, a hook that fails) into a forfeit with the reason, so that one bad bot ends its own
+match and nothing else. What happens is kept by an observer in the [`GameSession`][], whose
+[`snapshot`][GameSession.snapshot] the page draws.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import queue
+import random
+import re
+import secrets
+import threading
+import time
+from collections.abc import Callable, Sequence
+from contextlib import suppress
+from pathlib import Path
+from typing import Any, cast
+
+from ..players import Player, PlayerFailed, Resign, UndoRequest
+from ..protocol import (
+    CHANCE,
+    AbstractGamesError,
+    Game,
+    IllegalMoveError,
+    Match,
+    MatchError,
+    Move,
+    State,
+)
+from ..records import ClockSettings, GameRecord, MatchRecord, MoveRecord
+from ..referee import MatchStopped, Observer, Referee
+from ..registry import make_player, outside_code
+from ..text import excerpt, value_excerpt
+from .errors import BadRequest, Conflict, Forbidden, NotFound
+from .views import (
+    clock_view,
+    ended_view,
+    game_view,
+    legal_view,
+    match_roles,
+    outcome_view,
+    ply_view,
+    position_view,
+)
+
+__all__ = [
+    "BOT_GRACE",
+    "GameSession",
+    "GuardedBot",
+    "Live",
+    "Sessions",
+    "WebHuman",
+    "record_path",
+]
+
+BOT_GRACE = 5.0
+"""Seconds a bot on a clock may run over its time before it forfeits for not answering."""
+HINT_SECONDS = 1.0
+"""The search bot's thinking time for a hint (less when the clock is short)."""
+MAX_NOTICES = 20
+"""The most recent notices a game keeps for the page."""
+IDLE_SECONDS = 600.0
+"""A match nobody has looked at for this long is stopped (and saved) to make room for a new one
+when as many are played as the server allows."""
+
+
+class Live:
+    """Something a page follows: a version that grows with every change, and the event loops
+    that wait for the next one (a WebSocket each)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.version = 0
+        self._waiters: dict[asyncio.Event, asyncio.AbstractEventLoop] = {}
+
+    def changed(self) -> None:
+        """Count a change and wake every waiter (from any thread)."""
+        with self.lock:
+            self.version += 1
+            waiters = list(self._waiters.items())
+        for event, loop in waiters:
+            with suppress(RuntimeError):  # its loop is closed: the page went away
+                loop.call_soon_threadsafe(event.set)
+
+    def watch(self) -> asyncio.Event:
+        """An event set at each change (call in the event loop; [`unwatch`][] when done)."""
+        event = asyncio.Event()
+        with self.lock:
+            self._waiters[event] = asyncio.get_running_loop()
+        return event
+
+    def unwatch(self, event: asyncio.Event) -> None:
+        """Stop waking `event`."""
+        with self.lock:
+            self._waiters.pop(event, None)
+
+
+def record_path(directory: Path, game: str, seed: int, taken: set[str]) -> Path:
+    """A new file for a match in `directory`, named like the games `abstractgames play` keeps:
+    the date, the game and the seed, e.g. `20250131-142233-entropy-7.json`."""
+    stem = f"{time.strftime('%Y%m%d-%H%M%S')}-{re.sub(r'[^A-Za-z0-9_-]+', '_', game)}-{seed}"
+    path = directory / f"{stem}.json"
+    number = 1
+    while path.exists() or path.name in taken:
+        number += 1
+        path = directory / f"{stem}-{number}.json"
+    taken.add(path.name)
+    return path
+
+
+class WebHuman(Player):
+    """A person at the page: `choose` waits for the move (or the undo, the resignation) that
+    the page sends for this turn; when the clock runs out first, the referee is given a move as
+    the terminal gives it, and the referee scores the time."""
+
+    spec = "human"
+
+    def __init__(self, session: GameSession, number: int) -> None:
+        self.session = session
+        self.number = number
+        self.inbox: queue.Queue[tuple[str, int, Move | None]] = queue.Queue()
+
+    def choose(self, state: State, rng: random.Random, time_left: float | None = None) -> Move:
+        session = self.session
+        with session.lock:
+            session.turns += 1
+            turn = session.turns
+            session.waiting = (self.number, state, turn)
+            resign = self.number in session.resigning
+            session.resigning.discard(self.number)
+        session.changed()
+        try:
+            if resign:
+                raise Resign()
+            deadline = None if time_left is None else time.monotonic() + max(time_left, 0.0)
+            while True:
+                if session.stop.is_set():
+                    raise EOFError
+                wait = None if deadline is None else deadline - time.monotonic()
+                if wait is not None and wait <= 0:
+                    timeout = state.game.timeout_move(state)  # the flag fell
+                    return timeout if timeout is not None else state.legal_moves()[0]
+                try:
+                    kind, for_turn, move = self.inbox.get(timeout=wait)
+                except queue.Empty:
+                    continue
+                if kind == "stop":
+                    raise EOFError
+                if for_turn != turn:
+                    continue  # sent for a turn that is over
+                if kind == "resign":
+                    raise Resign()
+                if kind == "undo":
+                    raise UndoRequest()
+                assert move is not None
+                return move
+        finally:
+            with session.lock:
+                if session.waiting is not None and session.waiting[2] == turn:
+                    session.waiting = None
+            session.changed()
+
+
+class GuardedBot(Player):
+    """A bot that thinks in a thread of its own, within a deadline.
+
+    Whatever goes wrong is the bot's forfeit, with the reason: an exception from `choose` or
+    from a hook, an answer that is not a move, or no answer within its time (its clock plus
+    [`BOT_GRACE`][], or `limit` seconds without a clock; a thread that hangs is left behind).
+    When the match is stopped (the server shuts down), `choose` gives up at once.
+    """
+
+    def __init__(self, inner: Player, number: int, stop: threading.Event, limit: float) -> None:
+        self.inner = inner
+        self.number = number
+        self.stop = stop
+        self.limit = limit
+        self.spec = inner.spec
+        self.supports_undo = inner.supports_undo
+        self._failure: str | None = None
+
+    def _who(self) -> str:
+        return f"player {self.number} ({excerpt(self.spec)})"
+
+    def choose(self, state: State, rng: random.Random, time_left: float | None = None) -> Move:
+        if self._failure is not None:
+            raise PlayerFailed(self._failure)
+        answer: dict[str, Any] = {}
+        done = threading.Event()
+
+        def think() -> None:
+            try:
+                answer["move"] = self.inner.choose(state, rng, time_left)
+            except BaseException as error:  # whatever it is, it is the bot's
+                answer["error"] = error
+            finally:
+                done.set()
+
+        limit = self.limit if time_left is None else max(time_left, 0.0) + BOT_GRACE
+        deadline = time.monotonic() + limit
+        threading.Thread(target=think, name=f"abstractgames-bot-{self.number}", daemon=True).start()
+        while not done.wait(0.05):
+            if self.stop.is_set():
+                raise EOFError
+            if time.monotonic() > deadline:
+                raise PlayerFailed(f"{self._who()} did not move within {limit:g} s")
+        error = answer.get("error")
+        if isinstance(error, Resign | UndoRequest | PlayerFailed):
+            raise error
+        if error is not None:
+            raise PlayerFailed(f"{self._who()} failed: {_describe(error)}")
+        move = answer.get("move")
+        if not isinstance(move, Move | str):
+            raise PlayerFailed(f"{self._who()} answered {value_excerpt(move)}, which is no move")
+        try:
+            state.apply(move)
+        except IllegalMoveError:
+            pass  # the referee scores it, with its own message
+        except Exception as failure:
+            raise PlayerFailed(
+                f"{self._who()} answered {value_excerpt(move)}: {_describe(failure)}"
+            ) from None
+        return cast(Move, move)  # notation is played as the referee plays it
+
+    def _hook(self, name: str, call: Callable[[], None]) -> None:
+        if self._failure is not None:
+            return
+        try:
+            call()
+        except Exception as error:
+            self._failure = f"{self._who()} failed in {name}: {_describe(error)}"
+
+    def game_started(self, seat: int, game_number: int, start: State) -> None:
+        self._hook("game_started", lambda: self.inner.game_started(seat, game_number, start))
+
+    def move_played(self, move: Move, state: State) -> None:
+        self._hook("move_played", lambda: self.inner.move_played(move, state))
+
+    def moves_taken_back(self, state: State) -> None:
+        self._hook("moves_taken_back", lambda: self.inner.moves_taken_back(state))
+
+    def game_ended(self, state: State) -> None:
+        self._hook("game_ended", lambda: self.inner.game_ended(state))
+
+    def close(self) -> None:
+        with suppress(Exception):
+            self.inner.close()
+
+
+def _describe(error: BaseException) -> str:
+    text = excerpt(str(error), 200)
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+class _Watcher(Observer):
+    """Keeps the session's view of the match as the referee plays it."""
+
+    def __init__(self, session: GameSession) -> None:
+        self.session = session
+
+    def game_started(self, record: GameRecord, state: State, match: Match) -> None:
+        session = self.session
+        with session.lock:
+            session.game_number = record.number
+            session.match = match
+            session.state = state
+            session.status = "playing"
+            plies: list[dict[str, Any]] = []
+            replayed = session.game.from_position(record.start)
+            for entry in record.moves:
+                plies.append(_ply(replayed, entry))
+                replayed = replayed.apply(entry.move)
+            session.plies = plies
+            session.turn = None
+        session.changed()
+
+    def turn_started(self, state: State, player: int, clocks: tuple[float | None, ...]) -> None:
+        session = self.session
+        with session.lock:
+            session.turn = (player, time.monotonic())
+            session.clocks = list(clocks)
+        session.changed()
+
+    def move_played(self, before: State, move: Move, entry: MoveRecord, after: State) -> None:
+        session = self.session
+        with session.lock:
+            session.plies.append(_ply(before, entry))
+            session.state = after
+            session.turn = None
+            if entry.player is not None and entry.clock is not None:
+                session.clocks[entry.player - 1] = entry.clock
+        session.changed()
+        if entry.player is not None and session.pace > 0:
+            session.stop.wait(session.pace)
+
+    def moves_taken_back(self, state: State, count: int) -> None:
+        session = self.session
+        with session.lock:
+            del session.plies[len(session.plies) - count :]
+            session.state = state
+        session.notice(f"took back {count} plies")
+
+    def notice(self, text: str) -> None:
+        self.session.notice(text)
+
+    def game_ended(self, record: GameRecord, state: State, match: Match) -> None:
+        session = self.session
+        following = match.game_number
+        with session.lock:
+            session.state = state
+            session.match = match
+            session.stop_clock()
+            session.finished_games.append(
+                {
+                    "number": record.number,
+                    "outcome": outcome_view(record.outcome),
+                    "ended_by": ended_view(record),
+                    "final": state.position(),
+                    "roles": session.roles_in(record.number),
+                }
+            )
+            if following is not None and session.humans:
+                session.status = "between games"
+        session.save()
+        session.changed()
+        if following is None:
+            return
+        if session.humans:  # the people read the result, then go on
+            while not session.proceed.wait(0.25):
+                if session.stop.is_set():
+                    raise EOFError
+            session.proceed.clear()
+            if session.stop.is_set():
+                raise EOFError
+        elif session.pace > 0:
+            session.stop.wait(4 * session.pace)
+
+    def match_ended(self, record: MatchRecord) -> None:
+        self.session.changed()
+
+
+def _ply(before: State, entry: MoveRecord) -> dict[str, Any]:
+    return ply_view(before, entry, None if entry.player is None else before.to_move)
+
+
+class GameSession(Live):
+    """One match played through the web app: its referee, its thread, and what the page sees.
+
+    Args:
+        game: the game.
+        specs: the players' specs, `"human"` for a person at the page.
+        make: makes the two players for this session (people through [`add_human`][]).
+        seed: the match seed (random if `None`).
+        clock: each player's time per game, or `None`.
+        single: play one game even where a match has more.
+        time_loss_forfeits: running out of time loses the match.
+        pace: seconds to wait after each move (to watch bots play).
+        save: writes the record and says where it went (`None`: it is not kept).
+        record: an unfinished match to continue (its seed, clock and rules are the ones given).
+    """
+
+    def __init__(
+        self,
+        game: Game,
+        specs: tuple[str, str],
+        make: Callable[[GameSession], tuple[Player, Player]],
+        *,
+        seed: int | None = None,
+        clock: ClockSettings | None = None,
+        single: bool = False,
+        time_loss_forfeits: bool = False,
+        pace: float = 0.0,
+        save: Callable[[MatchRecord], Path | None] | None = None,
+        record: MatchRecord | None = None,
+    ) -> None:
+        super().__init__()
+        self.id = secrets.token_urlsafe(18)
+        self.game = game
+        self.specs = specs
+        self.pace = pace
+        self.stop = threading.Event()
+        self.proceed = threading.Event()
+        self.done = threading.Event()
+        self.turns = 0
+        self.waiting: tuple[int, State, int] | None = None
+        """The person to move, the position and the turn's number, while a person is to move."""
+        self.resigning: set[int] = set()
+        self.humans: dict[int, WebHuman] = {}
+        self.players = make(self)
+        self.referee = Referee(
+            game,
+            self.players,
+            seed=seed,
+            clock=clock,
+            single=single,
+            time_loss_forfeits=time_loss_forfeits,
+            observer=_Watcher(self),
+        )
+        self.record = self.referee.new_record() if record is None else record
+        self.match: Match = self.record.new_match(game)
+        self.games_in_match = len(match_roles(game, self.match))
+        self.state: State = game.initial_state()
+        self.game_number: int | None = 1
+        self.plies: list[dict[str, Any]] = []
+        self.finished_games: list[dict[str, Any]] = []
+        self.turn: tuple[int, float] | None = None
+        seconds = None if clock is None else clock.seconds
+        self.clocks: list[float | None] = [seconds, seconds]
+        self.notices: list[str] = []
+        self.status = "starting"
+        self.error: str | None = None
+        self.saved: Path | None = None
+        self.path: Path | None = None
+        """The record file this match continues, if it was resumed."""
+        self._save = save
+        self._saving = threading.Lock()
+        self._game_view = game_view(game)
+        self._legal: tuple[State | None, list[dict[str, Any]]] = (None, [])
+        self.touched = time.monotonic()
+        for game_record in self.record.games:
+            if game_record.final is not None or game_record.ended_by is not None:
+                self.finished_games.append(
+                    {
+                        "number": game_record.number,
+                        "outcome": outcome_view(game_record.outcome),
+                        "ended_by": ended_view(game_record),
+                        "final": game_record.final,
+                        "roles": self.roles_in(game_record.number),
+                    }
+                )
+        self._thread = threading.Thread(
+            target=self._run, name=f"abstractgames-match-{self.id[:6]}", daemon=True
+        )
+
+    def idle(self) -> float:
+        """Seconds since a page last asked about this match (0 while one follows it live)."""
+        with self.lock:
+            if self._waiters:
+                return 0.0
+            return time.monotonic() - self.touched
+
+    def add_human(self, number: int) -> WebHuman:
+        """A person at the page as player `number`."""
+        human = WebHuman(self, number)
+        self.humans[number] = human
+        return human
+
+    def start(self) -> None:
+        """Start the match in its thread."""
+        self._thread.start()
+
+    def _run(self) -> None:
+        error = None
+        try:
+            self.referee.play(self.record)
+        except MatchStopped as stopped:
+            self.record = stopped.record
+            error = str(stopped)
+        except Exception as failure:  # the record could not be continued, or our own bug
+            error = _describe(failure)
+        with self.lock:
+            if self.record.finished:
+                self.status = "finished"
+            else:
+                self.status = "failed" if error else "stopped"
+            self.error = error
+            self.waiting = None
+            self.stop_clock()
+        try:
+            self.save()
+        finally:
+            self.changed()
+            self.done.set()
+
+    def save(self) -> Path | None:
+        """Write the record as it is now (atomically); return where, if it is kept."""
+        if self._save is None:
+            return None
+        with self._saving:
+            try:
+                self.saved = self._save(self.record)
+            except (OSError, AbstractGamesError) as error:
+                self.notice(f"the record could not be saved: {excerpt(str(error), 200)}")
+        return self.saved
+
+    def notice(self, text: str) -> None:
+        """Tell the page something (a clock that ran out, a forfeit, an undo)."""
+        with self.lock:
+            self.notices = [*self.notices[-(MAX_NOTICES - 1) :], text]
+        self.changed()
+
+    def stop_clock(self) -> None:
+        """End the turn in progress without a move (a resignation, a stop): its clock keeps the
+        time it showed."""
+        with self.lock:
+            if self.turn is not None:
+                player, started = self.turn
+                left = self.clocks[player - 1]
+                if left is not None:
+                    self.clocks[player - 1] = max(0.0, left - (time.monotonic() - started))
+            self.turn = None
+
+    def roles_in(self, number: int | None) -> list[str]:
+        """The roles of player 1 and player 2 in game `number` (`[]` if there is none)."""
+        if number is None:
+            return []
+        try:
+            return [self.match.role_of(1, number), self.match.role_of(2, number)]
+        except MatchError:
+            return []
+
+    # --- what the page sends ---------------------------------------------------------------------
+
+    def _person_to_move(self) -> tuple[int, State, int]:
+        waiting = self.waiting
+        if waiting is None or self.status != "playing":
+            raise Conflict(self._why_not_now())
+        return waiting
+
+    def _why_not_now(self) -> str:
+        if self.status in ("finished", "stopped", "failed"):
+            return "the match is over" if self.status == "finished" else "the match was stopped"
+        if self.status == "between games":
+            return f"game {self.game_number} is over: continue to the next game first"
+        turn = self.turn
+        if turn is not None and turn[0] not in self.humans:
+            return f"it is not your turn: player {turn[0]} ({self.specs[turn[0] - 1]}) is thinking"
+        return "it is not a person's turn"
+
+    def play(self, text: str) -> str:
+        """Play the move `text` for the person to move; return it in canonical notation.
+
+        Raises:
+            IllegalMoveError: the move cannot be played (the terminal's message).
+            Conflict: no person is to move.
+        """
+        with self.lock:
+            number, state, turn = self._person_to_move()
+            move = self.game.parse_move(text, state)
+            state.apply(move)
+            self.waiting = None
+            self.humans[number].inbox.put(("move", turn, move))
+        self.changed()
+        return str(move)
+
+    def can_undo(self) -> bool:
+        """Whether the person to move may take back their last move (against a bot that can
+        follow an undo, as at the terminal, and once they have moved in this game)."""
+        waiting = self.waiting
+        if waiting is None or len(self.humans) != 1:
+            return False
+        number = waiting[0]
+        other = self.players[2 - number]
+        if not other.supports_undo:
+            return False
+        return any(p["player"] == number and not p["auto"] for p in self.plies)
+
+    def undo(self) -> None:
+        """Take back the last move of the person to move (and the bot's reply).
+
+        Raises:
+            Conflict: no person is to move, or there is nothing to take back.
+        """
+        with self.lock:
+            number, _, turn = self._person_to_move()
+            if len(self.humans) != 1 or not self.players[2 - number].supports_undo:
+                raise Conflict("undo is only possible in a game against bots")
+            if not self.can_undo():
+                raise Conflict("nothing to undo: this is your first move of the game")
+            self.waiting = None
+            self.humans[number].inbox.put(("undo", turn, None))
+        self.changed()
+
+    def resign(self, player: int | None) -> int:
+        """Resign the match for person `player` (default: the only person, or the one to move);
+        it takes effect at once on their turn, else when their turn comes. Return who resigned.
+
+        Raises:
+            BadRequest: `player` is not a person of this match, or it is unclear who resigns.
+            Conflict: the match is over.
+        """
+        with self.lock:
+            if self.status not in ("playing", "between games", "starting"):
+                raise Conflict(self._why_not_now())
+            if player is None:
+                if len(self.humans) == 1:
+                    player = next(iter(self.humans))
+                elif self.waiting is not None:
+                    player = self.waiting[0]
+                else:
+                    raise BadRequest("say which player resigns: 'player' is 1 or 2")
+            if player not in self.humans:
+                raise BadRequest(f"player {player} is not a person at this page")
+            waiting = self.waiting
+            if waiting is not None and waiting[0] == player:
+                self.waiting = None
+                self.humans[player].inbox.put(("resign", waiting[2], None))
+            else:
+                self.resigning.add(player)
+                self.proceed.set()
+        self.changed()
+        return player
+
+    def hint_position(self) -> tuple[State, float]:
+        """The position a hint is for and the search bot's thinking time.
+
+        Raises:
+            Conflict: no person is to move.
+        """
+        with self.lock:
+            number, state, _ = self._person_to_move()
+            seconds = HINT_SECONDS
+            left = self._clock_left(number)
+            if left is not None:  # the hint's thinking time is the person's
+                seconds = max(0.05, min(seconds, left / 4))
+            return state, seconds
+
+    def proceed_to_next_game(self) -> None:
+        """Start the next game of the match after the people read the last one's result.
+
+        Raises:
+            Conflict: the match is not between two games.
+        """
+        with self.lock:
+            if self.status != "between games":
+                raise Conflict("the match is not between two games")
+            self.status = "playing"
+            self.proceed.set()
+        self.changed()
+
+    def close(self) -> None:
+        """Stop the match: people and bots give up their turn, the referee keeps the record."""
+        self.stop.set()
+        self.proceed.set()
+        for human in self.humans.values():
+            human.inbox.put(("stop", 0, None))
+
+    # --- what the page sees ----------------------------------------------------------------------
+
+    def _clock_left(self, player: int) -> float | None:
+        left = self.clocks[player - 1]
+        if left is None:
+            return None
+        if self.turn is not None and self.turn[0] == player:
+            left -= time.monotonic() - self.turn[1]
+        return max(left, 0.0)
+
+    def _legal_moves(self, state: State) -> list[dict[str, Any]]:
+        cached, moves = self._legal
+        if cached is not state:
+            moves = legal_view(state)
+            self._legal = (state, moves)
+        return moves
+
+    def snapshot(self) -> dict[str, Any]:
+        """Everything the page shows of the match now."""
+        with self.lock:
+            self.touched = time.monotonic()
+            state = self.state
+            waiting = self.waiting
+            role = state.to_move
+            to_move = None
+            if role not in (None, CHANCE) and not self.match.is_over():
+                with suppress(MatchError):
+                    to_move = self.match.player_of(role)
+            awaiting = None if waiting is None or self.status != "playing" else waiting[0]
+            moving = waiting[1] if waiting is not None else state
+            result = self.match.result()
+            clocked = self.referee.clock is not None
+            running = self.turn[0] if self.turn is not None and clocked else None
+            roles = self.roles_in(self.game_number)
+            return {
+                "id": self.id,
+                "version": self.version,
+                "status": self.status,
+                "error": self.error,
+                "game": self._game_view,
+                "seed": self.referee.seed,
+                "clock": clock_view(self.referee.clock),
+                "players": [
+                    {
+                        "number": number,
+                        "spec": spec,
+                        "human": number in self.humans,
+                        "role": roles[number - 1] if roles else None,
+                    }
+                    for number, spec in enumerate(self.specs, start=1)
+                ],
+                "game_number": self.game_number,
+                "games_in_match": self.games_in_match,
+                "position": position_view(state),
+                "plies": list(self.plies),
+                "finished_games": list(self.finished_games),
+                "to_move": to_move,
+                "thinking": self.turn[0] if self.turn is not None else None,
+                "awaiting": awaiting,
+                "legal": self._legal_moves(moving) if awaiting is not None else [],
+                "kinds": list(self.game.move_kinds(moving)) if awaiting is not None else [],
+                "goal": self.game.goal(moving.to_move or "") if awaiting is not None else "",
+                "can_undo": awaiting is not None and self.can_undo(),
+                "clocks": [self._clock_left(p) for p in (1, 2)] if clocked else None,
+                "running": running,
+                "result": None
+                if result is None
+                else {
+                    "winner": result.winner,
+                    "reason": result.reason,
+                    "scores": list(result.scores),
+                },
+                "notices": list(self.notices),
+                "saved": None if self.saved is None else str(self.saved),
+                "pace": self.pace,
+            }
+
+    def summary(self) -> dict[str, Any]:
+        """A line about the match for lists."""
+        with self.lock:
+            return {
+                "id": self.id,
+                "game": self.game.spec,
+                "title": self.game.title or self.game.name,
+                "players": list(self.specs),
+                "status": self.status,
+                "plies": len(self.plies),
+                "game_number": self.game_number,
+            }
+
+
+class Sessions:
+    """Every match of the web app, by its unguessable id.
+
+    Args:
+        save_dir: where every match's record is kept (`None`: nowhere).
+        allow_programs: whether a page may start external programs and bots from files or
+            modules (specs such as `engine:CMD` or `bot.py:Bot`).
+        bot_timeout: seconds a bot without a clock has for a move before it forfeits.
+        max_running: the most matches played at once.
+    """
+
+    def __init__(
+        self,
+        *,
+        save_dir: Path | None = None,
+        allow_programs: bool = True,
+        bot_timeout: float = 300.0,
+        max_running: int = 64,
+    ) -> None:
+        self.save_dir = save_dir
+        self.allow_programs = allow_programs
+        self.bot_timeout = bot_timeout
+        self.max_running = max_running
+        self._sessions: dict[str, GameSession] = {}
+        self._lock = threading.Lock()
+        self._taken: set[str] = set()
+        self.closed = False
+
+    def check_spec(self, spec: str) -> None:
+        """Refuse a spec that runs code from outside the library when that is not allowed.
+
+        Raises:
+            Forbidden: with what the spec would run.
+        """
+        what = outside_code(spec)
+        if what is not None and not self.allow_programs:
+            raise Forbidden(
+                f"{excerpt(spec)} is {what}: this server does not start programs or code from "
+                "files (start it with --allow-programs to let it)"
+            )
+
+    def create(
+        self,
+        game: Game,
+        specs: Sequence[str],
+        *,
+        seed: int | None = None,
+        clock: ClockSettings | None = None,
+        single: bool = False,
+        time_loss_forfeits: bool = False,
+        pace: float = 0.0,
+        record: MatchRecord | None = None,
+        path: Path | None = None,
+    ) -> GameSession:
+        """Make the players and start a match (call it outside the event loop: making a player
+        may load a file or start a program).
+
+        With `record`, the unfinished match in it is continued (with its seed, clock and rules)
+        and saved again to `path`.
+
+        Raises:
+            AbstractGamesError: a bad player spec (its message says what is wrong).
+            Forbidden: a spec that runs outside code where that is not allowed.
+            Conflict: too many matches are being played, or the server is shutting down.
+        """
+        first, second = (spec.strip() for spec in specs)
+        for spec in (first, second):
+            if spec.lower() != "human":
+                self.check_spec(spec)
+        self._make_room()
+        with self._lock:
+            if path is not None and any(
+                s.path == path and not s.done.is_set() for s in self._sessions.values()
+            ):
+                raise Conflict(f"{path.name} is being played here already")
+
+        def make(session: GameSession) -> tuple[Player, Player]:
+            made: list[Player] = []
+            try:
+                for number, spec in enumerate((first, second), start=1):
+                    if spec.lower() == "human":
+                        made.append(session.add_human(number))
+                    else:
+                        bot = make_player(spec, game)
+                        made.append(GuardedBot(bot, number, session.stop, self.bot_timeout))
+            except BaseException:
+                for player in made:
+                    player.close()
+                raise
+            return made[0], made[1]
+
+        named = tuple("human" if spec.lower() == "human" else spec for spec in (first, second))
+        if record is not None:
+            seed, clock = record.seed, record.clock
+            single, time_loss_forfeits = record.single, record.time_loss_forfeits
+            record.players = (named[0], named[1])
+        session = GameSession(
+            game,
+            (named[0], named[1]),
+            make,
+            seed=seed,
+            clock=clock,
+            single=single,
+            time_loss_forfeits=time_loss_forfeits,
+            pace=pace,
+            save=None if self.save_dir is None else self._saver(path),
+            record=record,
+        )
+        session.path = path
+        with self._lock:
+            if self.closed:
+                for player in session.players:
+                    player.close()
+                raise Conflict("the server is shutting down")
+            self._forget_old()
+            self._sessions[session.id] = session
+        session.start()
+        return session
+
+    def _make_room(self) -> None:
+        """Refuse a new match while too many are played, after stopping (and saving) the one
+        left alone longest if nobody has looked at it for [`IDLE_SECONDS`][]."""
+        with self._lock:
+            if self.closed:
+                raise Conflict("the server is shutting down")
+            running = [s for s in self._sessions.values() if not s.done.is_set()]
+        if len(running) < self.max_running:
+            return
+        idle = sorted((s for s in running if s.idle() > IDLE_SECONDS), key=lambda s: -s.idle())
+        if not idle:
+            raise Conflict(f"{len(running)} matches are being played: finish one first")
+        idle[0].close()
+        idle[0].done.wait(10)
+
+    def _saver(self, given: Path | None = None) -> Callable[[MatchRecord], Path | None]:
+        directory = self.save_dir
+        assert directory is not None
+        path: list[Path] = [] if given is None else [given]
+
+        def save(record: MatchRecord) -> Path:
+            if not path:
+                directory.mkdir(parents=True, exist_ok=True)
+                with self._lock:
+                    path.append(record_path(directory, record.game, record.seed, self._taken))
+            record.save(path[0])
+            return path[0]
+
+        return save
+
+    def _forget_old(self, keep: int = 200) -> None:
+        """Forget the oldest finished matches beyond `keep` (their records are saved)."""
+        finished = [s for s in self._sessions.values() if s.done.is_set()]
+        for session in finished[: max(0, len(self._sessions) - keep)]:
+            del self._sessions[session.id]
+
+    def get(self, session_id: str) -> GameSession:
+        """The match with this id.
+
+        Raises:
+            NotFound: there is none.
+        """
+        with self._lock:
+            session = self._sessions.get(session_id)
+        if session is None:
+            raise NotFound("no such game here (it may have been played before a restart)")
+        return session
+
+    def watchable(self) -> list[dict[str, Any]]:
+        """The matches between bots, newest first (matches with people are private to their
+        page: whoever knows a match's id can move in it)."""
+        with self._lock:
+            sessions = list(self._sessions.values())
+        return [s.summary() for s in reversed(sessions) if not s.humans]
+
+    def shutdown(self, timeout: float = 10.0) -> list[Path]:
+        """Stop every match, wait for each to save its record, and return where they went."""
+        with self._lock:
+            self.closed = True
+            sessions = list(self._sessions.values())
+        running = [s for s in sessions if not s.done.is_set()]
+        for session in running:
+            session.close()
+        deadline = time.monotonic() + timeout
+        saved = []
+        for session in running:
+            if not session.done.wait(max(0.0, deadline - time.monotonic())):
+                session.save()  # its thread hangs: keep what it has
+            if session.saved is not None:
+                saved.append(session.saved)
+        return saved

@@ -1,0 +1,91 @@
+// Talking to the server: JSON requests, and live updates by WebSocket (polling if that fails).
+
+export class ApiError extends Error {
+  constructor(status, message) {
+    super(message);
+    this.status = status;
+  }
+}
+
+export async function api(path, { method = "GET", body } = {}) {
+  const options = { method, headers: { Accept: "application/json" } };
+  if (body !== undefined) {
+    options.headers["Content-Type"] = "application/json";
+    options.body = typeof body === "string" ? body : JSON.stringify(body);
+  }
+  let response;
+  try {
+    response = await fetch(path, options);
+  } catch (error) {
+    throw new ApiError(0, "the server does not answer (is abstractgames serve still running?)");
+  }
+  let data = null;
+  try {
+    data = await response.json();
+  } catch (error) {
+    data = null;
+  }
+  if (!response.ok) {
+    const message = data && typeof data.error === "string" ? data.error : `${response.status} ${response.statusText}`;
+    throw new ApiError(response.status, message);
+  }
+  return data;
+}
+
+// Call onData with the resource at `path` now and at every change: its WebSocket (`path/ws`)
+// pushes each change; if the socket cannot be opened, the page asks every second instead.
+export function follow(path, onData, onError = () => {}) {
+  let closed = false;
+  let socket = null;
+  let failures = 0;
+  let timer = null;
+
+  async function poll() {
+    timer = null;
+    if (closed) return;
+    try {
+      onData(await api(path));
+    } catch (error) {
+      onError(error);
+      if (error.status === 404) return;
+    }
+    if (!closed) timer = setTimeout(failures > 3 ? poll : connect, 1000);
+  }
+
+  function connect() {
+    timer = null;
+    if (closed) return;
+    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+    let opened = false;
+    try {
+      socket = new WebSocket(`${scheme}//${location.host}${path}/ws`);
+    } catch (error) {
+      failures += 1;
+      poll();
+      return;
+    }
+    socket.onopen = () => { opened = true; failures = 0; };
+    socket.onmessage = (event) => {
+      try {
+        onData(JSON.parse(event.data));
+      } catch (error) {
+        onError(error);
+      }
+    };
+    socket.onclose = () => {
+      socket = null;
+      if (closed) return;
+      if (!opened) failures += 1;
+      poll(); // the state now, then the socket again (or polling after repeated failures)
+    };
+  }
+
+  connect();
+  return {
+    close() {
+      closed = true;
+      if (timer !== null) clearTimeout(timer);
+      if (socket !== null) socket.close();
+    },
+  };
+}

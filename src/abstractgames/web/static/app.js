@@ -1,0 +1,50 @@
+// The page: a router over the address's #fragment, and the game catalog the forms use.
+//   #/play            a new game          #/play/ID        a match (played or watched)
+//   #/watch           bots and tournaments #/watch/t/ID    a tournament
+//   #/replay          saved games          #/replay/NAME   a saved record
+//   #/replay/file     an opened file       #/replay/t/ID/N a tournament's match
+
+import { api } from "./api.js";
+import { showGame, showNewGame } from "./play.js";
+import { showReplay, showReplays } from "./replay.js";
+import { el, setSpecLists } from "./ui.js";
+import { showTournament, showWatch } from "./watch.js";
+
+const main = document.getElementById("main");
+let catalog = null;
+let cleanup = () => {};
+
+async function route() {
+  cleanup();
+  cleanup = () => {};
+  const hash = location.hash || "#/play";
+  const parts = hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
+  const section = parts[0] || "play";
+  for (const link of document.querySelectorAll("nav a")) {
+    if (link.dataset.section === section) link.setAttribute("aria-current", "page");
+    else link.removeAttribute("aria-current");
+  }
+  try {
+    if (catalog === null) {
+      catalog = await api("/api/catalog");
+      setSpecLists(catalog);
+    }
+    let done;
+    if (section === "play" && parts[1]) done = showGame(main, parts[1]);
+    else if (section === "play") done = showNewGame(main, catalog);
+    else if (section === "watch" && parts[1] === "t" && parts[2]) done = showTournament(main, parts[2]);
+    else if (section === "watch") done = showWatch(main, catalog);
+    else if (section === "replay" && parts[1] === "file") done = showReplay(main, { kind: "file" });
+    else if (section === "replay" && parts[1] === "t" && parts[2] && parts[3]) done = showReplay(main, { kind: "tournament", id: parts[2], number: parts[3] });
+    else if (section === "replay" && parts[1]) done = showReplay(main, { kind: "saved", name: parts[1] });
+    else if (section === "replay") done = showReplays(main);
+    else done = showNewGame(main, catalog);
+    if (typeof done === "function") cleanup = done;
+    document.title = `abstractgames — ${section}`;
+  } catch (error) {
+    main.replaceChildren(el("section", { className: "panel" }, el("h1", {}, "Something went wrong"), el("p", { className: "error" }, error.message)));
+  }
+}
+
+window.addEventListener("hashchange", route);
+route();
