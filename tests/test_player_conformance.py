@@ -30,9 +30,14 @@ GAMES = [spec for name in available_games() for spec in [name, *VARIANTS.get(nam
 
 
 def quick(name: str) -> list[str]:
-    """The player's specs: with fixed depths 1 and 2 when it takes a depth (a fast search)."""
+    """The player's specs: with fixed depths 1 and 2 when it takes a depth (a fast search), and
+    a few simulations when it takes a number of them (OpenSpiel's MCTS)."""
     options = describe_player(name).options or {}
-    return [f"{name}:depth=1", f"{name}:depth=2"] if "depth" in options else [name]
+    if "depth" in options:
+        return [f"{name}:depth=1", f"{name}:depth=2"]
+    if "simulations" in options:
+        return [f"{name}:simulations=20"]
+    return [name]
 
 
 PLAYERS = [

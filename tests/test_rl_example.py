@@ -96,3 +96,9 @@ def test_env_speed_runs() -> None:
     assert lines[0].startswith("orderchaos: moves per second")
     ways = [line.split()[0] for line in lines[1:]]
     assert ways == ["protocol", "actions", "raw_env", "pettingzoo"]
+
+
+def test_the_openspiel_tour_prints_what_the_page_shows() -> None:
+    printed = run("openspiel_tour.py")
+    assert printed == (EXAMPLES / "openspiel_tour.out").read_text(encoding="utf-8")
+    assert '--8<-- "examples/rl/openspiel_tour.py"' in PAGE.read_text(encoding="utf-8")
