@@ -29,6 +29,7 @@ Examples:
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import math
 import random
 import time
@@ -99,6 +100,10 @@ _POSITION_NOISE = "0123456789/ :-@abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRST
 def _snapshot(state: State) -> tuple[object, ...]:
     outcome = state.outcome()
     return (state.position(), hash(state), state.to_move, state.legal_moves(), outcome)
+
+
+def _numpy_installed() -> bool:
+    return importlib.util.find_spec("numpy") is not None
 
 
 def conformance_properties(
@@ -296,6 +301,11 @@ def conformance_properties(
                 f"an observation of {state.position()} is outside [0, 1]"
             )
             assert state.observation(role) == values, "observation() is not deterministic"
+            if _numpy_installed():
+                tensor = state.observation_tensor(role)
+                assert tensor.shape == shape, f"observation_tensor shape {tensor.shape} != {shape}"
+                flat = tensor.ravel().tolist()  # float32: equal to about 7 digits
+                assert all(abs(a - b) <= 1e-6 for a, b in zip(flat, values, strict=True))
         try:
             state.observation("nobody")
         except InvalidParameterError:
