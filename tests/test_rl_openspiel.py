@@ -30,7 +30,9 @@ from abstractgames.registry import available_players, parse_game_spec, register_
 from abstractgames.testing import check_player
 
 np = pytest.importorskip("numpy")
-pyspiel = pytest.importorskip("pyspiel")
+pyspiel = pytest.importorskip(
+    "pyspiel", reason="OpenSpiel is not installed (no wheel here?): pip install '.[rl]'"
+)
 
 from abstractgames.rl import openspiel  # noqa: E402  (after the skip: it needs OpenSpiel)
 
