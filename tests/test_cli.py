@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -85,7 +86,7 @@ def test_list_shows_games_and_players() -> None:
     assert result.exit_code == 0, result.output
     for name in available_games():
         assert f"\n  {name} " in result.output
-    assert "search   time=1.0, depth=None" in result.output
+    assert re.search(r"\n  search +time=1\.0, depth=None +built in", result.output)
     assert "path/to/bot.py:MyBot" in result.output
     listing = json.loads(CliRunner().invoke(main, ["list", "--json"]).output)
     assert [g["name"] for g in listing["games"]] == list(available_games())
