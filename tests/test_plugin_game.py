@@ -28,6 +28,8 @@ from pathlib import Path
 
 import pytest
 
+from abstractgames.testing import conformance_properties, player_properties
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "plugin_game"
 DOCS_PAGE = ROOT / "docs" / "add-a-game.md"
@@ -210,7 +212,10 @@ def test_the_game_in_python_passes_the_conformance_kit(venv: Venv) -> None:
     assert venv.run("-c", textwrap.dedent(script)) == "abstractgames_tictactoe.game 3/3/3 x"
     checked = venv.cli("check", "tictactoe", "-n", "10", "--player", "perfect").stdout
     assert "game tictactoe" in checked and "player perfect" in checked
-    assert "FAIL" not in checked and checked.count("  ok   ") == 16
+    expected = len(conformance_properties("orderchaos")) + len(
+        player_properties("random", "orderchaos")
+    )
+    assert "FAIL" not in checked and checked.count("  ok   ") == expected
 
 
 # --- broken plugins -------------------------------------------------------------------------------

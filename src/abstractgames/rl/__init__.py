@@ -6,7 +6,7 @@
   OpenSpiel MCTS bot as the player `openspiel-mcts`.
 
 They all stand on the integer actions and observations of the game protocol
-([`Game.action_of`][abstractgames.Game.action_of],
-[`State.observation`][abstractgames.State.observation]), which need no extra library. This
+([`Game.action_of`][abstractgames.protocol.Game.action_of],
+[`State.observation`][abstractgames.protocol.State.observation]), which need no extra library. This
 package imports nothing itself; each module imports its library.
 """

@@ -4,9 +4,9 @@
 Python game called `abstractgames_<name>`, with the game's parameters as OpenSpiel parameters, so
 that `pyspiel.load_game("abstractgames_orderchaos")` and OpenSpiel's algorithms work on it. The
 OpenSpiel game stands on the integer actions, chance outcomes, returns and observations of the
-protocol ([`Game.action_of`][abstractgames.Game.action_of],
-[`State.observation`][abstractgames.State.observation]); a game without integer actions is left
-out. [`openspiel_state`][] wraps one of our states as an OpenSpiel state, whose `.state` is ours
+protocol ([`Game.action_of`][abstractgames.protocol.Game.action_of],
+[`State.observation`][abstractgames.protocol.State.observation]); a game without integer
+actions is left out. [`openspiel_state`][] wraps one of our states as an OpenSpiel state, whose `.state` is ours
 again.
 
 [`MCTSPlayer`][] is OpenSpiel's `MCTSBot` with random rollouts as a [`Player`][abstractgames.Player]
