@@ -6,8 +6,8 @@ that `pyspiel.load_game("abstractgames_orderchaos")` and OpenSpiel's algorithms 
 OpenSpiel game stands on the integer actions, chance outcomes, returns and observations of the
 protocol ([`Game.action_of`][abstractgames.protocol.Game.action_of],
 [`State.observation`][abstractgames.protocol.State.observation]); a game without integer
-actions is left out. [`openspiel_state`][] wraps one of our states as an OpenSpiel state, whose `.state` is ours
-again.
+actions is left out. [`openspiel_state`][] wraps one of our states as an OpenSpiel state, whose
+`.state` is ours again.
 
 [`MCTSPlayer`][] is OpenSpiel's `MCTSBot` with random rollouts as a [`Player`][abstractgames.Player]
 (`openspiel-mcts:simulations=200`). This module imports without OpenSpiel; using it needs the `rl`
