@@ -35,7 +35,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         ),
     ),
     ("games", ("abstractgames.orderchaos", "abstractgames.entropy", "abstractgames.dispersal")),
-    ("players", ("abstractgames.players", "abstractgames.solvers")),
+    ("players", ("abstractgames.players", "abstractgames.solvers", "abstractgames.vector")),
     ("external programs", ("abstractgames.engines",)),
     ("registry", ("abstractgames.registry", "abstractgames")),
     ("referee", ("abstractgames.records", "abstractgames.referee")),
@@ -69,7 +69,7 @@ WITHIN: dict[str, set[str]] = {
 }
 """Edges allowed inside one layer, besides those inside one package (see ``same_package``)."""
 
-PEER_PACKAGES = ("abstractgames.players", "abstractgames.solvers")
+PEER_PACKAGES = ("abstractgames.players", "abstractgames.solvers", "abstractgames.vector")
 """Packages whose modules are peers: each may use the package's own ``__init__`` (the contract),
 never a sibling (one game's bot never uses another's)."""
 
@@ -86,8 +86,17 @@ RL_MODULES = {
     "abstractgames.rl.gymnasium",
     "abstractgames.rl.openspiel",
     "abstractgames.rl.render",
+    "abstractgames.rl.vector",
 }
 """The adapters to the game-AI libraries (the `rl` extra)."""
+
+VECTOR_MODULES = {
+    "abstractgames.vector",
+    "abstractgames.vector.orderchaos",
+    "abstractgames.vector.entropy",
+    "abstractgames.vector.dispersal",
+}
+"""The batched simulators (numpy)."""
 
 WEB_MODULES = {
     "abstractgames.web",
@@ -103,7 +112,7 @@ THIRD_PARTY = {
     "hypothesis": {"abstractgames.testing"},
     "distributed": {"abstractgames.arena.executors"},
     "dask": {"abstractgames.arena.executors"},
-    "numpy": {"abstractgames.protocol", *RL_MODULES},
+    "numpy": {"abstractgames.protocol", *RL_MODULES, *VECTOR_MODULES},
     "pettingzoo": RL_MODULES,
     "gymnasium": RL_MODULES,
     "pyspiel": RL_MODULES,

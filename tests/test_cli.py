@@ -135,3 +135,25 @@ def test_seed_help_reads_integer_without_the_range(command: str) -> None:
     help_text = CliRunner().invoke(main, [command, "--help"]).output
     assert "--seed INTEGER " in help_text
     assert "18446744073709551615" not in help_text
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["play", "orderchaos", "-1", "mc", "-2", "random", "--no-save"],
+        ["bench", "orderchaos", "--vector", "-n", "2", "-r", "1"],
+    ],
+)
+def test_batched_simulation_without_numpy_says_what_to_install(args: list[str]) -> None:
+    hide_numpy = (
+        "import sys; sys.modules['numpy'] = None; from abstractgames.cli import main; "
+        f"main({args!r})"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", hide_numpy], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 1
+    assert done.stderr.strip() == (
+        "Error: the batched simulator of 'orderchaos' needs numpy: "
+        "pip install 'abstractgames[vector]'"
+    )

@@ -28,7 +28,9 @@ __all__ = [
     "Measurement",
     "play_random_games",
     "run_benchmarks",
+    "run_vector_benchmarks",
     "sample_positions",
+    "vector_games_per_second",
 ]
 
 
@@ -164,4 +166,85 @@ def run_benchmarks(
         for unit, run in extras.items():
             measurements.append(Measurement(unit, tuple(_rate(run, clock) for _ in range(repeats))))
         results.append(GameBenchmark(game.spec, tuple(measurements)))
+    return results
+
+
+# --- batched simulation (`abstractgames bench --vector`) ------------------------------------------
+
+VECTOR_SIZES = (1, 64, 1024, 4096)
+"""The batch sizes `abstractgames bench --vector` measures."""
+
+
+def vector_games_per_second(
+    game: Game,
+    batch_size: int,
+    *,
+    seed: int = 0,
+    min_games: int = 0,
+    min_seconds: float = 0.5,
+    clock: Callable[[], float] = time.perf_counter,
+) -> tuple[float, int]:
+    """Random games per second of the batched simulator of `game` with `batch_size` lanes, and
+    its bytes per lane.
+
+    Every lane plays uniformly random legal actions; a finished lane starts a new game at once
+    (automatic reset). The count runs until at least `max(min_games, 2 * batch_size)` games
+    have finished and `min_seconds` have passed, on one thread.
+
+    Raises:
+        BenchError: the game has no batched simulator.
+    """
+    from .registry import vector_for
+
+    factory = vector_for(game)
+    if factory is None:
+        raise BenchError(f"{game.spec} has no batched simulator")
+    batch = factory(batch_size, seed=seed, game=game)
+    target = max(min_games, 2 * batch_size)
+    finished = 0
+    start = clock()
+    elapsed = 0.0
+    while finished < target or elapsed < min_seconds:
+        batch.step(batch.random_actions(), check=False)
+        finished += batch.reset_done()
+        elapsed = clock() - start
+    return finished / elapsed, int(batch.bytes_per_lane)
+
+
+def run_vector_benchmarks(
+    specs: Sequence[str],
+    *,
+    sizes: Sequence[int] = VECTOR_SIZES,
+    games: int = 2000,
+    repeats: int = 3,
+    seed: int = 0,
+    min_seconds: float = 0.5,
+) -> dict[str, dict[str, object]]:
+    """Random games per second of the scalar protocol and of the batched simulator at each
+    batch size in `sizes`, for each game spec: `{spec: {"scalar": rate, "vector": {"1": rate,
+    …}, "bytes_per_lane": n}}` (medians of `repeats`; `games` scalar games per repeat)."""
+    results: dict[str, dict[str, object]] = {}
+    for spec in specs:
+        game = parse_game_spec(spec)
+        scalar = []
+        for repeat in range(repeats):
+            rng = random.Random(seed + repeat)
+            start = time.perf_counter()
+            play_random_games(game, games, rng)
+            scalar.append(games / (time.perf_counter() - start))
+        vector: dict[str, float] = {}
+        size = 0
+        for batch_size in sizes:
+            runs = []
+            for repeat in range(repeats):
+                rate, size = vector_games_per_second(
+                    game, batch_size, seed=seed + repeat, min_seconds=min_seconds
+                )
+                runs.append(rate)
+            vector[str(batch_size)] = statistics.median(runs)
+        results[game.spec] = {
+            "scalar": statistics.median(scalar),
+            "vector": vector,
+            "bytes_per_lane": size,
+        }
     return results

@@ -263,6 +263,12 @@ def _columns(header: list[str], rows: list[list[str]]) -> str:
     help="Positions each --player moves in, from seeded random games.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+@click.option(
+    "--vector",
+    is_flag=True,
+    help="Random games per second of the batched simulators (B = 1, 64, 1024, 4096) and of the "
+    "scalar protocol; --json prints {GAME: {scalar, vector, bytes_per_lane}}.",
+)
 def bench(
     games: tuple[str, ...],
     count: int,
@@ -271,6 +277,7 @@ def bench(
     players: tuple[str, ...],
     positions: int,
     as_json: bool,
+    vector: bool,
 ) -> None:
     """Measure random games per second (and each game's extras) through the public protocol.
 
@@ -281,6 +288,25 @@ def bench(
     from .bench import run_benchmarks
 
     specs = games or available_games()
+    if vector:  # --- begin bench --vector (batched simulators)
+        from .bench import run_vector_benchmarks
+        from .registry import vector_for
+
+        with _user_errors():
+            if not games:
+                specs = tuple(n for n in specs if vector_for(parse_game_spec(n)) is not None)
+            table = run_vector_benchmarks(specs, games=count, repeats=repeats, seed=seed)
+        if as_json:
+            click.echo(json.dumps(table, indent=2, sort_keys=True))
+            return
+        for spec, row in table.items():
+            scalar = float(row["scalar"])  # type: ignore[arg-type]
+            rates: dict[str, float] = row["vector"]  # type: ignore[assignment]
+            click.echo(f"{spec:<20} scalar {scalar:>10,.0f} games/s")
+            for size, rate in rates.items():
+                click.echo(f"{'':<20} B={size:<5} {rate:>10,.0f} games/s  ({rate / scalar:,.1f}×)")
+            click.echo(f"{'':<20} {row['bytes_per_lane']} bytes per lane")
+        return  # --- end bench --vector
     with _user_errors():
         results = run_benchmarks(
             specs, games=count, repeats=repeats, seed=seed, players=players, positions=positions

@@ -66,6 +66,7 @@ __all__ = [
     "get_game",
     "import_object",
     "make_player",
+    "mc_player",
     "outside_code",
     "parse_game_spec",
     "player_origin",
@@ -75,6 +76,7 @@ __all__ = [
     "restore_registrations",
     "search_player",
     "solver_for",
+    "vector_for",
 ]
 
 GAME_GROUP = "abstractgames.games"
@@ -118,6 +120,8 @@ class GameEntry:
         solver: `solve(state, max_moves, time_limit) -> solution` for `abstractgames solve`.
         origin: where the entry comes from, for messages: `"built in"`, `"registered"`, or
             the distribution (`"distribution mygames 1.0"`).
+        vector: the batched simulator (see [`abstractgames.vector`][]):
+            `vector(batch_size, seed=..., game=game) -> BatchSimulator`; `None`: none.
     """
 
     factory: str | GameFactory
@@ -125,6 +129,7 @@ class GameEntry:
     search: str | PlayerFactory | None = None
     solver: str | Callable[..., Any] | None = None
     origin: str = "registered"
+    vector: str | Callable[..., Any] | None = None
 
 
 _BUILTIN_GAMES: dict[str, GameEntry] = {
@@ -134,18 +139,21 @@ _BUILTIN_GAMES: dict[str, GameEntry] = {
         search="abstractgames.players.dispersal:DispersalSearch",
         solver="abstractgames.solvers.dispersal:solve",
         origin="built in",
+        vector="abstractgames.vector.dispersal:DispersalBatch",
     ),
     "entropy": GameEntry(
         "abstractgames.entropy:EntropyGame",
         evaluation="abstractgames.players.entropy:evaluate",
         search="abstractgames.players.entropy:EntropySearch",
         origin="built in",
+        vector="abstractgames.vector.entropy:EntropyBatch",
     ),
     "orderchaos": GameEntry(
         "abstractgames.orderchaos:OrderChaosGame",
         evaluation="abstractgames.players.orderchaos:evaluate",
         search="abstractgames.players.orderchaos:OrderChaosSearch",
         origin="built in",
+        vector="abstractgames.vector.orderchaos:OrderChaosBatch",
     ),
 }
 
@@ -153,6 +161,7 @@ _BUILTIN_PLAYERS: dict[str, str] = {
     "codecup": "abstractgames.engines.codecup_entropy:codecup_player",
     "engine": "abstractgames.engines.agp:engine_player",
     "greedy": "abstractgames.registry:greedy_player",
+    "mc": "abstractgames.registry:mc_player",
     "random": "abstractgames.players:RandomPlayer",
     "search": "abstractgames.registry:search_player",
 }
@@ -398,6 +407,26 @@ def _entry_of(game: Game) -> GameEntry | None:
         return game_entry(game.name)
     except UnknownGameError:
         return None
+
+
+def vector_for(game: Game) -> Callable[..., Any] | None:
+    """The batched simulator of `game` (`make(batch_size, seed=..., game=game)`, see
+    [`abstractgames.vector`][]), or `None` if it has none (also for an unknown game).
+
+    Raises:
+        PluginError: the simulator cannot be imported (numpy is not installed, for one).
+    """
+    entry = _entry_of(game)
+    if entry is None or entry.vector is None:
+        return None
+    try:
+        factory: Callable[..., Any] = _resolve(entry.vector, game.name, entry, "batched simulator")
+    except ImportError as error:  # numpy, from the vector extra
+        raise PluginError(
+            f"the batched simulator of {_r(game.name)} needs {error.name or 'a library'}: "
+            "pip install 'abstractgames[vector]'"
+        ) from None
+    return factory
 
 
 def solver_for(game: Game) -> Callable[..., Any]:
@@ -856,6 +885,25 @@ def greedy_player(game: Game) -> Player:
     from .players.greedy import GreedyPlayer
 
     return GreedyPlayer(game, evaluation_for(game))
+
+
+def mc_player(game: Game, simulations: int = 1024) -> Player:
+    """The Monte Carlo player: `simulations` random games per move, shared among the moves,
+    through the game's batched simulator (flat Monte Carlo; see [`abstractgames.players.mc`][])."""
+    if (
+        isinstance(simulations, bool)
+        or not isinstance(simulations, int)
+        or not 1 <= simulations <= 10**7
+    ):
+        raise InvalidPlayerError(
+            f"mc option simulations={_r(simulations)} must be a whole number from 1 to 10000000"
+        )
+    factory = vector_for(game)
+    if factory is None:
+        raise InvalidPlayerError(f"there is no batched simulator for {_r(game.name)}")
+    from .players.mc import MonteCarloPlayer
+
+    return MonteCarloPlayer(game, factory, simulations)
 
 
 def search_player(

@@ -1,0 +1,235 @@
+"""Batched simulation: thousands of games per numpy operation ([Batched simulation](../vector.md)).
+
+A simulator holds `B` independent games (*lanes*) in numpy arrays and plays one integer action
+(see [`Game.action_of`][abstractgames.protocol.Game.action_of]) in every lane per
+[`step`][abstractgames.vector.BatchSimulator.step]. Chance events are resolved inside `step`
+with the simulator's seeded `numpy.random.Generator`, so a lane always rests where a player is
+to move, or at the end. This module holds the [`BatchSimulator`][] contract and the generic
+helpers and never names a game: each game's simulator lives in `abstractgames.vector.<game>`,
+and the registry finds it ([`vector_for`][abstractgames.registry.vector_for]). numpy is needed
+(the `rl` extra).
+
+Examples:
+    >>> from abstractgames import get_game
+    >>> from abstractgames.registry import vector_for
+    >>> batch = vector_for(get_game("orderchaos"))(256, seed=1)
+    >>> batch.legal_action_mask().shape
+    (256, 72)
+    >>> steps = play_out(batch)
+    >>> bool(batch.done.all())
+    True
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..protocol import Game, State
+
+__all__ = [
+    "Actions",
+    "BatchSimulator",
+    "Mask",
+    "play_out",
+    "uniform_from_mask",
+]
+
+Actions = npt.NDArray[np.int64]
+"""One integer action per lane (`-1` where a lane has nothing to play)."""
+Mask = npt.NDArray[np.bool_]
+"""`B` × `num_distinct_actions`: `True` for each legal action of each lane."""
+
+
+class BatchSimulator(abc.ABC):
+    """`B` independent games of one [`Game`][abstractgames.Game] in arrays, stepped together.
+
+    Attributes:
+        game: the game (its parameters included).
+        batch_size: `B`, the number of lanes.
+        num_actions: `game.num_distinct_actions`.
+        rng: the generator of every random choice (chance events, random actions).
+        done: `bool[B]`, lanes whose game is over (their actions are ignored).
+        to_move: `int8[B]`, the index in `game.roles` of the role to move, `-1` when done.
+    """
+
+    game: Game
+    batch_size: int
+    num_actions: int
+    rng: np.random.Generator
+    done: npt.NDArray[np.bool_]
+    to_move: npt.NDArray[np.int8]
+
+    def __init__(self, game: Game, batch_size: int, seed: int | None = 0) -> None:
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise ValueError(f"batch_size must be a whole number of at least 1, not {batch_size!r}")
+        self.game = game
+        self.batch_size = batch_size
+        self.num_actions = game.num_distinct_actions
+        self.lanes = np.arange(batch_size, dtype=np.int64)
+        self.reset(seed)
+
+    # --- the contract -----------------------------------------------------------------------------
+
+    def reset(self, seed: int | None = None) -> None:
+        """Start a new game in every lane; a seed (else the current generator) for what follows."""
+        if seed is not None or not hasattr(self, "rng"):
+            self.rng = np.random.default_rng(seed)
+        self.reset_lanes(self.lanes)
+
+    @abc.abstractmethod
+    def reset_lanes(self, lanes: npt.NDArray[np.int64]) -> None:
+        """Start a new game in each lane of `lanes` (indices)."""
+
+    def reset_done(self) -> int:
+        """Start a new game in every finished lane (automatic reset); return how many."""
+        lanes = np.flatnonzero(self.done)
+        if lanes.size:
+            self.reset_lanes(lanes)
+        return int(lanes.size)
+
+    @abc.abstractmethod
+    def legal_action_mask(self) -> Mask:
+        """`bool[B, num_actions]`: the legal actions of each lane (none in a finished lane)."""
+
+    @abc.abstractmethod
+    def step(
+        self,
+        actions: npt.ArrayLike,
+        *,
+        check: bool = True,
+        chance: npt.ArrayLike | None = None,
+    ) -> None:
+        """Play `actions[i]` in lane `i` (finished lanes ignore theirs), then any chance events.
+
+        Args:
+            actions: one integer action per lane; `-1` leaves a live lane as it is (it does
+                not play now).
+            check: raise `ValueError` for an illegal action in a live lane (off: faster, and an
+                illegal action then leaves the lane in an unspecified state).
+            chance: for games with chance, one forced outcome per lane (`-1`: draw it with
+                the simulator's `rng`); ignored by games without.
+        """
+
+    @abc.abstractmethod
+    def random_actions(self) -> Actions:
+        """One uniformly random legal action per live lane (`-1` in finished lanes)."""
+
+    def greedy_actions(self, rng: np.random.Generator) -> Actions:
+        """The vectorised greedy policy's action in every live lane (`-1` in finished lanes),
+        ties drawn with `rng`.
+
+        Raises:
+            NotImplementedError: the game has no vectorised greedy policy.
+        """
+        raise NotImplementedError(f"{self.game.spec} has no vectorised greedy policy")
+
+    @abc.abstractmethod
+    def returns(self) -> npt.NDArray[np.float32]:
+        """`float32[B, len(game.roles)]`: [`State.returns`][abstractgames.protocol.State.returns] of
+        each lane (0 while a game goes on)."""
+
+    @abc.abstractmethod
+    def observations(self) -> npt.NDArray[np.float32]:
+        """`float32[B, *game.observation_shape]`: each lane's
+        [`State.observation`][abstractgames.protocol.State.observation] (both roles see the
+        same)."""
+
+    @abc.abstractmethod
+    def to_states(self, lanes: Sequence[int] | None = None) -> list[State]:
+        """The protocol [`State`][abstractgames.State] of each lane of `lanes` (default: all)."""
+
+    @abc.abstractmethod
+    def set_states(self, states: Sequence[State], lanes: Sequence[int] | None = None) -> None:
+        """Put `states[k]` in lane `lanes[k]` (default: lanes 0, 1, …); a chance node is
+        resolved at once with the simulator's `rng`."""
+
+    def tile(self, states: Sequence[State], copies: int) -> None:
+        """Put `copies` copies of `states` in the first `len(states) * copies` lanes: lane `i`
+        holds `states[i % len(states)]`. Each state is read once and its lane copied; a chance
+        node is drawn afresh in every copy."""
+        count = len(states)
+        used = count * copies
+        if not count or copies < 1 or used > self.batch_size:
+            raise ValueError(f"{count} states × {copies} copies do not fit {self.batch_size} lanes")
+        self.set_states(states, range(count))
+        if copies > 1:
+            targets = self.lanes[count:used]
+            self.copy_lanes(targets % count, targets)
+            self._redraw(targets)
+
+    def copy_lanes(self, sources: npt.NDArray[np.int64], targets: npt.NDArray[np.int64]) -> None:
+        """Make lane `targets[k]` a copy of lane `sources[k]` (every per-lane array)."""
+        for name, value in vars(self).items():
+            if (
+                isinstance(value, np.ndarray)
+                and value.shape[:1] == (self.batch_size,)
+                and name not in self._fixed
+            ):
+                value[targets] = value[sources]
+
+    _fixed: tuple[str, ...] = ("lanes", "_flat_base")
+    """Per-lane arrays that never change (not copied by [`copy_lanes`][])."""
+
+    def _redraw(self, lanes: npt.NDArray[np.int64]) -> None:  # noqa: B027  (games without chance)
+        """Draw again the chance events that [`set_states`][] resolved in these lanes (copies)."""
+
+    @property
+    @abc.abstractmethod
+    def bytes_per_lane(self) -> int:
+        """The memory of one lane: the bytes of every per-lane array, divided by `B`."""
+
+    # --- shared helpers ---------------------------------------------------------------------------
+
+    def _lanes(self, lanes: Sequence[int] | None) -> npt.NDArray[np.int64]:
+        if lanes is None:
+            return self.lanes
+        found = np.asarray(lanes, dtype=np.int64).reshape(-1)
+        if found.size and (found.min() < 0 or found.max() >= self.batch_size):
+            raise IndexError(f"lanes must be in 0..{self.batch_size - 1}")
+        return found
+
+    def _actions(self, actions: npt.ArrayLike) -> Actions:
+        found = np.asarray(actions, dtype=np.int64)
+        if found.shape != (self.batch_size,):
+            raise ValueError(f"actions must have shape ({self.batch_size},), not {found.shape}")
+        return found
+
+    def _array_bytes(self) -> int:
+        return sum(
+            value.nbytes
+            for value in vars(self).values()
+            if isinstance(value, np.ndarray) and value.shape[:1] == (self.batch_size,)
+        )
+
+    def _bad_action(self, lanes: npt.NDArray[np.int64], actions: Actions) -> ValueError:
+        lane = int(lanes[0])
+        return ValueError(f"illegal action {int(actions[lane])} in lane {lane}")
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.game.spec} B={self.batch_size}>"
+
+
+def uniform_from_mask(mask: Mask, rng: np.random.Generator) -> Actions:
+    """A uniformly random `True` column of each row of `mask` (`-1` for a row without one)."""
+    counts = mask.sum(axis=1)
+    picks = (rng.random(mask.shape[0]) * counts).astype(np.int64)
+    ranks = np.cumsum(mask, axis=1)
+    chosen: Actions = np.argmax(ranks > picks[:, None], axis=1).astype(np.int64)
+    chosen[counts == 0] = -1
+    return chosen
+
+
+def play_out(simulator: BatchSimulator, max_steps: int | None = None, policy: Any = None) -> int:
+    """Step every lane with random actions (or `policy(simulator) -> actions`) until all are
+    done, without resetting; return the steps taken (at most `max_steps`)."""
+    steps = 0
+    while not simulator.done.all() and (max_steps is None or steps < max_steps):
+        actions = simulator.random_actions() if policy is None else policy(simulator)
+        simulator.step(actions, check=False)
+        steps += 1
+    return steps
