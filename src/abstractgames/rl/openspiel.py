@@ -9,9 +9,9 @@ protocol ([`Game.action_of`][abstractgames.protocol.Game.action_of],
 actions is left out. [`openspiel_state`][] wraps one of our states as an OpenSpiel state, whose
 `.state` is ours again.
 
-[`MCTSPlayer`][] is OpenSpiel's `MCTSBot` with random rollouts as a [`Player`][abstractgames.Player]
-(`openspiel-mcts:simulations=200`). This module imports without OpenSpiel; using it needs the `rl`
-extra (`pip install 'abstractgames[rl]'`).
+[`MCTSPlayer`][] is OpenSpiel's `MCTSBot` with random rollouts as a
+[`Player`][abstractgames.players.Player] (`openspiel-mcts:simulations=200`). This module imports
+without OpenSpiel; using it needs the `rl` extra (`pip install 'abstractgames[rl]'`).
 
 Examples:
     >>> import pyspiel
