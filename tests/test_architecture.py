@@ -86,6 +86,7 @@ RL_MODULES = {
     "abstractgames.rl.gymnasium",
     "abstractgames.rl.openspiel",
     "abstractgames.rl.render",
+    "abstractgames.rl.games",
     "abstractgames.rl.vector",
 }
 """The adapters to the game-AI libraries (the `rl` extra)."""

@@ -29,7 +29,7 @@ from abstractgames import (
     parse_game_spec,
     random_move,
 )
-from abstractgames.rl.gymnasium import UnsupportedGameError
+from abstractgames.rl.games import UnsupportedGameError
 from abstractgames.rl.pettingzoo import env, raw_env
 from abstractgames.rl.render import cairosvg_available, rgb_frame, text_frame
 from tests.toygame import DiceRace

@@ -24,9 +24,6 @@ The reward is 0 until the end, then [`State.returns`][abstractgames.protocol.Sta
 agent's role. An illegal action ends the episode with the lowest return of the game
 (`Game.returns_range[0]`, -1 for the built-in games) and `info["illegal_action"] = True`,
 as PettingZoo's classic environments do.
-
-This module also holds what the PettingZoo environments share with it: [`learning_game`][]
-and [`action_mask`][].
 """
 
 from __future__ import annotations
@@ -41,92 +38,23 @@ from gymnasium import spaces
 
 from ..players import Player
 from ..protocol import (
-    AbstractGamesError,
     Game,
     IllegalMoveError,
-    InvalidParameterError,
     Move,
     State,
-    UnknownGameError,
     random_move,
 )
-from ..registry import available_games, get_game, make_player
-from ..specs import parse_options, split_spec
-from ..text import value_excerpt
+from ..registry import available_games, make_player
 from . import render
+from .games import learning_game
 
 __all__ = [
     "AbstractGamesEnv",
-    "UnsupportedGameError",
-    "action_mask",
     "env_id",
-    "learning_game",
     "register_envs",
 ]
 
 Observation = npt.NDArray[np.float32]
-RENDER_MODES = ("human", "ansi", "rgb_array")
-"""The render modes of the environments: text printed, text returned, an RGB array."""
-
-
-class UnsupportedGameError(AbstractGamesError, ValueError):
-    """A game the environments cannot run: it has no integer actions or no observations."""
-
-
-def learning_game(game: str | Game, **params: Any) -> Game:
-    """The game an environment runs: a name (`"entropy"`), a spec (`"entropy:size=5"`) or a
-    [`Game`][abstractgames.Game], with `params` for a name.
-
-    Raises:
-        UnknownGameError: no game has that name.
-        InvalidParameterError: a parameter the game does not have or rejects, or the same
-            parameter in the spec and in `params`.
-        UnsupportedGameError: the game has no integer actions or no observations.
-
-    Examples:
-        >>> learning_game("entropy:size=5") == learning_game("entropy", size=5)
-        True
-    """
-    if isinstance(game, Game):
-        if params:
-            raise InvalidParameterError(
-                f"parameters {', '.join(sorted(params))} are for a game given by its name, "
-                f"not for the game {game.spec}"
-            )
-        made = game
-    elif isinstance(game, str):
-        name, option_text = split_spec(game)
-        options = parse_options(
-            option_text, context=f"game {value_excerpt(game)}", error=InvalidParameterError
-        )
-        twice = sorted(set(options) & set(params))
-        if twice:
-            raise InvalidParameterError(
-                f"parameter {', '.join(twice)} is given twice: in {value_excerpt(game)} and "
-                "as a keyword"
-            )
-        made = get_game(name, **options, **params)
-    else:
-        raise UnknownGameError(
-            f"a game is a name such as 'orderchaos' or a Game, not {value_excerpt(game)}; "
-            f"available games: {', '.join(available_games())}"
-        )
-    if made.num_distinct_actions <= 0 or not made.observation_shape:
-        raise UnsupportedGameError(
-            f"{made.spec} has no integer actions or observations (Game.num_distinct_actions, "
-            "Game.observation_shape), which the learning environments need"
-        )
-    return made
-
-
-def action_mask(state: State) -> npt.NDArray[np.int8]:
-    """A new `int8` array of `Game.num_distinct_actions`: 1 for each of
-    [`State.legal_actions`][abstractgames.protocol.State.legal_actions], 0 elsewhere (all 0 at the
-    end of the game and at a chance node)."""
-    mask = np.zeros(state.game.num_distinct_actions, np.int8)
-    if state.to_move is not None and not state.is_chance():
-        mask[list(state.legal_actions())] = 1
-    return mask
 
 
 class AbstractGamesEnv(gymnasium.Env[Observation, np.int64]):
@@ -158,7 +86,7 @@ class AbstractGamesEnv(gymnasium.Env[Observation, np.int64]):
     """
 
     metadata: dict[str, Any] = {  # noqa: RUF012  (Gymnasium's class attribute)
-        "render_modes": list(RENDER_MODES),
+        "render_modes": list(render.RENDER_MODES),
         "render_fps": 2,
     }
 
@@ -175,12 +103,7 @@ class AbstractGamesEnv(gymnasium.Env[Observation, np.int64]):
         """The game played."""
         self.role: str = self.game.roles[0] if role is None else self.game.check_role(role)
         """The role the agent plays."""
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise InvalidParameterError(
-                f"render_mode must be one of {', '.join(RENDER_MODES)} or None, not "
-                f"{value_excerpt(render_mode)}"
-            )
-        self.render_mode = render_mode
+        self.render_mode = render.check_render_mode(render_mode)
         self.opponent: Player = (
             opponent if isinstance(opponent, Player) else make_player(opponent, self.game)
         )

@@ -48,10 +48,9 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from ..protocol import Game, IllegalMoveError, InvalidParameterError, Move, State, random_move
-from ..text import value_excerpt
+from ..protocol import Game, IllegalMoveError, Move, State, random_move
 from . import render
-from .gymnasium import RENDER_MODES, action_mask, learning_game
+from .games import action_mask, learning_game
 
 __all__ = ["env", "raw_env"]
 
@@ -92,7 +91,7 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # PettingZoo's name
     metadata: dict[str, Any] = {  # noqa: RUF012  (PettingZoo's class attribute)
         "name": "abstractgames_v0",
         "is_parallelizable": False,
-        "render_modes": list(RENDER_MODES),
+        "render_modes": list(render.RENDER_MODES),
         "render_fps": 2,
     }
 
@@ -100,12 +99,7 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # PettingZoo's name
         EzPickle.__init__(self, game, render_mode, **params)
         super().__init__()
         self.game: Game = learning_game(game, **params)
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise InvalidParameterError(
-                f"render_mode must be one of {', '.join(RENDER_MODES)} or None, not "
-                f"{value_excerpt(render_mode)}"
-            )
-        self.render_mode = render_mode
+        self.render_mode = render.check_render_mode(render_mode)
         self.metadata = {**raw_env.metadata, "name": f"{self.game.name}_v0"}
         self.possible_agents: list[str] = list(self.game.roles)
         self.agents: list[str] = []

@@ -38,9 +38,20 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..protocol import Move, State
+from ..protocol import InvalidParameterError, Move, State
+from ..text import value_excerpt
 
-__all__ = ["BACKENDS", "cairosvg_available", "rgb_frame", "text_frame"]
+__all__ = [
+    "BACKENDS",
+    "RENDER_MODES",
+    "cairosvg_available",
+    "check_render_mode",
+    "rgb_frame",
+    "text_frame",
+]
+
+RENDER_MODES = ("human", "ansi", "rgb_array")
+"""The render modes of the environments: text printed, text returned, an RGB array."""
 
 BACKENDS = ("auto", "cairosvg", "numpy")
 """The ways [`rgb_frame`][] draws: `"auto"` is CairoSVG when it works here, else numpy."""
@@ -222,3 +233,14 @@ def _masks(
     inside = distance <= radius
     outline = inside & (distance > radius - rim)
     return inside & ~outline, outline, inside & (distance > radius - ring)
+
+
+def check_render_mode(render_mode: str | None) -> str | None:
+    """`render_mode` if it is one of [`RENDER_MODES`][] or `None`, else raise
+    [`InvalidParameterError`][abstractgames.protocol.InvalidParameterError]."""
+    if render_mode is not None and render_mode not in RENDER_MODES:
+        raise InvalidParameterError(
+            f"render_mode must be one of {', '.join(RENDER_MODES)} or None, not "
+            f"{value_excerpt(render_mode)}"
+        )
+    return render_mode

@@ -37,7 +37,7 @@ from ..protocol import Game, InvalidParameterError
 from ..registry import vector_for
 from ..text import value_excerpt
 from ..vector import Actions, BatchSimulator
-from .gymnasium import UnsupportedGameError, learning_game
+from .games import UnsupportedGameError, learning_game
 
 __all__ = ["OPPONENTS", "VectorGameEnv"]
 
