@@ -55,6 +55,16 @@ class _Seed(click.types.IntParamType):
         return number
 
 
+_logs_option = click.option(
+    "--logs",
+    "logs_dir",
+    type=click.Path(file_okay=False),
+    help="Keep every error-output log of the external programs in this directory. [default: "
+    "only the logs of programs that failed, in the temporary directory]",
+)
+"""The `--logs DIRECTORY` option of the commands that seat external programs."""
+
+
 def _seed_option(help: str, default: int | None = None) -> Callable[[Any], Any]:
     """The `--seed` option of a command (every command reads seeds the same way)."""
     return click.option(
@@ -402,13 +412,7 @@ def _make_players(game: Game, specs: tuple[str, str], session: Any) -> tuple[Pla
     help="Do not keep the game in your data directory (where a game you play at a terminal goes "
     "without --record; ABSTRACTGAMES_DATA sets the directory).",
 )
-@click.option(
-    "--logs",
-    "logs_dir",
-    type=click.Path(file_okay=False),
-    help="Keep every error-output log of the external programs in this directory. [default: "
-    "only the logs of programs that failed, in the temporary directory]",
-)
+@_logs_option
 @click.option(
     "--no-color", is_flag=True, help="No colours or other styles (also NO_COLOR=1): letters only."
 )
@@ -866,13 +870,7 @@ def _progress_bar(
     help="Running out of time loses the match, also in a game whose live rules make the moves "
     "of a player out of time.",
 )
-@click.option(
-    "--logs",
-    "logs_dir",
-    type=click.Path(file_okay=False),
-    help="Keep every error-output log of the external programs in this directory. [default: "
-    "only the logs of programs that failed, in the temporary directory]",
-)
+@_logs_option
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @click.option("-v", "--verbose", is_flag=True, help="A line on stderr for each finished match.")
 def arena(
