@@ -242,6 +242,65 @@ def test_illegal_actions_are_refused(spec: str) -> None:
         batch.step([0])
 
 
+def snapshot(batch: BatchSimulator) -> dict[str, object]:
+    """Every array of the batch, copied, and its generator's state."""
+    found: dict[str, object] = {
+        name: value.copy() for name, value in vars(batch).items() if isinstance(value, np.ndarray)
+    }
+    found["rng"] = batch.rng.bit_generator.state
+    return found
+
+
+def assert_unchanged(batch: BatchSimulator, before: dict[str, object]) -> None:
+    after = snapshot(batch)
+    assert after.keys() == before.keys()
+    for name, value in before.items():
+        if isinstance(value, np.ndarray):
+            assert np.array_equal(after[name], value), name  # type: ignore[arg-type]
+        else:
+            assert after[name] == value, name
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_step_checks_the_playing_lanes_against_the_mask(spec: str) -> None:
+    """Among finished lanes, skipping lanes and lanes that play, `step` refuses an illegal action
+    (outside the mask, or out of range) in a lane that plays, names the first such lane (the
+    first out of range if any) and changes nothing; finished and skipping lanes are not checked,
+    and a step where no lane plays moves no lane."""
+    lanes = 8
+    batch = batch_of(spec, lanes=lanes, seed=5)
+    rng = np.random.default_rng(5)
+    refused = 0
+    for _ in range(60):
+        if batch.done.all():
+            batch.reset_done()
+        mask = batch.legal_action_mask()
+        actions = batch.random_actions()
+        actions[rng.random(lanes) < 0.3] = -1
+        actions[batch.done] = batch.num_actions + 3  # finished lanes ignore theirs
+        playing = np.flatnonzero(~batch.done & (actions >= 0))
+        if playing.size:
+            bad = np.sort(rng.choice(playing, size=min(2, playing.size), replace=False))
+            wrong = actions.copy()
+            for lane in bad:
+                illegal = np.flatnonzero(~mask[lane])
+                pick = rng.integers(illegal.size + 1)
+                wrong[lane] = illegal[pick] if pick < illegal.size else batch.num_actions
+            before = snapshot(batch)
+            out = bad[wrong[bad] >= batch.num_actions]  # out of range: named first
+            first = int(out[0] if out.size else bad[0])
+            message = rf"^illegal action {wrong[first]} in lane {first}$"
+            with pytest.raises(ValueError, match=message):
+                batch.step(wrong)
+            assert_unchanged(batch, before)
+            refused += 1
+        positions = [state.position() for state in batch.to_states()]
+        batch.step(np.full(lanes, -1))
+        assert [state.position() for state in batch.to_states()] == positions
+        batch.step(actions)
+    assert refused > 30
+
+
 @pytest.mark.parametrize("spec", SPECS)
 def test_set_states_round_trips(spec: str) -> None:
     game = parse_game_spec(spec)

@@ -43,6 +43,7 @@ __all__ = [
     "OBSERVATION_PLANES",
     "ORDER",
     "SIZE",
+    "WEIGHTS",
     "WINDOWS",
     "WINDOWS_THROUGH",
     "WINDOW_INDICES_THROUGH",
@@ -84,6 +85,14 @@ WINDOWS_THROUGH: tuple[tuple[int, ...], ...] = tuple(
 )
 """`WINDOWS_THROUGH[sq]`: the windows through square `sq` (those of
 [`WINDOW_INDICES_THROUGH`][])."""
+WEIGHTS: tuple[int, ...] = (0, 1, 4, 20, 400, 0)
+"""`WEIGHTS[k]`: what a window holding `k` like symbols and none of the other kind (`k` = 0 to 5)
+adds to the *line potential*, the greedy evaluation; a window holding both kinds is dead and adds
+nothing. Four and a gap threaten to win on the next move, so they weigh far more; five have
+already won. The `greedy` bot's
+[`line_potential`][abstractgames.players.orderchaos.line_potential] and the batched
+[`greedy_actions`][abstractgames.vector.orderchaos.greedy_actions] both sum it over
+[`WINDOWS`][]."""
 
 
 def _check_symbol(instance: object, attribute: attrs.Attribute[str], value: object) -> None:

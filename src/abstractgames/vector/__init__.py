@@ -34,6 +34,7 @@ from ..protocol import Game, State
 __all__ = [
     "Actions",
     "BatchSimulator",
+    "Lanes",
     "Mask",
     "play_out",
     "uniform_from_mask",
@@ -43,10 +44,17 @@ Actions = npt.NDArray[np.int64]
 """One integer action per lane (`-1` where a lane has nothing to play)."""
 Mask = npt.NDArray[np.bool_]
 """`B` × `num_distinct_actions`: `True` for each legal action of each lane."""
+Lanes = npt.NDArray[np.int64] | slice
+"""Lanes by index (increasing), or `slice(None)` for every lane (a view instead of a gather)."""
 
 
 class BatchSimulator(abc.ABC):
     """`B` independent games of one [`Game`][abstractgames.Game] in arrays, stepped together.
+
+    A game's simulator implements the abstract methods. [`step`][] is shared: it reads the
+    actions, finds the lanes that play and checks their actions, then calls the game's kernel,
+    the abstract `_step(lanes, actions, chance)`, which only plays them (see
+    [Batched simulation](../vector.md#a-new-games-simulator)).
 
     Attributes:
         game: the game (its parameters included).
@@ -96,7 +104,6 @@ class BatchSimulator(abc.ABC):
     def legal_action_mask(self) -> Mask:
         """`bool[B, num_actions]`: the legal actions of each lane (none in a finished lane)."""
 
-    @abc.abstractmethod
     def step(
         self,
         actions: npt.ArrayLike,
@@ -106,6 +113,10 @@ class BatchSimulator(abc.ABC):
     ) -> None:
         """Play `actions[i]` in lane `i` (finished lanes ignore theirs), then any chance events.
 
+        The steps every game shares are done here: the actions are read as `int64[B]`, the lanes
+        that play are found (not done, an action of at least 0) and, with `check`, their actions
+        are checked; then the game's kernel, `_step`, plays them.
+
         Args:
             actions: one integer action per lane; `-1` leaves a live lane as it is (it does
                 not play now).
@@ -113,7 +124,44 @@ class BatchSimulator(abc.ABC):
                 illegal action then leaves the lane in an unspecified state).
             chance: for games with chance, one forced outcome per lane (`-1`: draw it with
                 the simulator's `rng`); ignored by games without.
+
+        Raises:
+            ValueError: `actions` is not one integer per lane, or (with `check`) an action is
+                illegal in its lane (the first lane with an action out of range is named, else
+                the first with an illegal one); no lane has changed.
         """
+        acts = self._actions(actions)
+        lanes: Lanes
+        if self.done.any() or (acts < 0).any():
+            lanes = np.flatnonzero(~self.done & (acts >= 0))
+        else:
+            lanes = slice(None)  # every lane plays: views, not gathers
+        if check:
+            played = acts[lanes]
+            ok = played < self.num_actions
+            if ok.all():
+                ok = self._legal(lanes, played)
+            if not ok.all():
+                raise self._bad_action(self.lanes[lanes][~ok], acts)
+        self._step(lanes, acts, chance)
+
+    @abc.abstractmethod
+    def _step(self, lanes: Lanes, actions: Actions, chance: npt.ArrayLike | None) -> None:
+        """The game's kernel of [`step`][]: play `actions[lanes]` in `lanes`, then any chance
+        events (forced by `chance`, the argument of `step` as given, for the lanes that draw).
+
+        `lanes` are the lanes that play, in increasing order, or `slice(None)` when every lane
+        does; they may be none (every lane done or skipping), when the kernel changes no lane.
+        `actions` is the whole `int64[B]` array (read only `actions[lanes]`); with `check` the
+        actions of `lanes` have been found legal by `_legal`.
+        """
+
+    def _legal(self, lanes: Lanes, actions: Actions) -> npt.NDArray[np.bool_]:
+        """Whether `actions[k]` (in `0 .. num_actions - 1`) is legal in the `k`-th lane of
+        `lanes`: the [`legal_action_mask`][] by default; a game may override it with a cheaper
+        test that agrees with the mask."""
+        legal: npt.NDArray[np.bool_] = self.legal_action_mask()[self.lanes[lanes], actions]
+        return legal
 
     @abc.abstractmethod
     def random_actions(self) -> Actions:

@@ -33,7 +33,7 @@ from ..dispersal import (
 )
 from ..grid import QUEEN_DIRECTIONS, grid
 from ..protocol import State
-from . import Actions, BatchSimulator, Mask
+from . import Actions, BatchSimulator, Lanes, Mask
 
 __all__ = ["DispersalBatch"]
 
@@ -288,24 +288,9 @@ class DispersalBatch(BatchSimulator):
         actions[self.done] = -1
         return actions
 
-    def step(
-        self,
-        actions: npt.ArrayLike,
-        *,
-        check: bool = True,
-        chance: npt.ArrayLike | None = None,
-    ) -> None:
-        acts = self._actions(actions)
-        live = np.flatnonzero(~self.done & (acts >= 0))
-        if not live.size:
-            return
-        a = acts[live]
-        if check:
-            ok = a < self.num_actions
-            if ok.all():
-                ok = self.legal_action_mask()[live, a]
-            if not ok.all():
-                raise self._bad_action(live[~ok], acts)
+    def _step(self, lanes: Lanes, actions: Actions, chance: npt.ArrayLike | None) -> None:
+        live = self.lanes if isinstance(lanes, slice) else lanes
+        a = actions[lanes]
         slide = a != PASS_ACTION
         source, target = np.minimum(a // SIZE, SIZE - 1), a % SIZE
         moved = np.where(slide, _BITS[source] | _BITS[target], 0)

@@ -19,7 +19,7 @@ import numpy.typing as npt
 from ..entropy import CHAOS, ORDER, EntropyGame, EntropyState, line_scores
 from ..grid import grid
 from ..protocol import CHANCE, State
-from . import Actions, BatchSimulator, Mask, uniform_from_mask
+from . import Actions, BatchSimulator, Lanes, Mask, uniform_from_mask
 
 __all__ = ["EntropyBatch", "score_gain_actions"]
 
@@ -242,55 +242,42 @@ class EntropyBatch(BatchSimulator):
         return actions
 
     def _phases(
-        self, playing: npt.NDArray[np.bool_] | None = None
+        self, lanes: Lanes = slice(None)
     ) -> tuple[npt.NDArray[np.int64] | slice, npt.NDArray[np.int64] | slice]:
-        """The Chaos lanes and the Order lanes (a slice for all lanes when they all are), of
-        the lanes `playing` (default: all)."""
+        """The Chaos lanes and the Order lanes of `lanes` (default: all), a slice for all lanes
+        when they all are."""
         to_move = self.to_move
+        if not isinstance(lanes, slice):
+            moving = to_move[lanes]
+            return lanes[moving == _CHAOS], lanes[moving == _ORDER]
         first = to_move[0]
-        if first >= 0 and (to_move == first).all() and (playing is None or playing.all()):
+        if first >= 0 and (to_move == first).all():
             everything, nothing = slice(None), np.zeros(0, np.int64)
             return (everything, nothing) if first == _CHAOS else (nothing, everything)
-        if playing is not None:
-            to_move = np.where(playing, to_move, -1)
         return np.flatnonzero(to_move == _CHAOS), np.flatnonzero(to_move == _ORDER)
 
-    def step(
-        self,
-        actions: npt.ArrayLike,
-        *,
-        check: bool = True,
-        chance: npt.ArrayLike | None = None,
-    ) -> None:
+    def _step(self, lanes: Lanes, actions: Actions, chance: npt.ArrayLike | None) -> None:
         t = self._t
-        acts = self._actions(actions)
         forced = None if chance is None else np.asarray(chance, dtype=np.int64)
-        if check:
-            live = np.flatnonzero(~self.done & (acts >= 0))
-            ok = acts[live] < self.num_actions
-            if ok.all():
-                ok = self.legal_action_mask()[live, acts[live]]
-            if not ok.all():
-                raise self._bad_action(live[~ok], acts)
         self.last_draw[:] = -1
-        chaos, order = self._phases(acts >= 0)
+        chaos, order = self._phases(lanes)
         if _size(chaos):
-            self._place(chaos, acts[chaos])
+            self._place(chaos, actions[chaos])
         if _size(order):
-            lanes = self.lanes[order]
-            a = acts[order]
+            rows = self.lanes[order]
+            a = actions[order]
             slide = a != t.pass_action
             if slide.all():
                 self._slide(order, a)
             elif slide.any():
-                self._slide(lanes[slide], a[slide])
-            self._draw(lanes, None if forced is None else forced[order])
+                self._slide(rows[slide], a[slide])
+            self._draw(rows, None if forced is None else forced[order])
         if _size(chaos):
             # After a placement: Order moves, or the game ends with the board full.
-            lanes = self.lanes[chaos]
-            full = self.count[lanes] == t.squares
-            self.done[lanes] = full
-            self.to_move[lanes] = np.where(full, -1, _ORDER)
+            rows = self.lanes[chaos]
+            full = self.count[rows] == t.squares
+            self.done[rows] = full
+            self.to_move[rows] = np.where(full, -1, _ORDER)
 
     def _place(self, lanes: npt.NDArray[np.int64] | slice, square: Actions) -> None:
         t = self._t

@@ -18,18 +18,20 @@ import numpy.typing as npt
 from ..orderchaos import (
     FULL,
     SIZE,
+    WEIGHTS,
     WINDOW_INDICES_THROUGH,
     WINDOWS,
     OrderChaosGame,
     OrderChaosState,
 )
 from ..protocol import State
-from . import Actions, BatchSimulator, Mask, uniform_from_mask
+from . import Actions, BatchSimulator, Lanes, Mask, uniform_from_mask
 
 __all__ = ["OrderChaosBatch", "greedy_actions", "window_counts"]
 
 _U64 = np.uint64
 _BIT = np.array([1 << sq for sq in range(SIZE)], dtype=_U64)
+_ACTION_BIT = np.repeat(_BIT, 2)  # action -> the bit of its square
 _NEVER = np.uint64((1 << 64) - 1)  # a window mask no 36-bit board contains
 _THROUGH = max(len(t) for t in WINDOW_INDICES_THROUGH)  # 12
 _WIN_THROUGH = np.full((SIZE, _THROUGH), _NEVER, dtype=_U64)
@@ -102,47 +104,31 @@ class OrderChaosBatch(BatchSimulator):
         actions[self.done] = -1
         return actions
 
-    def step(
-        self,
-        actions: npt.ArrayLike,
-        *,
-        check: bool = True,
-        chance: npt.ArrayLike | None = None,
-    ) -> None:
-        acts = self._actions(actions)
-        live: npt.NDArray[np.int64] | slice
-        if self.done.any() or (acts < 0).any():
-            live = np.flatnonzero(~self.done & (acts >= 0))
-            if not live.size:
-                return
-            acts = acts[live]
-        else:
-            live = slice(None)
+    def _legal(self, lanes: Lanes, actions: Actions) -> npt.NDArray[np.bool_]:
+        # The square is empty: the mask without building it.
+        empty: npt.NDArray[np.bool_] = ((self.x[lanes] | self.o[lanes]) & _ACTION_BIT[actions]) == 0
+        return empty
+
+    def _step(self, lanes: Lanes, actions: Actions, chance: npt.ArrayLike | None) -> None:
+        acts = actions[lanes]
         square = acts >> 1
-        if check:
-            bad = acts >= 2 * SIZE
-            if not bad.any():
-                bad = ((self.x[live] | self.o[live]) & _BIT[square]) != 0
-            if bad.any():
-                lanes = self.lanes[live][bad]
-                raise self._bad_action(lanes, self._actions(actions))
         is_o = (acts & 1).astype(np.bool_)
         bit = _BIT[square]
-        x, o = self.x[live], self.o[live]
+        x, o = self.x[lanes], self.o[lanes]
         own = np.where(is_o, o, x) | bit
-        self.x[live] = np.where(is_o, x, own)
-        self.o[live] = np.where(is_o, own, o)
+        self.x[lanes] = np.where(is_o, x, own)
+        self.o[lanes] = np.where(is_o, own, o)
         windows = _WIN_THROUGH[square]
         win = ((own[:, None] & windows) == windows).any(axis=1)
-        count = self.count[live] + 1
-        self.count[live] = count
+        count = self.count[lanes] + 1
+        self.count[lanes] = count
         full = count == SIZE
         over = win | full
-        self.done[live] = over
-        self.winner[live] = np.where(win, _ORDER, np.where(full, _CHAOS, -1))
-        self.to_move[live] = np.where(over, -1, count & 1)
+        self.done[lanes] = over
+        self.winner[lanes] = np.where(win, _ORDER, np.where(full, _CHAOS, -1))
+        self.to_move[lanes] = np.where(over, -1, count & 1)
         # Take the square out of the lane's list of empty squares: the last one takes its slot.
-        base = self._flat_base[live]
+        base = self._flat_base[lanes]
         empties, where = self.empties.reshape(-1), self.where.reshape(-1)
         slot = where[base + square].astype(np.int64)
         last = empties[base + SIZE - count]
@@ -222,11 +208,9 @@ def _compress(ranks: str) -> str:
 
 # --- the greedy policy ----------------------------------------------------------------------------
 
-_WEIGHTS = (0, 1, 4, 20, 400, 0)  # players.orderchaos.WEIGHTS (the player layer is not below us)
-
 
 def _worth(nx: int, no: int) -> int:
-    return (0 if no else _WEIGHTS[nx]) + (0 if nx else _WEIGHTS[no])
+    return (0 if no else WEIGHTS[nx]) + (0 if nx else WEIGHTS[no])
 
 
 # Window code 6 * nx + no (+ the dummy window, code 36) -> the change of its worth by an X or an O.
