@@ -41,6 +41,8 @@ so the colours stay apart in greyscale; each letter contrasts with its fill 4.5:
 FILES = "abcdefghijklmnopqrstuvwxyz"
 
 # Geometry in viewBox units: a square is 100; the coordinates take a margin at the left and bottom.
+# The page's board (web/static/board.js) draws with these and the colours below, under the same
+# names without the underscore (tests/test_web_api.py compares them).
 _SQUARE = 100
 _EDGE = 10
 _COORDINATE_MARGIN = 50
@@ -48,6 +50,13 @@ _RADIUS = 40
 _DISC_FONT = 44
 _LETTER_FONT = 72
 _COORDINATE_FONT = 30
+_BASELINE = 0.35  # how far below the centre of a line of capitals its baseline lies, per font size
+_GRID_WIDTH = 2
+_FRAME_WIDTH = 4
+_DISC_STROKE_WIDTH = 3
+_HALO_WIDTH = 4
+_MARK_INSET = 7
+_MARK_WIDTH = 6
 
 _BACKGROUND = "#ffffff"
 _BOARD_FILL = "#eadfc8"
@@ -56,6 +65,7 @@ _COORDINATE_INK = "#4d4d4d"
 _OUTLINE = "#1a1a1a"
 _HIGHLIGHT_FILL = "#9fc3e6"
 _MARK_STROKE = "#d41c1c"
+_HALO = "#ffffff"
 _HEX = re.compile(r"#[0-9a-fA-F]{6}")
 _SQUARE_NAME = re.compile(r"([a-z])([1-9][0-9]{0,5})")
 _EMPTY: Mapping[int, str] = MappingProxyType({})
@@ -146,12 +156,12 @@ def board_svg(
     lines += [f"M{left} {_EDGE + r * _SQUARE}h{board_width}" for r in range(1, height)]
     if lines:
         out.append(
-            f'<path class="grid" d="{"".join(lines)}" stroke="{_LINE}" stroke-width="2" '
-            'fill="none"/>'
+            f'<path class="grid" d="{"".join(lines)}" stroke="{_LINE}" '
+            f'stroke-width="{_GRID_WIDTH}" fill="none"/>'
         )
     out.append(
         f'<rect class="frame" x="{left}" y="{_EDGE}" width="{board_width}" '
-        f'height="{board_height}" fill="none" stroke="{_LINE}" stroke-width="4"/>'
+        f'height="{board_height}" fill="none" stroke="{_LINE}" stroke-width="{_FRAME_WIDTH}"/>'
     )
     if coordinates:
         out.append(
@@ -185,20 +195,21 @@ def board_svg(
             fill, ink, halo = _paint(colour)
             out.append(
                 f'<circle cx="{cx}" cy="{cy}" r="{_RADIUS}" fill="{_text(fill)}" '
-                f'stroke="{_OUTLINE}" stroke-width="3"/>'
+                f'stroke="{_OUTLINE}" stroke-width="{_DISC_STROKE_WIDTH}"/>'
             )
             out.append(
                 f'<text x="{cx}" y="{cy + _baseline(_DISC_FONT)}" fill="{ink}" '
                 f'font-size="{_DISC_FONT}"{halo}>{_text(piece)}</text>'
             )
         out.append("</g>")
+    inner = _SQUARE - 2 * _MARK_INSET
     for square in sorted(marked):
         x, y = corner(square)
         reason = str(marked[square])
         out.append(
             f'<rect class="mark" data-square="{name(square)}" data-reason="{_text(reason)}" '
-            f'x="{x + 7}" y="{y + 7}" width="{_SQUARE - 14}" height="{_SQUARE - 14}" '
-            f'fill="none" stroke="{_MARK_STROKE}" stroke-width="6">'
+            f'x="{x + _MARK_INSET}" y="{y + _MARK_INSET}" width="{inner}" height="{inner}" '
+            f'fill="none" stroke="{_MARK_STROKE}" stroke-width="{_MARK_WIDTH}">'
             f"<title>{name(square)}: {_text(reason)}</title></rect>"
         )
     out.append("</svg>")
@@ -234,12 +245,12 @@ def _paint(colour: str) -> tuple[str, str, str]:
         light = 0.299 * channels[0] + 0.587 * channels[1] + 0.114 * channels[2] > 140
         return colour.lower(), "#000000" if light else "#ffffff", ""
     # A colour of unknown lightness: a black letter with a white rim reads on any fill.
-    return colour, "#000000", ' stroke="#ffffff" stroke-width="4" paint-order="stroke"'
+    return colour, "#000000", f' stroke="{_HALO}" stroke-width="{_HALO_WIDTH}" paint-order="stroke"'
 
 
 def _baseline(font_size: int) -> int:
     """How far below the centre of a line of capitals its baseline lies."""
-    return round(0.35 * font_size)
+    return round(_BASELINE * font_size)
 
 
 def _pixels(units: int, size: int) -> int:

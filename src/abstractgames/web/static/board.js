@@ -15,14 +15,30 @@ export const PALETTE = {
   black: ["#1a1a1a", "#ffffff"],
 };
 
+// The geometry (in viewBox units) and colours of abstractgames.svg, under the names it gives them
+// there (without the underscore); tests/test_web_api.py compares the two.
 const SQUARE = 100;
 const EDGE = 10;
-const MARGIN = 50;
+const COORDINATE_MARGIN = 50;
 const RADIUS = 40;
 const DISC_FONT = 44;
 const LETTER_FONT = 72;
 const COORDINATE_FONT = 30;
+const BASELINE = 0.35;
+const GRID_WIDTH = 2;
+const FRAME_WIDTH = 4;
+const DISC_STROKE_WIDTH = 3;
+const HALO_WIDTH = 4;
+const MARK_INSET = 7;
+const MARK_WIDTH = 6;
+const BACKGROUND = "#ffffff";
+const BOARD_FILL = "#eadfc8";
+const LINE = "#8a7757";
+const COORDINATE_INK = "#4d4d4d";
 const OUTLINE = "#1a1a1a";
+const HIGHLIGHT_FILL = "#9fc3e6";
+const MARK_STROKE = "#d41c1c";
+const HALO = "#ffffff";
 
 // The disc fill, the letter colour and whether the letter needs a halo, for a colour name.
 export function paint(colour) {
@@ -36,11 +52,25 @@ export function paint(colour) {
   return [colour, "#000000", true];
 }
 
+// How far below the centre of a line of capitals its baseline lies, rounded as Python's round()
+// in abstractgames.svg does (a half to the even neighbour: 10 for the coordinates' 10.5).
+function baseline(fontSize) {
+  const exact = BASELINE * fontSize;
+  const nearest = Math.round(exact);
+  return Math.abs(exact - Math.trunc(exact)) === 0.5 && nearest % 2 !== 0 ? nearest - 1 : nearest;
+}
+
 function element(name, attributes = {}, parent = null) {
   const node = document.createElementNS(SVG, name);
   for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, String(value));
   if (parent) parent.appendChild(node);
   return node;
+}
+
+// The view of a position for Board.render: a record's or a snapshot's {cells, marks, position} of
+// `game`, with the squares of the last move tinted (a match adds what can be pressed).
+export function positionView(game, position, last = []) {
+  return { width: game.width, height: game.height, cells: position.cells, colours: game.colours, marks: position.marks, last, title: position.position };
 }
 
 export function squareName(index, width) {
@@ -54,13 +84,13 @@ function drawPiece(parent, letter, colours, cx, cy, className = "piece", square 
   const group = element("g", attributes, parent);
   const colour = colours[letter];
   if (colour === undefined) {
-    const text = element("text", { x: cx, y: cy + Math.round(0.35 * LETTER_FONT), fill: OUTLINE, "font-size": LETTER_FONT }, group);
+    const text = element("text", { x: cx, y: cy + baseline(LETTER_FONT), fill: OUTLINE, "font-size": LETTER_FONT }, group);
     text.textContent = letter;
   } else {
     const [fill, ink, halo] = paint(colour);
-    element("circle", { cx, cy, r: RADIUS, fill, stroke: OUTLINE, "stroke-width": 3 }, group);
-    const attributes = { x: cx, y: cy + Math.round(0.35 * DISC_FONT), fill: ink, "font-size": DISC_FONT };
-    if (halo) Object.assign(attributes, { stroke: "#ffffff", "stroke-width": 4, "paint-order": "stroke" });
+    element("circle", { cx, cy, r: RADIUS, fill, stroke: OUTLINE, "stroke-width": DISC_STROKE_WIDTH }, group);
+    const attributes = { x: cx, y: cy + baseline(DISC_FONT), fill: ink, "font-size": DISC_FONT };
+    if (halo) Object.assign(attributes, { stroke: HALO, "stroke-width": HALO_WIDTH, "paint-order": "stroke" });
     element("text", attributes, group).textContent = letter;
   }
   return group;
@@ -107,9 +137,9 @@ export class Board {
     const svg = this.svg;
     svg.replaceChildren();
     if (!width || !height || !view.cells) return;
-    const left = MARGIN;
+    const left = COORDINATE_MARGIN;
     const viewWidth = left + width * SQUARE + EDGE;
-    const viewHeight = EDGE + height * SQUARE + MARGIN;
+    const viewHeight = EDGE + height * SQUARE + COORDINATE_MARGIN;
     svg.setAttribute("viewBox", `0 0 ${viewWidth} ${viewHeight}`);
     svg.setAttribute("aria-label", view.title || "the board");
     const corner = (index) => [left + (index % width) * SQUARE, EDGE + (height - 1 - Math.floor(index / width)) * SQUARE];
@@ -119,25 +149,25 @@ export class Board {
     };
     const boardWidth = width * SQUARE;
     const boardHeight = height * SQUARE;
-    element("rect", { class: "background", width: viewWidth, height: viewHeight, fill: "#ffffff" }, svg);
-    element("rect", { class: "board-fill", x: left, y: EDGE, width: boardWidth, height: boardHeight, fill: "#eadfc8" }, svg);
+    element("rect", { class: "background", width: viewWidth, height: viewHeight, fill: BACKGROUND }, svg);
+    element("rect", { class: "board-fill", x: left, y: EDGE, width: boardWidth, height: boardHeight, fill: BOARD_FILL }, svg);
     for (const name of view.last || []) {
       const [x, y] = corner(index(name));
-      element("rect", { class: "highlight", x, y, width: SQUARE, height: SQUARE, fill: "#9fc3e6" }, svg);
+      element("rect", { class: "highlight", x, y, width: SQUARE, height: SQUARE, fill: HIGHLIGHT_FILL }, svg);
     }
     let path = "";
     for (let f = 1; f < width; f += 1) path += `M${left + f * SQUARE} ${EDGE}v${boardHeight}`;
     for (let r = 1; r < height; r += 1) path += `M${left} ${EDGE + r * SQUARE}h${boardWidth}`;
-    if (path) element("path", { class: "grid", d: path, stroke: "#8a7757", "stroke-width": 2, fill: "none" }, svg);
-    element("rect", { class: "frame", x: left, y: EDGE, width: boardWidth, height: boardHeight, fill: "none", stroke: "#8a7757", "stroke-width": 4 }, svg);
-    const coordinates = element("g", { class: "coordinates", fill: "#4d4d4d", "font-size": COORDINATE_FONT, "text-anchor": "middle", "aria-hidden": "true" }, svg);
-    const base = EDGE + boardHeight + MARGIN / 2 + Math.round(0.35 * COORDINATE_FONT);
+    if (path) element("path", { class: "grid", d: path, stroke: LINE, "stroke-width": GRID_WIDTH, fill: "none" }, svg);
+    element("rect", { class: "frame", x: left, y: EDGE, width: boardWidth, height: boardHeight, fill: "none", stroke: LINE, "stroke-width": FRAME_WIDTH }, svg);
+    const coordinates = element("g", { class: "coordinates", fill: COORDINATE_INK, "font-size": COORDINATE_FONT, "text-anchor": "middle", "aria-hidden": "true" }, svg);
+    const base = EDGE + boardHeight + COORDINATE_MARGIN / 2 + baseline(COORDINATE_FONT);
     for (let f = 0; f < width; f += 1) {
       element("text", { x: left + f * SQUARE + SQUARE / 2, y: base }, coordinates).textContent = FILES[f];
     }
     for (let r = 0; r < height; r += 1) {
-      const y = EDGE + (height - 1 - r) * SQUARE + SQUARE / 2 + Math.round(0.35 * COORDINATE_FONT);
-      element("text", { x: MARGIN / 2, y }, coordinates).textContent = String(r + 1);
+      const y = EDGE + (height - 1 - r) * SQUARE + SQUARE / 2 + baseline(COORDINATE_FONT);
+      element("text", { x: COORDINATE_MARGIN / 2, y }, coordinates).textContent = String(r + 1);
     }
     const targets = new Set(view.targets || []);
     for (let i = 0; i < view.cells.length; i += 1) {
@@ -152,8 +182,8 @@ export class Board {
     for (const [name, reason] of Object.entries(view.marks || {})) {
       const [x, y] = corner(index(name));
       const mark = element("rect", {
-        class: "mark", "data-square": name, "data-reason": reason, x: x + 7, y: y + 7,
-        width: SQUARE - 14, height: SQUARE - 14, fill: "none", stroke: "#d41c1c", "stroke-width": 6,
+        class: "mark", "data-square": name, "data-reason": reason, x: x + MARK_INSET, y: y + MARK_INSET,
+        width: SQUARE - 2 * MARK_INSET, height: SQUARE - 2 * MARK_INSET, fill: "none", stroke: MARK_STROKE, "stroke-width": MARK_WIDTH,
       }, svg);
       element("title", {}, mark).textContent = `${name}: ${reason}`;
     }

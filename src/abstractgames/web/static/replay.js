@@ -2,8 +2,8 @@
 // buttons, the slider, the keys or a click on a move.
 
 import { api } from "./api.js";
-import { Board } from "./board.js";
-import { rememberGame } from "./play.js";
+import { Board, positionView } from "./board.js";
+import { rememberGame } from "./mygames.js";
 import { clone, el, numbered, outcomeText, resultText } from "./ui.js";
 
 let uploaded = null; // the last record opened from a file: {name, text, replay}
@@ -177,15 +177,7 @@ function stepper(main, { replay, download, name, resumable = false }) {
     ply = Math.max(0, Math.min(ply, g.positions.length - 1));
     const state = g.positions[ply];
     const move = ply > 0 ? g.plies[ply - 1] : null;
-    board.render({
-      width: game.width,
-      height: game.height,
-      cells: state.cells,
-      colours: game.colours,
-      marks: state.marks,
-      last: move ? move.squares : [],
-      title: state.position,
-    });
+    board.render(positionView(game, state, move ? move.squares : []));
     slider.value = String(ply);
     position.value = state.position;
     facts.replaceChildren(...state.facts.map((fact) => el("li", {}, fact)));

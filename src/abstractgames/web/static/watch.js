@@ -1,7 +1,7 @@
 // Watch: a match between bots (shown by the match view) and tournaments, live.
 
 import { api, follow } from "./api.js";
-import { Board } from "./board.js";
+import { Board, positionView } from "./board.js";
 import { clone, el, gameChooser } from "./ui.js";
 
 export function showWatch(main, catalog) {
@@ -114,10 +114,7 @@ export function showTournament(main, id) {
     latestTitle.replaceChildren(`Match ${number}: ${players.join(" against ")} — `, el("a", { href: `#/replay/t/${id}/${number}` }, "replay it"));
     const draw = () => {
       const item = positions[index];
-      board.render({
-        width: game.width, height: game.height, cells: item.state.cells, colours: game.colours,
-        marks: item.state.marks, last: item.move ? item.move.squares : [], title: item.state.position,
-      });
+      board.render(positionView(game, item.state, item.move ? item.move.squares : []));
       latestMove.textContent = `game ${item.game.number}, ${item.move ? `after ${item.move.move}` : "start"}${item.state.outcome ? ` — ${item.state.outcome.reason}` : ""}`;
       index += 1;
       if (index >= positions.length && animation !== null) {

@@ -1,0 +1,142 @@
+// What a person asks for besides pressing squares: a typed move or command (hint, undo, resign,
+// moves), the buttons under the board, the next game of a match. Each goes to the server and the
+// message line under the board says how it went (a hint also marks its squares on the board).
+//
+// `page` is the match view play.js puts together: {match, view (its elements), calls, board, render()}.
+
+import { hideChooser } from "./chooser.js";
+import { confirmDialog, el, title } from "./ui.js";
+
+export function say(page, text, kind = "") {
+  page.view.message.textContent = text;
+  page.view.message.className = `message ${kind}`;
+}
+
+export async function sendMove(page, text) {
+  hideChooser(page.view.chooser);
+  try {
+    await page.calls.move(text);
+    say(page, "");
+    page.view.input.value = "";
+    page.match.forgetPicks();
+  } catch (error) {
+    say(page, error.status === 400 ? `not played: ${error.message}` : error.message, "error");
+  }
+}
+
+export async function askHint(page) {
+  page.view.input.value = "";
+  say(page, "the search bot is thinking…");
+  try {
+    const answer = await page.calls.hint();
+    page.match.hint = answer.squares;
+    say(page, hintText(answer), "info");
+    page.render();
+  } catch (error) {
+    say(page, error.message, "error");
+  }
+}
+
+// The hint's move, and the search's own summary after it when the server sends one.
+export function hintText(answer) {
+  const summary = typeof answer.summary === "string" ? answer.summary.trim() : "";
+  return `hint: the search bot would play ${answer.move}${summary ? ` (${summary})` : ""} — a learning aid; nothing is recorded`;
+}
+
+async function askUndo(page) {
+  page.view.input.value = "";
+  try {
+    await page.calls.undo();
+    say(page, "");
+  } catch (error) {
+    say(page, error.message, "error");
+  }
+}
+
+async function askResign(page) {
+  page.view.input.value = "";
+  const snap = page.match.snap;
+  const multi = snap && snap.games_in_match > 1 && !snap.result;
+  const ok = await confirmDialog(
+    multi ? "Resign the whole match?" : "Resign this game?",
+    multi ? "Resigning loses the match at once, whatever the score." : "Your opponent wins the game.",
+    "Resign",
+  );
+  if (!ok) return;
+  try {
+    await page.calls.resign();
+  } catch (error) {
+    say(page, error.message, "error");
+  }
+}
+
+// Start the next game of the match (`button` is the one pressed: disabled until it fails).
+export async function startNextGame(page, button) {
+  button.disabled = true;
+  try {
+    await page.calls.proceed();
+  } catch (error) {
+    say(page, error.message, "error");
+    button.disabled = false;
+  }
+}
+
+function sayLegalMoves(page) {
+  const legal = page.match.legal();
+  say(page, `${legal.length} legal moves: ${legal.map((m) => m.move).join(" ")}`, "info");
+}
+
+const TYPED = new Map([["hint", askHint], ["undo", askUndo], ["resign", askResign], ["moves", sayLegalMoves]]);
+
+// The text of the move box: one of the commands above, or else a move.
+function submitTyped(page) {
+  const text = page.view.input.value.trim();
+  if (!text) return;
+  const command = TYPED.get(text.toLowerCase());
+  if (command) command(page);
+  else sendMove(page, text);
+}
+
+export function listenToCommands(page) {
+  const { view } = page;
+  view.form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    submitTyped(page);
+  });
+  view.hint.addEventListener("click", () => askHint(page));
+  view.undo.addEventListener("click", () => askUndo(page));
+  view.resign.addEventListener("click", () => askResign(page));
+}
+
+// Show the move box and the buttons to people at the page while the match runs; enable what can
+// be done now; a button for each move without squares (pass); the focus to the move box when a
+// new turn comes with a mouse at hand and the focus nowhere else.
+export function renderControls(page) {
+  const { match, view } = page;
+  const mine = match.myTurn();
+  const hidden = !match.snap.players.some((p) => p.human) || match.over();
+  view.form.hidden = hidden;
+  view.input.disabled = !mine;
+  view.form.querySelector("button").disabled = !mine;
+  view.hint.hidden = hidden;
+  view.hint.disabled = !mine;
+  view.undo.hidden = hidden || match.people() !== 1;
+  view.undo.disabled = !match.snap.can_undo;
+  view.resign.hidden = hidden;
+  renderFreeMoves(page);
+  if (match.newTurn() && matchMedia("(pointer: fine)").matches && document.activeElement === document.body) {
+    view.input.focus();
+  }
+}
+
+function renderFreeMoves(page) {
+  const free = page.match.legal().filter((m) => !m.squares.length);
+  page.view.free.hidden = !free.length;
+  page.view.free.replaceChildren(
+    ...free.map((move) => {
+      const button = el("button", { type: "button", className: "free-move", "data-move": move.move }, title(move.move));
+      button.addEventListener("click", () => sendMove(page, move.move));
+      return button;
+    }),
+  );
+}

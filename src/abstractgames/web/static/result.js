@@ -1,0 +1,72 @@
+// How the games of the match ended: the earlier games listed while the match goes on, and the
+// banner over the side panel between two games (with the button to start the next) and at the
+// end of the match (its result, each game's end, the links to a new game and to the record).
+
+import { startNextGame } from "./commands.js";
+import { replayLink, statusText } from "./sidebar.js";
+import { el, outcomeText, recordName, resultText, title } from "./ui.js";
+
+export function renderResults(page) {
+  const snap = page.match.snap;
+  const earlier = snap.status === "playing" ? snap.finished_games : [];
+  page.view.done.replaceChildren(...earlier.map((g) => el("li", {}, `Game ${g.number}: ${endText(g)}`)));
+  renderBanner(page);
+}
+
+// How a finished game ended: its outcome, or why it was ended.
+function endText(game, otherwise = "") {
+  if (game.outcome) return outcomeText(game.outcome);
+  return game.ended_by ? game.ended_by.reason : otherwise;
+}
+
+function renderBanner(page) {
+  const { match, view } = page;
+  const snap = match.snap;
+  if (snap.status === "between games" && snap.finished_games.length) {
+    view.banner.replaceChildren(...betweenGames(page));
+    view.banner.hidden = false;
+  } else if (snap.result || ["stopped", "failed"].includes(snap.status)) {
+    view.banner.replaceChildren(...matchOver(page));
+    view.banner.hidden = false;
+  } else {
+    view.banner.hidden = true;
+  }
+}
+
+// The game just over, the roles of the next one, and the button that starts it.
+function betweenGames(page) {
+  const snap = page.match.snap;
+  const done = snap.finished_games[snap.finished_games.length - 1];
+  const next = snap.game_number + 1;
+  const roles = nextRoles(page.match, next);
+  const button = el("button", { type: "button", className: "primary continue-button" }, `Start game ${next}`);
+  button.addEventListener("click", () => startNextGame(page, button));
+  return [
+    el("div", {}, `Game ${done.number} over: ${endText(done)}.`),
+    el("div", {}, roles.length ? `In game ${next} the roles swap: ${roles.join(", ")}.` : ""),
+    button,
+  ];
+}
+
+// "you are Order", "player 2 is Chaos": who plays what in game `next` of the match.
+function nextRoles(match, next) {
+  const snap = match.snap;
+  const roles = snap.game.match[next - 1];
+  if (!roles) return [];
+  return snap.players.map((player) => {
+    const who = player.human && match.people() === 1 ? "you are" : `player ${player.number} is`;
+    return `${who} ${title(roles[player.number - 1])}`;
+  });
+}
+
+// The result (or why the match stopped), each game's end when there were several, the links.
+function matchOver(page) {
+  const { match } = page;
+  const snap = match.snap;
+  const games = snap.finished_games.map((g) => el("div", {}, `Game ${g.number}: ${endText(g, "not finished")}`));
+  const links = [el("a", { href: "#/play" }, "New game"), " · ", el("a", { href: `/api/games/${match.id}/record`, download: "" }, "Download the record")];
+  const name = recordName(snap.saved);
+  if (name) links.push(" · ", replayLink(name));
+  const headline = snap.result ? resultText(snap.result) : statusText(match);
+  return [el("strong", { className: "result" }, headline), ...(games.length > 1 ? games : []), el("div", { className: "banner-links" }, ...links)];
+}
