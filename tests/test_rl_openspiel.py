@@ -7,7 +7,6 @@ import pickle
 import random
 import subprocess
 import sys
-from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
 
@@ -25,8 +24,8 @@ from abstractgames import (
     random_move,
 )
 from abstractgames.players import InvalidPlayerError
-from abstractgames.registry import _players as registered_players
-from abstractgames.registry import available_players, parse_game_spec, register_player
+from abstractgames.players import openspiel as player_module
+from abstractgames.registry import describe_player, parse_game_spec
 from abstractgames.testing import check_player
 
 np = pytest.importorskip("numpy")
@@ -347,26 +346,64 @@ def test_openspiels_algorithms_run_on_our_games() -> None:
 # --- the player -----------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def mcts_player() -> Iterator[None]:
-    """`openspiel-mcts` by name: registered here until the entry point provides it."""
-    if "openspiel-mcts" in available_players():
-        yield
-        return
-    register_player("openspiel-mcts", openspiel.MCTSPlayer)
-    try:
-        yield
-    finally:
-        registered_players.pop("openspiel-mcts", None)
+def test_the_mcts_player_is_built_in_and_shares_the_adapters_wrapper() -> None:
+    assert openspiel.MCTSPlayer is player_module.MCTSPlayer  # the adapter re-exports it
+    assert describe_player("openspiel-mcts").origin == "built in"
+    game = get_game("orderchaos")
+    assert openspiel.openspiel_game(game) is player_module.pyspiel_game(game)
+    state = game.initial_state().apply("X@c3")
+    assert type(openspiel.openspiel_state(state)) is type(
+        player_module.pyspiel_game(game).new_initial_state(state)
+    )
+    # A variant: the adapter declares the registered defaults, the bare wrapper its own.
+    variant = ours("entropy:size=5")
+    default = get_game("entropy")
+    wrapped = player_module.pyspiel_game(variant)
+    assert wrapped is not openspiel.openspiel_game(variant)
+    assert openspiel.openspiel_game(variant) is player_module.pyspiel_game(variant, default)
+    assert wrapped.get_type().parameter_specification == variant.params
+    assert wrapped.get_parameters() == variant.params
 
 
-@pytest.mark.usefixtures("mcts_player")
+def test_the_mcts_player_needs_no_registration_with_openspiel() -> None:
+    done = run_python(
+        "import random, pyspiel\n"
+        "from abstractgames import get_game, make_player\n"
+        "game = get_game('orderchaos')\n"
+        "player = make_player('openspiel-mcts:simulations=20', game)\n"
+        "move = player.choose(game.initial_state(), random.Random(0))\n"
+        "print(move in game.initial_state().legal_moves())\n"
+        "print('abstractgames_orderchaos' in pyspiel.registered_names())\n"
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["True", "False"]
+
+
+def test_a_pickled_state_loads_in_a_fresh_process_after_register() -> None:
+    # Pickle finds the wrapper's state class in abstractgames.players.openspiel, where it is
+    # made on first use.
+    state = get_game("orderchaos").initial_state().apply("X@c3")
+    data = pickle.dumps(openspiel.openspiel_state(state))
+    done = run_python(
+        "import pickle, sys\n"
+        "from abstractgames.rl import openspiel\n"
+        "openspiel.register()\n"
+        f"wrapped = pickle.loads({data!r})\n"
+        "print(type(wrapped).__module__, type(wrapped).__name__)\n"
+        "print(wrapped.state.position(), wrapped.history())\n"
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "abstractgames.players.openspiel _OpenSpielState",
+        "6/6/6/2X3/6/6 chaos []",
+    ]
+
+
 @pytest.mark.parametrize("spec", SPECS)
 def test_the_mcts_player_keeps_the_player_properties(spec: str) -> None:
     check_player("openspiel-mcts:simulations=20", ours(spec), max_examples=15)
 
 
-@pytest.mark.usefixtures("mcts_player")
 def test_the_mcts_player_by_spec() -> None:
     game = get_game("orderchaos")
     player = make_player("openspiel-mcts:simulations=200,uct_c=1.5,rollouts=2", game)
