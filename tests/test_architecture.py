@@ -1,22 +1,30 @@
 """The layering of the library, checked on every import of every module (see docs/architecture.md).
 
-Every edge counts: imports at the top of a module, imports inside functions, and the lazy
-``"abstractgames.module:attribute"`` strings of the registry's tables. A module may depend on the
-layers below its own; within a layer only on what ``WITHIN`` allows; a module about one game only
-on that game; and the graph has no cycle. When a change needs an edge that this test forbids, move
-the code, not the test.
+Every edge counts: imports at the top of a module, imports inside functions, the lazy
+``"abstractgames.module:attribute"`` strings of the registry's tables, and the entry points that
+``pyproject.toml`` declares (the plugin loader imports them). A module may depend on the layers
+below its own; within a layer only on what ``WITHIN`` allows; a module about one game only on that
+game; a library only if it is listed, from the modules listed for it; and the graph has no cycle.
+No shared module names a game, outside the registry's tables. When a change needs an edge that
+this test forbids, move the code, not the test.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+import sys
+import textwrap
+import tomllib
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-SOURCE = Path(__file__).resolve().parent.parent / "src"
+ROOT = Path(__file__).resolve().parent.parent
+SOURCE = ROOT / "src"
+PYPROJECT = ROOT / "pyproject.toml"
 PACKAGE = "abstractgames"
 
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
@@ -28,6 +36,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "abstractgames.strictjson",
             "abstractgames.interrupts",
             "abstractgames.files",
+            "abstractgames.timing",
             "abstractgames.stats",
             "abstractgames.svg",
             "abstractgames.protocol",
@@ -39,10 +48,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("external programs", ("abstractgames.engines",)),
     ("registry", ("abstractgames.registry", "abstractgames")),
     ("referee", ("abstractgames.records", "abstractgames.referee")),
+    ("tournaments", ("abstractgames.arena",)),
     (
         "front ends",
         (
-            "abstractgames.arena",
             "abstractgames.terminal",
             "abstractgames.bench",
             "abstractgames.testing",
@@ -80,6 +89,15 @@ EXCEPTIONS = {("abstractgames.cli", "abstractgames.engines.codecup_entropy")}
 """Shared modules that may use a module about one game: ``abstractgames codecup`` is the front end
 of the CodeCup Entropy adaptor."""
 
+TABLES = {"abstractgames.registry.games", "abstractgames.registry.players"}
+"""The registry's tables of the built-in games and players: the only shared modules that name a
+game, or use a module about one."""
+
+PLUGIN_LOADER = "abstractgames.registry.plugins"
+"""The module that imports what the entry points of ``pyproject.toml`` name."""
+PLUGIN_GROUPS = ("abstractgames.games", "abstractgames.players")
+"""The entry-point groups the plugin loader reads."""
+
 RL_MODULES = {
     "abstractgames.rl",
     "abstractgames.rl.pettingzoo",
@@ -113,15 +131,28 @@ THIRD_PARTY = {
     "hypothesis": {"abstractgames.testing"},
     "distributed": {"abstractgames.arena.executors"},
     "dask": {"abstractgames.arena.executors"},
-    "numpy": {"abstractgames.protocol", *RL_MODULES, *VECTOR_MODULES},
+    "numpy": {
+        "abstractgames.protocol",
+        "abstractgames.players.openspiel",
+        *RL_MODULES,
+        *VECTOR_MODULES,
+    },
     "pettingzoo": RL_MODULES,
     "gymnasium": RL_MODULES,
-    "pyspiel": RL_MODULES,
-    "open_spiel": RL_MODULES,
+    "pyspiel": {"abstractgames.players.openspiel", *RL_MODULES},
+    "open_spiel": {"abstractgames.players.openspiel", *RL_MODULES},
     "starlette": WEB_MODULES,
     "uvicorn": {"abstractgames.web.server"},
 }
-"""Optional or front-end libraries and the only modules that may use them."""
+"""The libraries the package may use besides the standard library, each with the only modules
+that may use it (an unlisted library is refused: adding one is a decision)."""
+
+ANYWHERE = {"attrs"}
+"""Libraries of the core install that every module may use."""
+
+LAZY_LIBRARIES = {("abstractgames.protocol", "numpy")}
+"""Libraries a module may use only inside a function (``State.observation_tensor`` needs numpy;
+``import abstractgames`` must not)."""
 
 _LAZY = re.compile(r"^abstractgames(\.[A-Za-z_]\w*)*(:[A-Za-z_]\w*)?$")
 
@@ -171,14 +202,7 @@ def edges(module: str) -> Iterator[Edge]:
         for statement in node.body
         for inner in ast.walk(statement)
     }
-    docstrings = {
-        id(node.body[0].value)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
-        and node.body
-        and isinstance(node.body[0], ast.Expr)
-        and isinstance(node.body[0].value, ast.Constant)
-    }
+    docstrings = _docstrings(tree)
     for node in ast.walk(tree):
         lazy, typing = id(node) in nested, id(node) in typing_only
         if isinstance(node, ast.Import):
@@ -203,6 +227,33 @@ def edges(module: str) -> Iterator[Edge]:
             and (":" in node.value or ("." in node.value and node.value in MODULES))
         ):
             yield resolve(node.value.partition(":")[0]), "", True, False, node.lineno
+
+    if module == PLUGIN_LOADER:
+        for target in entry_points():
+            yield resolve(target.partition(":")[0]), "", True, False, ENTRY_POINT
+
+
+ENTRY_POINT = -1
+"""The line of an edge that an entry point of ``pyproject.toml`` makes."""
+
+
+def entry_points() -> list[str]:
+    """The targets (``module:attribute``) of the plugin entry points ``pyproject.toml`` declares."""
+    project = tomllib.loads(PYPROJECT.read_text(encoding="utf-8")).get("project", {})
+    groups = project.get("entry-points", {})
+    return [target for group in PLUGIN_GROUPS for target in groups.get(group, {}).values()]
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    """The ids of the docstring nodes of a module, its classes and functions."""
+    return {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
 
 
 def _target(name: str, lazy: bool, typing: bool, line: int) -> Iterator[Edge]:
@@ -240,6 +291,22 @@ def same_package(source: str, target: str) -> bool:
     return target == entry or target.startswith(entry + ".")
 
 
+def library_problem(module: str, library: str, lazy: bool) -> str | None:
+    """What is wrong with `module` using `library`, if anything."""
+    if library in sys.stdlib_module_names or library in ANYWHERE or library == "__future__":
+        return None
+    allowed = THIRD_PARTY.get(library)
+    if allowed is None:
+        return (
+            f"{module} uses {library}, a library not in THIRD_PARTY (add it there, with its owners)"
+        )
+    if module not in allowed:
+        return f"{module} uses {library} (only {sorted(allowed)} may)"
+    if (module, library) in LAZY_LIBRARIES and not lazy:
+        return f"{module} imports {library} at import time (only inside a function)"
+    return None
+
+
 def problems() -> list[str]:
     found: list[str] = []
     for module in MODULES:
@@ -247,11 +314,12 @@ def problems() -> list[str]:
         game = game_of(module)
         for target, library, lazy, _, line in edges(module):
             path = MODULES[module]
-            where = f"{path.relative_to(SOURCE) if path.is_relative_to(SOURCE) else path}:{line}"
+            shown = path.relative_to(SOURCE) if path.is_relative_to(SOURCE) else path.name
+            where = "pyproject.toml (an entry point)" if line == ENTRY_POINT else f"{shown}:{line}"
             if library:
-                allowed = THIRD_PARTY.get(library)
-                if allowed is not None and module not in allowed:
-                    found.append(f"{where}: {module} uses {library} (only {sorted(allowed)} may)")
+                problem = library_problem(module, library, lazy)
+                if problem is not None:
+                    found.append(f"{where}: {problem}")
                 continue
             if target == module:
                 continue
@@ -270,7 +338,7 @@ def problems() -> list[str]:
             ):
                 found.append(f"{where}: {module} depends on {target} in its own layer")
             target_game = game_of(target)
-            if module == "abstractgames.registry" or (module, target) in EXCEPTIONS:
+            if module in TABLES or (module, target) in EXCEPTIONS:
                 continue
             if target_game is not None and target_game != game:
                 what = "a shared module" if game is None else f"a module about {game}"
@@ -278,6 +346,20 @@ def problems() -> list[str]:
             if target == "abstractgames.svg" and module not in ("abstractgames.protocol",):
                 found.append(f"{where}: {module} draws pictures itself; use State.to_svg")
     return sorted(set(found))
+
+
+def game_names(module: str) -> list[str]:
+    """Where a shared module outside the tables names a game: any string equal to a game's
+    name (in a comparison, a tuple, a dict, a `match` case...), docstrings aside."""
+    if game_of(module) is not None or module in TABLES:
+        return []
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    docstrings = _docstrings(tree)
+    return [
+        f"{module}:{node.lineno} names the game {node.value!r}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and node.value in GAMES and id(node) not in docstrings
+    ]
 
 
 def test_every_module_is_in_a_layer() -> None:
@@ -314,17 +396,9 @@ def test_the_module_graph_has_no_cycle() -> None:
             visit(module)
 
 
-def test_no_shared_module_branches_on_a_game() -> None:
-    """Outside the registry and the modules about one game, no code compares with a game's name."""
-    for module, path in MODULES.items():
-        if game_of(module) is not None or module == "abstractgames.registry":
-            continue
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Compare):
-                for side in [node.left, *node.comparators]:
-                    if isinstance(side, ast.Constant) and side.value in GAMES:
-                        pytest.fail(f"{module}:{node.lineno} compares with {side.value!r}")
+def test_no_shared_module_names_a_game() -> None:
+    """Outside the registry's tables and the modules about one game, no code names a game."""
+    assert [problem for module in MODULES for problem in game_names(module)] == []
 
 
 def test_the_check_sees_every_kind_of_edge(tmp_path: Path) -> None:
@@ -362,6 +436,83 @@ def test_the_check_sees_every_kind_of_edge(tmp_path: Path) -> None:
     finally:
         MODULES.clear()
         MODULES.update(before)
+
+
+@contextmanager
+def fake_package(tmp_path: Path, files: dict[str, str], pyproject: str = "") -> Iterator[None]:
+    """The checks run on a package of `files` (dotted name: source) instead of the real one."""
+    global PYPROJECT
+    before, real = dict(MODULES), PYPROJECT
+    MODULES.clear()
+    for module, code in {PACKAGE: "", **files}.items():
+        path = tmp_path / f"{module.replace('.', '_')}.py"
+        path.write_text(textwrap.dedent(code))
+        MODULES[module] = path
+    PYPROJECT = tmp_path / "pyproject.toml"
+    PYPROJECT.write_text(textwrap.dedent(pyproject))
+    try:
+        yield
+    finally:
+        MODULES.clear()
+        MODULES.update(before)
+        PYPROJECT = real
+
+
+def test_the_check_sees_a_game_named_in_any_shape(tmp_path: Path) -> None:
+    shared = """
+        \"\"\"A docstring may say entropy.\"\"\"
+        NAMES = ("entropy",)
+        WEIGHTS = {"orderchaos": 1}
+
+        def pick(name: str) -> int:
+            match name:
+                case "dispersal":
+                    return 1
+            return 0
+    """
+    with fake_package(
+        tmp_path, {"abstractgames.cli": shared, "abstractgames.players.entropy": shared}
+    ):
+        assert game_names("abstractgames.cli") == [
+            "abstractgames.cli:3 names the game 'entropy'",
+            "abstractgames.cli:4 names the game 'orderchaos'",
+            "abstractgames.cli:8 names the game 'dispersal'",
+        ]
+        assert game_names("abstractgames.players.entropy") == []  # a module about one game
+
+
+def test_the_check_refuses_libraries_not_listed_and_numpy_at_the_top_of_protocol(
+    tmp_path: Path,
+) -> None:
+    files = {
+        "abstractgames.protocol": "import json\nimport attrs\nimport numpy\n",
+        "abstractgames.cli": "import requests\n\ndef f():\n    import click\n",
+        "abstractgames.terminal": "def f():\n    import numpy\n",
+    }
+    with fake_package(tmp_path, files):
+        assert problems() == [
+            "abstractgames_cli.py:1: abstractgames.cli uses requests, a library not in "
+            "THIRD_PARTY (add it there, with its owners)",
+            "abstractgames_protocol.py:3: abstractgames.protocol imports numpy at import time "
+            "(only inside a function)",
+            "abstractgames_terminal.py:2: abstractgames.terminal uses numpy (only "
+            f"{sorted(THIRD_PARTY['numpy'])} may)",
+        ]
+    with fake_package(tmp_path, {"abstractgames.protocol": "def f():\n    import numpy\n"}):
+        assert problems() == []
+
+
+def test_the_check_reads_the_entry_points_as_edges(tmp_path: Path) -> None:
+    pyproject = """
+        [project.entry-points."abstractgames.players"]
+        mine = "abstractgames.cli:Bot"
+    """
+    files = {"abstractgames.registry.plugins": "", "abstractgames.cli": "class Bot: ..."}
+    with fake_package(tmp_path, files, pyproject):
+        assert problems() == [
+            "pyproject.toml (an entry point): abstractgames.registry.plugins (registry) depends "
+            "on abstractgames.cli (command line), a higher layer"
+        ]
 
 
 def test_the_architecture_page_names_every_module() -> None:

@@ -30,9 +30,9 @@ from abstractgames.arena import (
 from abstractgames.arena.executors import Executor, Results, TimedResults
 from abstractgames.arena.tournament import FakeClock
 from abstractgames.cli import main
-from abstractgames.engines.external import with_log_dir
 from abstractgames.players import InvalidPlayerError
 from abstractgames.records import ClockSettings, MatchRecord
+from abstractgames.registry import with_logs
 
 from .conftest import BAD_ENGINE, command
 
@@ -215,7 +215,8 @@ def test_short_names_drop_a_programs_options_or_take_the_name_option() -> None:
     assert short_name("examples/custom_bot.py:CentreBot:name=centre") == "centre"
     assert player_spec("search:depth=2,name=deep") == "search:depth=2"
     assert player_spec("search:name=deep") == "search"
-    assert player_spec("engine:name=v2:./mybot") == "engine::./mybot"
+    assert player_spec("engine:name=v2:./mybot") == "engine:./mybot"
+    assert player_spec("engine:name=v2:A=1:./mybot") == "engine::A=1:./mybot"
     assert player_spec("engine:timeout=5,name=v2:./mybot", "logs") == (
         "engine:timeout=5,log=logs:./mybot"
     )
@@ -367,15 +368,15 @@ def test_a_bad_clock_is_refused_before_anything_is_played(
 # --- the programs' logs ---------------------------------------------------------------------------
 
 
-def test_with_log_dir_gives_a_program_a_log_directory() -> None:
-    assert with_log_dir("engine:./bot --fast", "/var/logs") == "engine:log=/var/logs:./bot --fast"
-    assert with_log_dir("ENGINE:grace=1:./bot", "d") == "ENGINE:grace=1,log=d:./bot"
-    assert with_log_dir("engine::A=1:./bot", "d") == "engine:log=d:A=1:./bot"
-    assert with_log_dir("engine:log=mine:./bot", "d") == "engine:log=mine:./bot"
-    for spec in ("random", "search:depth=2", "mybot.py:Bot", "engine"):
-        assert with_log_dir(spec, "d") == spec
+def test_with_logs_gives_a_program_a_log_directory() -> None:
+    assert with_logs("engine:./bot --fast", "/var/logs") == "engine:log=/var/logs:./bot --fast"
+    assert with_logs("ENGINE:grace=1:./bot", "d") == "engine:grace=1,log=d:./bot"
+    assert with_logs("engine::A=1:./bot", "d") == "engine:log=d:A=1:./bot"
+    assert with_logs("engine:log=mine:./bot", "d") == "engine:log=mine:./bot"
+    for spec in ("random", "search:depth=2", "mybot.py:Bot", "engine", "engine:", "nonsense:x"):
+        assert with_logs(spec, "d") == spec
     with pytest.raises(InvalidPlayerError, match="comma or a colon"):
-        with_log_dir("engine:./bot", "C:/logs")
+        with_logs("engine:./bot", "C:/logs")
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from abstractgames import files
-from abstractgames.files import write_atomic
+from abstractgames.files import safe_name, write_atomic
 
 
 def test_text_and_bytes_replace_the_whole_file(tmp_path: Path) -> None:
@@ -244,3 +244,24 @@ def test_check_writable_refuses_what_write_atomic_refuses(tmp_path: Path) -> Non
     link.symlink_to(tmp_path / "fifo")
     with pytest.raises(files.NotRegularFileError):
         files.check_writable(link)
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("orderchaos", "orderchaos"),
+        ("entropy:size=5", "entropy_size=5"),
+        ("search:time=0.5,name=deep", "search_time=0.5_name=deep"),
+        ("engine:../../etc/passwd", "engine_.._.._etc_passwd"),
+        ("..", "_"),
+        ("", "_"),
+        ("a/b\\c d\x00e", "a_b_c_d_e"),
+    ],
+)
+def test_safe_names_hold_no_separator_and_no_leading_dot(text: str, name: str) -> None:
+    assert safe_name(text) == name
+    assert "/" not in name and "\\" not in name and not name.startswith(".")
+
+
+def test_safe_names_are_bounded() -> None:
+    assert len(safe_name("x" * 500)) == 60 and len(safe_name("x" * 500, limit=10)) == 10

@@ -490,29 +490,31 @@ def test_no_color_removes_bold_and_dim_too(monkeypatch: pytest.MonkeyPatch) -> N
 def test_the_data_directory_of_each_platform(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from abstractgames import terminal
+    from abstractgames import files
 
     monkeypatch.delenv("ABSTRACTGAMES_DATA", raising=False)
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("XDG_DATA_HOME", "")
     monkeypatch.setattr(sys, "platform", "linux")
-    assert terminal.data_directory() == tmp_path / ".local" / "share" / "abstractgames"
+    assert files.data_directory() == tmp_path / ".local" / "share" / "abstractgames"
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
-    assert terminal.data_directory() == tmp_path / "xdg" / "abstractgames"
+    assert files.data_directory() == tmp_path / "xdg" / "abstractgames"
     monkeypatch.setattr(sys, "platform", "darwin")
     expected = tmp_path / "Library" / "Application Support" / "abstractgames"
-    assert terminal.data_directory() == expected
+    assert files.data_directory() == expected
     monkeypatch.setattr(sys, "platform", "win32")
     monkeypatch.setenv("APPDATA", str(tmp_path / "Roaming"))
-    assert terminal.data_directory() == tmp_path / "Roaming" / "abstractgames"
+    assert files.data_directory() == tmp_path / "Roaming" / "abstractgames"
     monkeypatch.setenv("ABSTRACTGAMES_DATA", str(tmp_path / "mine"))
-    assert terminal.data_directory() == tmp_path / "mine"
-    first = terminal.new_game_path("entropy:size=5", 7, tmp_path)
-    assert re.fullmatch(r"\d{8}-\d{6}-entropy_size_5-7\.json", first.name)
+    assert files.data_directory() == tmp_path / "mine"
+    first = files.new_record_path("entropy:size=5", 7, tmp_path)
+    assert re.fullmatch(r"\d{8}-\d{6}-entropy_size=5-7\.json", first.name)
     first.write_text("{}")
-    assert terminal.new_game_path("entropy:size=5", 7, tmp_path).name.endswith("-7-2.json") or (
-        terminal.new_game_path("entropy:size=5", 7, tmp_path) != first
-    )
+    taken: set[str] = set()
+    second = files.new_record_path("entropy:size=5", 7, tmp_path, taken=taken)
+    third = files.new_record_path("entropy:size=5", 7, tmp_path, taken=taken)
+    assert len({first, second, third}) == 3 and taken == {second.name, third.name}
+    assert all(path.parent == tmp_path and not path.exists() for path in (second, third))
 
 
 def test_the_line_editor_is_imported_only_to_play_at_a_terminal() -> None:

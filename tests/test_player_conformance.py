@@ -17,7 +17,7 @@ from abstractgames import (
     get_game,
 )
 from abstractgames.players import InvalidPlayerError, Player
-from abstractgames.registry import describe_player, outside_code
+from abstractgames.registry import OutsideCode, describe_player, outside_code
 from abstractgames.testing import check_player, player_properties
 
 from .conftest import examples
@@ -43,7 +43,7 @@ def quick(name: str) -> list[str]:
 PLAYERS = [
     spec
     for name in available_players()
-    if outside_code(name) != "an external program"
+    if outside_code(name) is not OutsideCode.PROGRAM
     for spec in quick(name)
 ]
 PROPERTIES = sorted(player_properties(PLAYERS[0], GAMES[0]))

@@ -93,7 +93,7 @@ def test_search_respects_the_time_budget() -> None:
     move = player.choose(state, random.Random(1))
     assert time.monotonic() - started < 1.0
     assert move in state.legal_moves()
-    assert player.last is not None and player.last.depth >= 1  # type: ignore[attr-defined]
+    assert player.info is not None and player.info.depth >= 1
     # With a clock, a twentieth of the time left at most: here 0.05 s of the 1 s budget.
     started = time.monotonic()
     DispersalSearch(GAME, time=1.0).choose(state, random.Random(1), time_left=1.0)
@@ -199,7 +199,7 @@ def test_search_finds_the_puzzle() -> None:
     player = DispersalSearch(GAME, depth=7)
     state = position(PUZZLE)
     assert str(player.choose(state, random.Random(0))) == "a4-c4"
-    assert player.last is not None and player.last.mate_in == 11  # O's sixth move, ply 11
+    assert player.info is not None and player.info.mate_in == 11  # O's sixth move, ply 11
 
 
 def test_search_plays_the_fastest_win_to_the_end() -> None:
@@ -265,7 +265,7 @@ def test_solve_counts_the_ply_limit() -> None:
     short = position(f"{FIG4} S", DispersalGame(max_plies=6))
     player = DispersalSearch(short.game, depth=6)
     player.choose(short, random.Random(0))
-    assert player.last is not None and player.last.mate_in is None
+    assert player.info is not None and player.info.mate_in is None
 
 
 NEAR_WINS = [
@@ -311,9 +311,9 @@ def test_solve_knows_the_history() -> None:
     # The search bot sees the draw too.
     player = DispersalSearch(GAME, depth=3)
     player.choose(fresh, random.Random(0))
-    assert player.last is not None and player.last.mate_in == 3
+    assert player.info is not None and player.info.mate_in == 3
     player.choose(state, random.Random(0))
-    assert player.last is not None and player.last.mate_in is None
+    assert player.info is not None and player.info.mate_in is None
 
 
 @settings(max_examples=examples(100))

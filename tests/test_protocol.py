@@ -24,7 +24,7 @@ from abstractgames import (
     random_move,
     register_game,
 )
-from abstractgames.registry import _games as _registered
+from abstractgames.registry.games import _games as _registered
 from abstractgames.testing import check_game, conformance_properties, playout
 
 from .toygame import DiceRace, RaceState

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.metadata
+import importlib.util
+import json
 import random
 import subprocess
 import sys
@@ -25,12 +28,12 @@ from abstractgames import (
 )
 from abstractgames.arena import Arena, ArenaError, ProcessExecutor
 from abstractgames.players import InvalidPlayerError, Player, RandomPlayer
+from abstractgames.players.openspiel import MCTSPlayer
 from abstractgames.referee import Referee
 from abstractgames.registry import (
+    OutsideCode,
     PluginError,
     PluginWarning,
-    _games,
-    _players,
     describe_game,
     describe_player,
     evaluation_for,
@@ -38,6 +41,8 @@ from abstractgames.registry import (
     refresh_plugins,
     solver_for,
 )
+from abstractgames.registry.games import _games
+from abstractgames.registry.players import _players
 from abstractgames.specs import parse_options, parse_value
 
 from .conftest import StopAt
@@ -127,9 +132,9 @@ def test_a_bot_from_a_file_with_a_constructor_that_takes_nothing() -> None:
         "X@d4",
     )
     assert type(make_player(spec, game)) is type(bot)  # the file runs once per process
-    assert outside_code(spec) == "a bot from a file or module"
+    assert outside_code(spec) is OutsideCode.PYTHON
     assert outside_code("search:depth=2") is None
-    assert outside_code("engine:./mybot") == "an external program"
+    assert outside_code("engine:./mybot") is OutsideCode.PROGRAM
     with pytest.raises(InvalidPlayerError, match="has no option 'depth'; its options: none"):
         make_player(f"{spec}:depth=3", game)
 
@@ -235,7 +240,7 @@ def test_a_bot_from_a_module(bot_file: Path, monkeypatch: pytest.MonkeyPatch) ->
     game = get_game("orderchaos")
     bot = make_player("mybots:FirstBot:offset=1", game)
     assert str(bot.choose(game.initial_state(), random.Random(0))) == "O@a1"
-    assert outside_code("mybots:FirstBot") == "a bot from a file or module"
+    assert outside_code("mybots:FirstBot") is OutsideCode.PYTHON
     with pytest.raises(InvalidPlayerError, match="there is no module 'no_such_bots'"):
         make_player("no_such_bots:Bot", game)
     with pytest.raises(InvalidPlayerError, match=r"there is no module 'no_such\.bots'"):
@@ -477,7 +482,7 @@ def test_unreadable_plugin_metadata_never_hides_the_built_in_games(
     def broken(**kwargs: object) -> object:
         raise ValueError("bad entry_points.txt")
 
-    monkeypatch.setattr("abstractgames.registry.metadata.entry_points", broken)
+    monkeypatch.setattr("abstractgames.registry.plugins.metadata.entry_points", broken)
     refresh_plugins()
     try:
         with pytest.warns(PluginWarning, match="cannot be read: ValueError: bad entry_points"):
@@ -486,6 +491,72 @@ def test_unreadable_plugin_metadata_never_hides_the_built_in_games(
     finally:
         monkeypatch.undo()
         refresh_plugins()
+
+
+def test_openspiel_mcts_is_built_in_without_any_entry_point(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The player is in the registry's own table: it needs no installed metadata."""
+    monkeypatch.setattr(importlib.metadata, "entry_points", lambda **kwargs: ())
+    refresh_plugins()
+    try:
+        assert "openspiel-mcts" in available_players()
+        info = describe_player("openspiel-mcts")
+        assert info.origin == "built in"
+        assert info.options == {"simulations": 1000, "uct_c": 2.0, "rollouts": 1}
+        game = get_game("orderchaos")
+        if importlib.util.find_spec("pyspiel") is None:
+            with pytest.raises(InvalidPlayerError, match="openspiel-mcts needs OpenSpiel: pip"):
+                make_player("openspiel-mcts", game)
+        else:
+            player = make_player("openspiel-mcts:simulations=20", game)
+            assert isinstance(player, MCTSPlayer) and player.simulations == 20
+            state = game.initial_state()
+            assert player.choose(state, random.Random(0)) in state.legal_moves()
+    finally:
+        monkeypatch.undo()
+        refresh_plugins()
+
+
+LIST_WITHOUT_OPENSPIEL = """
+import json, sys
+{block}
+def imported():
+    return sorted(m for m in ("pyspiel", "open_spiel") if sys.modules.get(m) is not None)
+import abstractgames.players.openspiel
+on_import = imported()
+from abstractgames import get_game, make_player
+from abstractgames.cli import main
+from abstractgames.players import InvalidPlayerError
+try:
+    main(["list", "--json"])
+except SystemExit as done:
+    assert not done.code, done.code
+print("---")
+print(json.dumps([on_import, imported()]))
+try:
+    make_player("openspiel-mcts", get_game("orderchaos"))
+except InvalidPlayerError as error:
+    print(error)
+"""
+
+
+@pytest.mark.parametrize("blocked", [False, True], ids=["as-installed", "openspiel-blocked"])
+def test_the_openspiel_player_is_listed_without_importing_openspiel(blocked: bool) -> None:
+    # Without OpenSpiel (its imports blocked) the module imports and the listing is whole.
+    block = "sys.modules['pyspiel'] = sys.modules['open_spiel'] = None" if blocked else ""
+    code = LIST_WITHOUT_OPENSPIEL.format(block=block)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    listing, rest = done.stdout.split("\n---\n")
+    imported, *error = rest.splitlines()
+    players = {p["name"]: p["origin"] for p in json.loads(listing)["players"]}
+    assert players["openspiel-mcts"] == "built in"
+    assert json.loads(imported) == [[], []]  # neither on import nor for the listing
+    if blocked:
+        assert error == ["openspiel-mcts needs OpenSpiel: pip install 'abstractgames[rl]'"]
 
 
 def test_a_record_never_runs_a_bot_file_on_resume(tmp_path: Path) -> None:
@@ -499,8 +570,9 @@ def test_a_record_never_runs_a_bot_file_on_resume(tmp_path: Path) -> None:
     out = subprocess.run([*command, "-2", "random"], capture_output=True, text=True)
     assert out.returncode == 1
     assert out.stderr.strip() == (
-        f"Error: player 1 in {path} is a bot from a file or module ({spec}); programs, files and "
-        "modules are only started from the command line: give it with -1 to continue"
+        f"Error: {path}: player 1 in this record is a bot from a file or module ({spec}): "
+        "programs, files and modules are only started from a spec you give; give it with -1 to "
+        "continue"
     )
     out = subprocess.run([*command, "-1", spec, "-2", "random"], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr

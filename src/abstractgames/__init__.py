@@ -9,6 +9,8 @@ Examples:
     ('order', 'chaos')
 """
 
+from importlib import metadata as _metadata
+
 from .protocol import (
     CHANCE,
     AbstractGamesError,
@@ -33,8 +35,18 @@ from .registry import (
     register_player,
 )
 
-__version__ = "0.1.0"
-"""The version of the library."""
+
+def _installed_version() -> str:
+    """The installed distribution's version; `0+unknown` for a source tree that is not installed."""
+    try:
+        return _metadata.version("abstractgames")
+    except _metadata.PackageNotFoundError:
+        return "0+unknown"
+
+
+__version__ = _installed_version()
+"""The version of the library, as installed (`pyproject.toml` says it)."""
+
 
 __all__ = [
     "CHANCE",

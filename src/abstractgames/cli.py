@@ -9,7 +9,6 @@ from __future__ import annotations
 import errno
 import json
 import os
-import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -351,10 +350,11 @@ def _clock_option(ctx: click.Context, param: click.Parameter, value: str | None)
 
 
 def _make_players(game: Game, specs: tuple[str, str], session: Any) -> tuple[Player, Player]:
+    from .players import is_human
     from .registry import make_player
     from .terminal import HumanPlayer
 
-    humans = [spec.strip().lower() == "human" for spec in specs]
+    humans = [is_human(spec) for spec in specs]
     bots = [
         None if human else make_player(spec, game)
         for spec, human in zip(specs, humans, strict=True)
@@ -443,52 +443,42 @@ def play(
     your data directory (the path is printed) unless you give --record or --no-save.
     """
     from . import terminal
-    from .records import MatchRecord
+    from .players import HUMAN, is_human
+    from .records import CannotResume, MatchRecord
     from .referee import MatchStopped, Referee
-    from .registry import outside_code
 
     console = terminal.make_console(colour=not no_color)
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
     with _user_errors():
         if resume_path is not None:
             record = MatchRecord.load(resume_path)
-            if record.finished:
-                raise click.ClickException(f"the match in {resume_path} is already finished")
-            if game is not None and parse_game_spec(game) != record.make_game():
-                raise click.ClickException(f"{resume_path} is a record of {record.game}")
-            the_game = record.make_game()
-            for number, recorded in enumerate(record.players, start=1):
-                given = (player1, player2)[number - 1]
-                what = outside_code(recorded)
-                if given is None and what is not None:
-                    raise click.ClickException(
-                        f"player {number} in {resume_path} is {what} ({recorded}); programs, "
-                        f"files and modules are only started from the command line: give it "
-                        f"with -{number} to continue"
-                    )
-            specs = (
-                record.players[0] if player1 is None else player1,
-                record.players[1] if player2 is None else player2,
-            )
-            seed, clock = record.seed, record.clock
-            time_loss_forfeits, single = record.time_loss_forfeits, record.single
+            try:
+                plan = record.resume_plan(
+                    (player1, player2), None if game is None else parse_game_spec(game)
+                )
+            except CannotResume as refused:
+                again = f"; give it with -{refused.seat} to continue" if refused.seat else ""
+                raise click.ClickException(printable(f"{resume_path}: {refused}{again}")) from None
+            the_game, specs, record = plan.game, plan.players, plan.record
+            seed, clock = plan.seed, plan.clock
+            time_loss_forfeits, single = plan.time_loss_forfeits, plan.single
             record_path = record_path or resume_path
         else:
             if game is None:
                 raise click.UsageError("name a GAME to play, or --resume a record")
             the_game = parse_game_spec(game)
             specs = (
-                "human" if player1 is None else player1,
+                HUMAN if player1 is None else player1,
                 "greedy" if player2 is None else player2,
             )
             record = None
-        humans = any(spec.strip().lower() == "human" for spec in specs)
+        humans = any(is_human(spec) for spec in specs)
         session = terminal.Session(console, interactive=interactive and humans)
         if logs_dir is not None:
-            from .engines.external import with_log_dir
+            from .registry import with_logs
 
             directory = _logs_directory(logs_dir)
-            specs = (with_log_dir(specs[0], directory), with_log_dir(specs[1], directory))
+            specs = (with_logs(specs[0], directory), with_logs(specs[1], directory))
         players = _make_players(the_game, specs, session)
         referee = Referee(
             the_game,
@@ -534,9 +524,9 @@ def play(
 
 def _games_file(game: str, seed: int) -> str:
     """A new file in the data directory for a game played at the terminal, checked writable."""
-    from .terminal import data_directory, new_game_path
+    from .files import games_directory, new_record_path
 
-    folder = data_directory() / "games"
+    folder = games_directory()
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
@@ -544,7 +534,7 @@ def _games_file(game: str, seed: int) -> str:
             f"cannot keep the game in {printable(str(folder))!r}: {error.strerror or error}; "
             "give --record PATH or --no-save, or set ABSTRACTGAMES_DATA"
         ) from None
-    path = str(new_game_path(game, seed, folder))
+    path = str(new_record_path(game, seed, folder))
     _check_output(path, "the game: give --record PATH or --no-save, or set ABSTRACTGAMES_DATA")
     return path
 
@@ -707,7 +697,9 @@ def codecup(player_spec: str, seed: int | None) -> None:
 
 
 def _default_state(game: Game, seed: int) -> str:
-    return f"abstractgames-arena-{re.sub(r'[^A-Za-z0-9=-]+', '_', game.spec)}-{seed}.jsonl"
+    from .files import safe_name
+
+    return f"abstractgames-arena-{safe_name(game.spec)}-{seed}.jsonl"
 
 
 @contextmanager
@@ -721,7 +713,8 @@ def _progress_bar(
 
     from rich.console import Console
 
-    from .arena import MatchDone, format_duration, plural
+    from .arena import MatchDone, format_duration
+    from .text import plural
 
     console = Console(stderr=True)
     if not enabled or not console.is_terminal:
@@ -911,8 +904,9 @@ def arena(
     """
     import signal
 
-    from .arena import Arena, ArenaState, make_executor, plural
+    from .arena import Arena, ArenaState, make_executor
     from .files import check_writable
+    from .text import plural
 
     with _user_errors():
         the_game = parse_game_spec(game)
@@ -1141,14 +1135,14 @@ def serve(host: str, port: int, open_browser: bool, no_save: bool, allow_program
         raise click.ClickException(
             f"the web interface needs the web extra ({error}): pip install 'abstractgames[web]'"
         ) from None
-    from .terminal import data_directory
+    from .files import games_directory
 
     try:
         run_server(
             host,
             port,
             open_browser=open_browser,
-            save_dir=None if no_save else data_directory() / "games",
+            save_dir=None if no_save else games_directory(),
             allow_programs=True if allow_programs else None,
         )
     except ServeError as error:

@@ -1,20 +1,47 @@
-"""Saving files safely: a file is either the old one or the whole new one, even after a crash.
+"""Where files go and how they are saved: the data directory, safe file names, atomic writes.
 
 Everything the library saves (game records, tournament results and records) goes through
-[`write_atomic`][]. It writes through a symbolic link (the file the link points to is replaced,
-the link stays), keeps the permissions of the file it replaces, and refuses to write over what is
-not a regular file ([`NotRegularFileError`][]) or over a file the user made read-only.
+[`write_atomic`][]: a file is either the old one or the whole new one, even after a crash. It
+writes through a symbolic link (the file the link points to is replaced, the link stays), keeps
+the permissions of the file it replaces, and refuses to write over what is not a regular file
+([`NotRegularFileError`][]) or over a file the user made read-only.
+
+The games a person plays (at the terminal or on the web page) are kept in [`games_directory`][],
+each in a file [`new_record_path`][] names; every file name made from outside text (a game spec,
+a player's name) goes through [`safe_name`][].
+
+Examples:
+    >>> safe_name("entropy:size=5")
+    'entropy_size=5'
+    >>> safe_name("engine:./my bot --fast")
+    'engine_._my_bot_--fast'
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
+import sys
+import time
+from collections.abc import MutableSet
 from contextlib import suppress
 from pathlib import Path
 
-__all__ = ["NotRegularFileError", "check_writable", "write_atomic"]
+__all__ = [
+    "DATA_VARIABLE",
+    "NotRegularFileError",
+    "check_writable",
+    "data_directory",
+    "games_directory",
+    "new_record_path",
+    "safe_name",
+    "write_atomic",
+]
+
+DATA_VARIABLE = "ABSTRACTGAMES_DATA"
+"""The environment variable that names the data directory instead of the platform's default."""
 
 _ATTEMPTS = 100
 
@@ -178,3 +205,63 @@ def check_writable(path: str | os.PathLike[str]) -> None:
         raise OSError(error.errno, reason) from None
     os.close(fd)
     os.unlink(probe)
+
+
+# --- where files go -------------------------------------------------------------------------------
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._=-]+")
+
+
+def safe_name(text: str, limit: int = 60, default: str = "_") -> str:
+    """`text` as a part of a file name: each run of characters other than letters, digits,
+    `.`, `_`, `=` and `-` becomes `_`, no `_` or `.` at either end, at most `limit` characters
+    (`default` if nothing is left)."""
+    return _UNSAFE.sub("_", text).strip("_.")[:limit].strip("_.") or default
+
+
+def data_directory() -> Path:
+    """The per-user folder where the games people play are kept.
+
+    `ABSTRACTGAMES_DATA` if set; else `$XDG_DATA_HOME/abstractgames` or
+    `~/.local/share/abstractgames` (Linux and other Unix), `~/Library/Application
+    Support/abstractgames` (macOS), `%APPDATA%\\abstractgames` (Windows).
+    """
+    override = os.environ.get(DATA_VARIABLE)
+    if override:
+        return Path(override).expanduser()
+    home = Path.home()
+    if sys.platform == "win32":
+        appdata = os.environ.get("APPDATA")
+        base = Path(appdata) if appdata else home / "AppData" / "Roaming"
+    elif sys.platform == "darwin":
+        base = home / "Library" / "Application Support"
+    else:
+        xdg = os.environ.get("XDG_DATA_HOME", "")
+        base = Path(xdg) if os.path.isabs(xdg) else home / ".local" / "share"
+    return base / "abstractgames"
+
+
+def games_directory() -> Path:
+    """`games` in [`data_directory`][]: where `play` at a terminal and `serve` keep records."""
+    return data_directory() / "games"
+
+
+def new_record_path(
+    game: str, seed: int, directory: Path | None = None, *, taken: MutableSet[str] | None = None
+) -> Path:
+    """A new file for a match in `directory` (default: [`games_directory`][]), named by the
+    date, the game and the seed, e.g. `20250131-142233-entropy-7.json`.
+
+    The name is of no file in `directory` and, with `taken`, of none in `taken` either (names
+    handed out but not written yet); the name chosen is added to `taken`.
+    """
+    folder = games_directory() if directory is None else directory
+    stem = f"{time.strftime('%Y%m%d-%H%M%S')}-{safe_name(game)}-{seed}"
+    path = folder / f"{stem}.json"
+    number = 1
+    while path.exists() or (taken is not None and path.name in taken):
+        number += 1
+        path = folder / f"{stem}-{number}.json"
+    if taken is not None:
+        taken.add(path.name)
+    return path

@@ -51,7 +51,7 @@ __all__ = [
     "State",
     "UnknownGameError",
     "check_int_param",
-    "check_player",
+    "check_seat",
     "random_move",
 ]
 
@@ -461,18 +461,19 @@ class MatchResult:
     scores: tuple[float | None, float | None] = (None, None)
 
 
-def check_player(player: object) -> int:
-    """Return `player` if it is 1 or 2, else raise [`MatchError`][]."""
-    if isinstance(player, bool) or not isinstance(player, int) or player not in (1, 2):
-        raise MatchError(f"players are numbered 1 and 2, not {value_excerpt(player)}")
-    return player
+def check_seat(seat: object) -> int:
+    """Return `seat` if it is 1 or 2 (player 1 or player 2), else raise [`MatchError`][]."""
+    if isinstance(seat, bool) or not isinstance(seat, int) or seat not in (1, 2):
+        raise MatchError(f"players are numbered 1 and 2, not {value_excerpt(seat)}")
+    return seat
 
 
 class Match(abc.ABC):
     """The games two players play to decide a winner, as an immutable value.
 
     Each event ([`record_game`][], [`resign`][], [`lose_on_time`][]) returns a new match.
-    Players are numbered 1 and 2; player 1 makes the first move of the first game.
+    The players sit in seats 1 and 2 ("player 1", "player 2"); player 1 makes the first move of
+    the first game.
     """
 
     @property
@@ -486,11 +487,12 @@ class Match(abc.ABC):
         """The game being played (1, 2, …), or `None` when the match is over."""
 
     @abc.abstractmethod
-    def role_of(self, player: int, game_number: int | None = None) -> str:
-        """The role of `player` in a game (default: the current one)."""
+    def role_of(self, seat: int, game_number: int | None = None) -> str:
+        """The role of player `seat` (1 or 2) in a game (default: the current one)."""
 
     def player_of(self, role: str, game_number: int | None = None) -> int:
-        """The player (1 or 2) who plays `role` in a game (default: the current one)."""
+        """The seat (1 or 2) of the player who plays `role` in a game (default: the current
+        one)."""
         if role not in self.game.roles:
             roles = ", ".join(map(repr, self.game.roles))
             raise MatchError(f"the roles are {roles}, not {value_excerpt(role)}")
@@ -501,17 +503,17 @@ class Match(abc.ABC):
         """The match after the current game ended in the finished state `final`."""
 
     @abc.abstractmethod
-    def forfeit(self, player: int, reason: str) -> Match:
-        """The match after `player` lost it at once for `reason` (resigned, out of time, an
-        external program that crashed or broke the rules)."""
+    def forfeit(self, seat: int, reason: str) -> Match:
+        """The match after player `seat` lost it at once for `reason` (resigned, out of time,
+        an external program that crashed or broke the rules)."""
 
-    def resign(self, player: int) -> Match:
-        """The match after `player` resigned: the other player wins it at once."""
-        return self.forfeit(player, f"player {check_player(player)} resigned")
+    def resign(self, seat: int) -> Match:
+        """The match after player `seat` resigned: the other player wins it at once."""
+        return self.forfeit(seat, f"player {check_seat(seat)} resigned")
 
-    def lose_on_time(self, player: int) -> Match:
-        """The match after `player` ran out of time where that loses the match."""
-        return self.forfeit(player, f"player {check_player(player)} ran out of time")
+    def lose_on_time(self, seat: int) -> Match:
+        """The match after player `seat` ran out of time where that loses the match."""
+        return self.forfeit(seat, f"player {check_seat(seat)} ran out of time")
 
     @abc.abstractmethod
     def result(self) -> MatchResult | None:
@@ -542,10 +544,10 @@ class SingleGameMatch(Match):
     def game_number(self) -> int | None:
         return None if self.is_over() else 1
 
-    def role_of(self, player: int, game_number: int | None = None) -> str:
+    def role_of(self, seat: int, game_number: int | None = None) -> str:
         if game_number not in (None, 1):
             raise MatchError(f"this match has one game, not game {value_excerpt(game_number)}")
-        return self._game.roles[check_player(player) - 1]
+        return self._game.roles[check_seat(seat) - 1]
 
     def record_game(self, final: State) -> SingleGameMatch:
         self._check_going_on()
@@ -554,9 +556,9 @@ class SingleGameMatch(Match):
             raise MatchError(f"{value_excerpt(final)} is not a finished game of {self._game!r}")
         return attrs.evolve(self, outcome=outcome)
 
-    def forfeit(self, player: int, reason: str) -> SingleGameMatch:
+    def forfeit(self, seat: int, reason: str) -> SingleGameMatch:
         self._check_going_on()
-        return attrs.evolve(self, forfeited=(check_player(player), reason))
+        return attrs.evolve(self, forfeited=(check_seat(seat), reason))
 
     def result(self) -> MatchResult | None:
         if self.forfeited is not None:
@@ -564,12 +566,9 @@ class SingleGameMatch(Match):
             return MatchResult(3 - loser, reason)
         if self.outcome is None:
             return None
-        winner = None if self.outcome.winner is None else self.player_of_role(self.outcome.winner)
+        winner = None if self.outcome.winner is None else self.player_of(self.outcome.winner, 1)
         scores = tuple(self.outcome.scores.get(self.role_of(p)) for p in (1, 2))
         return MatchResult(winner, self.outcome.reason, scores)  # type: ignore[arg-type]
-
-    def player_of_role(self, role: str) -> int:
-        return self._game.roles.index(role) + 1
 
     def _check_going_on(self) -> None:
         if self.is_over():

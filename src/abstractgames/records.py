@@ -16,17 +16,20 @@ another error or unbounded memory. A record written is always valid JSON.
 
 from __future__ import annotations
 
+import enum
 import json
 import math
 import os
 import re
 import stat
+from collections.abc import Sequence
 from typing import Any
 
 import attrs
 
 from . import strictjson
 from .files import write_atomic
+from .players import is_human
 from .protocol import (
     AbstractGamesError,
     Game,
@@ -38,7 +41,7 @@ from .protocol import (
     State,
     UnknownGameError,
 )
-from .registry import get_game
+from .registry import get_game, outside_code
 from .text import excerpt, value_excerpt
 
 __all__ = [
@@ -47,12 +50,15 @@ __all__ = [
     "RECORD_FORMAT",
     "RECORD_VERSION",
     "SEED_LIMIT",
+    "CannotResume",
     "ClockSettings",
     "GameEnd",
     "GameRecord",
     "MatchRecord",
     "MoveRecord",
     "RecordError",
+    "ResumePlan",
+    "ResumeRefusal",
 ]
 
 RECORD_FORMAT = "abstractgames-record"
@@ -73,6 +79,32 @@ _MAX_NAME = 100
 
 class RecordError(AbstractGamesError, ValueError):
     """A record that cannot be read, or that the rules contradict."""
+
+
+class ResumeRefusal(enum.Enum):
+    """Why the match of a record cannot be continued as asked ([`CannotResume`][])."""
+
+    FINISHED = "finished"
+    """The match is decided already."""
+    OTHER_GAME = "other game"
+    """The record is of another game than the one asked for."""
+    OUTSIDE_CODE = "outside code"
+    """A player runs code from outside the library and was named only by the record."""
+
+
+class CannotResume(RecordError):
+    """The match of a record cannot be continued as asked ([`MatchRecord.resume_plan`][]).
+
+    Attributes:
+        refusal: which rule refuses it.
+        seat: the player (1 or 2) to name again, for
+            [`ResumeRefusal.OUTSIDE_CODE`][abstractgames.records.ResumeRefusal.OUTSIDE_CODE].
+    """
+
+    def __init__(self, message: str, refusal: ResumeRefusal, seat: int | None = None) -> None:
+        super().__init__(message)
+        self.refusal = refusal
+        self.seat = seat
 
 
 def _quoted(text: object) -> str:
@@ -249,6 +281,36 @@ def _check_seed(instance: object, attribute: attrs.Attribute[int], value: object
         )
 
 
+@attrs.frozen
+class ResumePlan:
+    """What to play to continue the unfinished match of a record
+    ([`MatchRecord.resume_plan`][]): the record's own settings and the players to seat.
+
+    Attributes:
+        record: the record to continue, its `players` the specs below.
+        game: the game it is of.
+        players: the specs of player 1 and player 2 ([`HUMAN`][abstractgames.players.HUMAN]
+            for a person, whom the front end seats).
+        seed: the match seed.
+        clock: each player's time per game, or `None`.
+        time_loss_forfeits: whether running out of time loses the match.
+        single: whether one game is played where the match has more.
+    """
+
+    record: MatchRecord
+    game: Game
+    players: tuple[str, str]
+    seed: int
+    clock: ClockSettings | None
+    time_loss_forfeits: bool
+    single: bool
+
+    @property
+    def people(self) -> tuple[bool, bool]:
+        """Whether player 1 and player 2 are people."""
+        return is_human(self.players[0]), is_human(self.players[1])
+
+
 @attrs.define
 class MatchRecord:
     """A whole match; `result` stays `None` until the match is decided.
@@ -290,6 +352,54 @@ class MatchRecord:
             raise RecordError(f"record of an unknown game: {error}") from None
         except AbstractGamesError as error:
             raise RecordError(f"record of {self.game} with a bad parameter: {error}") from None
+
+    def resume_plan(
+        self, players: Sequence[str | None] = (None, None), game: Game | None = None
+    ) -> ResumePlan:
+        """How to continue this record's unfinished match, the one way every front end does.
+
+        The record's settings (seed, clock, single game, time-loss rule) are the match's: a
+        request cannot change them. `players` replace the recorded specs where they are not
+        `None`; a recorded player that runs code from outside the library (a program, a file, a
+        module) is only started when named again, never from the record alone. `game`, if
+        given, must be the record's. The record is checked through the rules first.
+
+        Raises:
+            CannotResume: the match is finished, is of another game, or a program, file or
+                module is named only in the record (the message says which, and `seat` whom
+                to name).
+            RecordError: the record breaks the rules.
+        """
+        if self.finished:
+            raise CannotResume("the match is already finished", ResumeRefusal.FINISHED)
+        made = self.make_game()
+        if game is not None and game != made:
+            raise CannotResume(
+                f"it is a record of {excerpt(made.spec)}, not of {excerpt(game.spec)}",
+                ResumeRefusal.OTHER_GAME,
+            )
+        self.replay(made)
+        chosen: list[str] = []
+        for seat, (recorded, given) in enumerate(zip(self.players, players, strict=True), 1):
+            what = None if given is not None else outside_code(recorded)
+            if what is not None:
+                raise CannotResume(
+                    f"player {seat} in this record is {what.value} ({excerpt(recorded)}): "
+                    "programs, files and modules are only started from a spec you give",
+                    ResumeRefusal.OUTSIDE_CODE,
+                    seat,
+                )
+            chosen.append(recorded if given is None else given)
+        specs = (chosen[0], chosen[1])
+        return ResumePlan(
+            record=attrs.evolve(self, players=specs),
+            game=made,
+            players=specs,
+            seed=self.seed,
+            clock=self.clock,
+            time_loss_forfeits=self.time_loss_forfeits,
+            single=self.single,
+        )
 
     def new_match(self, game: Game | None = None) -> Match:
         """The match this record is of, before any game (`game`: as for [`make_game`][])."""

@@ -14,20 +14,16 @@ from __future__ import annotations
 
 import os
 import random
-import re
-import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from rich.console import Console
 from rich.text import Text
 
-from .players import Player, Resign, UndoRequest
+from .players import HUMAN, Player, Resign, UndoRequest
 from .protocol import (
     CHANCE,
-    AbstractGamesError,
     Game,
     IllegalMoveError,
     Match,
@@ -52,10 +48,8 @@ __all__ = [
     "Session",
     "TerminalObserver",
     "board_text",
-    "data_directory",
     "format_clock",
     "make_console",
-    "new_game_path",
     "show_position",
 ]
 
@@ -65,8 +59,6 @@ FILES = "abcdefghijklmnopqrstuvwxyz"
 _CONTRAST = {"white": "black", "yellow": "black", "green": "black"}
 _RICH_NAMES = {"purple": "magenta", "black": "grey11", "white": "grey93"}
 
-HINT_SECONDS = 1.0
-"""The search bot's thinking time for `hint` (`hint SECONDS` gives another, up to a minute)."""
 RESIGN_CONFIRM_MOVES = 10
 """From this many moves played in a game on, `resign` asks for confirmation at a terminal."""
 
@@ -182,44 +174,6 @@ def changed_squares(before: State, after: State) -> frozenset[int]:
     except NotImplementedError:
         return frozenset()
     return frozenset(i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b)
-
-
-# --- where games are kept -------------------------------------------------------------------------
-
-
-def data_directory() -> Path:
-    """The per-user folder where games played at the terminal are kept.
-
-    `ABSTRACTGAMES_DATA` if set; else `$XDG_DATA_HOME/abstractgames` or
-    `~/.local/share/abstractgames` (Linux and other Unix), `~/Library/Application
-    Support/abstractgames` (macOS), `%APPDATA%\\abstractgames` (Windows).
-    """
-    override = os.environ.get("ABSTRACTGAMES_DATA")
-    if override:
-        return Path(override).expanduser()
-    home = Path.home()
-    if sys.platform == "win32":
-        appdata = os.environ.get("APPDATA")
-        base = Path(appdata) if appdata else home / "AppData" / "Roaming"
-    elif sys.platform == "darwin":
-        base = home / "Library" / "Application Support"
-    else:
-        xdg = os.environ.get("XDG_DATA_HOME", "")
-        base = Path(xdg) if os.path.isabs(xdg) else home / ".local" / "share"
-    return base / "abstractgames"
-
-
-def new_game_path(game: str, seed: int, directory: Path | None = None) -> Path:
-    """A new file for a match in `directory` (default: `games` in [`data_directory`][]),
-    named by the date, the game and the seed, e.g. `20250131-142233-entropy-7.json`."""
-    folder = data_directory() / "games" if directory is None else directory
-    stem = f"{time.strftime('%Y%m%d-%H%M%S')}-{re.sub(r'[^A-Za-z0-9_-]+', '_', game)}-{seed}"
-    path = folder / f"{stem}.json"
-    number = 1
-    while path.exists():
-        number += 1
-        path = folder / f"{stem}-{number}.json"
-    return path
 
 
 # --- reading what a person types ------------------------------------------------------------------
@@ -430,7 +384,7 @@ class HumanPlayer(Player):
     """A person typing moves and commands (`help` lists them). Typos and illegal moves get one
     line and the prompt again."""
 
-    spec = "human"
+    spec = HUMAN
 
     def __init__(
         self, game: Game, session: Session, *, allow_undo: bool = False, name: str = "you"
@@ -548,7 +502,7 @@ class HumanPlayer(Player):
         return answer.strip().lower() in ("y", "yes")
 
     def _hint(self, state: State, seconds_text: str | None, deadline: float | None) -> None:
-        from .registry import search_player
+        from .registry import HINT_SECONDS, MAX_HINT_SECONDS, NoHint, hint
 
         seconds = HINT_SECONDS
         if seconds_text is not None:
@@ -556,46 +510,22 @@ class HumanPlayer(Player):
                 seconds = float(seconds_text)
             except ValueError:
                 seconds = -1.0
-            if not 0 < seconds <= 60:  # NaN too
-                self.console.print("hint SECONDS: a number of seconds above 0, at most 60")
+            if not 0 < seconds <= MAX_HINT_SECONDS:  # NaN too
+                self.console.print(
+                    f"hint SECONDS: a number of seconds above 0, at most {MAX_HINT_SECONDS:g}"
+                )
                 return
-        if deadline is not None:  # the hint's thinking time is the person's
-            seconds = max(0.05, min(seconds, (deadline - self.session.clock()) / 4))
+        time_left = None if deadline is None else deadline - self.session.clock()
         try:
-            bot = search_player(self.game, time=seconds)
-        except AbstractGamesError as error:
-            self.console.print(f"no hint: {error}")
+            found = hint(state, seconds, time_left=time_left)
+        except NoHint as refused:
+            self.console.print(str(refused))
             return
-        try:
-            move = bot.choose(state, random.Random(0), None)
-        except Exception as error:  # a plugin's bot: a hint must not end the game
-            self.console.print(f"no hint: the search bot failed ({type(error).__name__}: {error})")
-            return
-        finally:
-            bot.close()
+        about = f" ({found.summary})" if found.summary else ""
         self.console.print(
-            f"hint: the search bot would play {move}{_evaluation(bot)} — a learning aid; "
+            f"hint: the search bot would play {found.move}{about} — a learning aid; "
             "nothing is recorded"
         )
-
-
-def _evaluation(bot: Player) -> str:
-    """What a search bot says of its last move, where it says anything: ` (value +12, depth
-    4)`. Bots record it differently; these are the attributes ours have."""
-    info = getattr(bot, "last", None)
-    facts = []
-    mate = getattr(info, "mate_in", None)
-    value = getattr(info, "value", None)
-    depth = getattr(info, "depth", None) if info is not None else getattr(bot, "last_depth", None)
-    if isinstance(mate, int) and mate:
-        plies = abs(mate)
-        end = "win" if mate > 0 else "loss"
-        facts.append(f"a forced {end} in {plies} {'ply' if plies == 1 else 'plies'}")
-    elif isinstance(value, int | float) and not isinstance(value, bool):
-        facts.append(f"value {value:+g} for the side to move")
-    if isinstance(depth, int) and depth > 0:
-        facts.append(f"search depth {depth}")
-    return f" ({', '.join(facts)})" if facts else ""
 
 
 # --- the commentary -------------------------------------------------------------------------------

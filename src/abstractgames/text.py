@@ -14,7 +14,7 @@ Examples:
 
 from __future__ import annotations
 
-__all__ = ["EXCERPT", "excerpt", "printable", "quote", "value_excerpt"]
+__all__ = ["EXCERPT", "excerpt", "plural", "printable", "quote", "value_excerpt"]
 
 EXCERPT = 60
 """How many characters of an outside text a message shows at most."""
@@ -73,3 +73,13 @@ def printable(text: object) -> str:
 def quote(text: object, limit: int = EXCERPT) -> str:
     """[`excerpt`][] in double quotes, for a message: `sent "hello" where ...`."""
     return f'"{excerpt(text, limit)}"'
+
+
+def plural(noun: str) -> str:
+    """The plural of a regular English noun.
+
+    Examples:
+        >>> plural("game"), plural("match")
+        ('games', 'matches')
+    """
+    return noun + ("es" if noun.endswith(("ch", "sh", "s", "x")) else "s")

@@ -37,12 +37,11 @@ from typing import overload
 
 import attrs
 
-from ..engines.external import split_program_argument, with_log_dir
 from ..players import Player
 from ..protocol import AbstractGamesError, Game
 from ..records import ClockSettings
 from ..referee import Referee
-from ..registry import describe_player, make_player, outside_code, parse_game_spec
+from ..registry import ArgumentKind, PlayerSpec, make_player, parse_game_spec, with_logs
 from .errors import ArenaError, MatchInterrupted
 
 __all__ = [
@@ -291,61 +290,19 @@ def _make_player(spec: str, game: Game, logs: str | None) -> Player:
 # --- the players' names ---------------------------------------------------------------------------
 
 
-@attrs.frozen
-class _Parts:
-    """A spec cut around its options: `spec == head + options + tail` (`options` may be
-    empty); `program` for a program's `[OPTIONS:]COMMAND`."""
-
-    head: str
-    options: str
-    tail: str
-    program: bool = False
-
-
-def _parts(spec: str) -> _Parts | None:
-    """Where the options of `spec` are, or `None` for a player whose argument is its own."""
-    text = spec.strip()
-    name, colon, rest = text.partition(":")
-    try:
-        takes_options = describe_player(name.strip().lower()).options is not None
-    except AbstractGamesError:  # not a player's name: a class in a file or a module
-        target, second, options = rest.partition(":")
-        return _Parts(f"{name}:{target}{second}", options, "") if colon else None
-    if takes_options:
-        return _Parts(f"{name}{colon}", rest, "")
-    if outside_code(text) != "an external program":
-        return None
-    head, command = split_program_argument(rest)
-    return _Parts(f"{name}:", head or "", f":{command}", program=True)
-
-
-def _without_name(options: str) -> tuple[str, str | None]:
-    """`options` without a `name=` item, and that name (`None` without one)."""
-    kept, name = [], None
-    for item in options.split(","):
-        key, equals, value = item.partition("=")
-        if equals and key.strip() == "name" and name is None:
-            name = value.strip()
-        else:
-            kept.append(item)
-    return ",".join(kept), name
-
-
 def _split(spec: str) -> tuple[str, str | None, str]:
     """`(spec without name=, the name or None, its name by default)`."""
     text = spec.strip()
-    parts = _parts(text)
-    if parts is None:
+    try:
+        parsed = PlayerSpec.parse(text)
+    except AbstractGamesError:  # the arena refuses it before any match: it names itself
         return text, None, text
-    options, name = _without_name(parts.options)
-    if name is None:
-        stripped = text
-    elif parts.program or options.strip():  # "engine::CMD" is a program's empty option list
-        stripped = f"{parts.head}{options}{parts.tail}"
-    else:
-        stripped = parts.head.removesuffix(":")
-    command = parts.tail[1:].strip()
-    default = f"{parts.head}{command}" if parts.program and command else stripped
+    name = parsed.option("name")
+    stripped = text if name is None else str(parsed.without_option("name"))
+    default = stripped
+    command = (parsed.argument or "").strip()
+    if parsed.kind is ArgumentKind.PROGRAM and command:
+        default = f"{parsed.name}:{command}"
     return stripped, name or None, default
 
 
@@ -357,7 +314,7 @@ def player_spec(spec: str, logs: str | os.PathLike[str] | None = None) -> str:
         InvalidPlayerError: a `logs` directory that an option cannot name.
     """
     stripped = _split(spec)[0]
-    return stripped if logs is None else with_log_dir(stripped, logs)
+    return stripped if logs is None else with_logs(stripped, logs)
 
 
 def short_name(spec: str) -> str:

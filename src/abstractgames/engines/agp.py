@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TextIO
 
-from ..players import Player, Resign, SeededRandom, runs_program, takes_raw_argument
+from ..players import Player, Resign, SeededRandom
 from ..protocol import AbstractGamesError, Game, Move, State
 from ..text import excerpt, quote
 from .external import (
@@ -36,11 +36,14 @@ from .external import (
     QUIT_GRACE,
     EngineFailure,
     ExternalPlayer,
+    check_running,
     make_external_player,
+    receive_line,
     send_line,
+    unread_lines,
     within_range,
 )
-from .process import Process, ProcessEnded, ProcessError, ProcessTimeout, describe_status
+from .process import Process
 
 __all__ = [
     "PROTOCOL_VERSION",
@@ -227,15 +230,10 @@ class EngineClient:
 
     def check_quiet(self) -> None:
         """Fail if the engine wrote anything but `info` lines since its last answer, or exited."""
-        try:
-            lines = self.process.ready_lines()
-        except ProcessError as error:
-            raise EngineFailure(str(error)) from None
-        for line in lines:
+        for line in unread_lines(self.process):
             if line.strip() and line.split()[0] != "info":
                 raise EngineFailure(f"sent {quote(line)} when no answer was expected")
-        if self.process.output_ended:
-            raise EngineFailure(describe_status(self.process.wait(2.0)))
+        check_running(self.process)
 
     def quit(self, grace: float) -> None:
         """Send `quit` and give the engine `grace` seconds to exit before it is killed."""
@@ -251,17 +249,7 @@ class EngineClient:
         """
         deadline = time.monotonic() + limit
         while True:
-            try:
-                line = self.process.read_line(deadline)
-            except ProcessTimeout:
-                self.process.kill()
-                what = "" if answer else f" {quote(asked)}"
-                raise EngineFailure(f"did not answer{what} within {limit:.1f} s") from None
-            except ProcessEnded:
-                raise EngineFailure(describe_status(self.process.wait(2.0))) from None
-            except ProcessError as error:
-                self.process.kill()
-                raise EngineFailure(str(error)) from None
+            line = receive_line(self.process, deadline, limit, "" if answer else asked)
             word, _, rest = line.strip().partition(" ")
             if word and word != "info":
                 return word, rest.strip(), line
@@ -342,8 +330,6 @@ class EnginePlayer(ExternalPlayer):
             client.quit(QUIT_GRACE)
 
 
-@runs_program
-@takes_raw_argument
 def engine_player(game: Game, argument: str) -> Player:
     """engine:[OPTIONS:]COMMAND: a program speaking the abstractgames engine protocol."""
     return make_external_player("engine", EnginePlayer, game, argument)

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TextIO
 
 from ..entropy import CHAOS, COLOURS, ORDER, PASS, Draw, EntropyGame, EntropyState, Placement, Slide
-from ..players import InvalidPlayerError, Player, runs_program, takes_raw_argument
+from ..players import InvalidPlayerError, Player
 from ..protocol import (
     AbstractGamesError,
     Game,
@@ -42,10 +42,13 @@ from .external import (
     QUIT_GRACE,
     EngineFailure,
     ExternalPlayer,
+    check_running,
     make_external_player,
+    receive_line,
     send_line,
+    unread_lines,
 )
-from .process import Process, ProcessEnded, ProcessError, ProcessTimeout, describe_status
+from .process import Process
 
 __all__ = [
     "COLUMNS",
@@ -181,27 +184,14 @@ class CodecupClient:
 
     def answer(self, limit: float) -> str:
         """The program's next line (its move), waiting `limit` seconds at most."""
-        try:
-            return self.process.read_line(time.monotonic() + limit).strip()
-        except ProcessTimeout:
-            self.process.kill()
-            raise EngineFailure(f"did not answer within {limit:.1f} s") from None
-        except ProcessEnded:
-            raise EngineFailure(describe_status(self.process.wait(2.0))) from None
-        except ProcessError as error:
-            self.process.kill()
-            raise EngineFailure(str(error)) from None
+        return receive_line(self.process, time.monotonic() + limit, limit).strip()
 
     def check_quiet(self) -> None:
         """Fail if the program wrote a line when no move was expected, or exited."""
-        try:
-            lines = self.process.ready_lines()
-        except ProcessError as error:
-            raise EngineFailure(str(error)) from None
+        lines = unread_lines(self.process)
         if lines:
             raise EngineFailure(f"sent {quote(lines[0])} when no move was expected")
-        if self.process.output_ended:
-            raise EngineFailure(describe_status(self.process.wait(2.0)))
+        check_running(self.process)
 
     def quit(self, grace: float) -> None:
         """Send `Quit` and give the program `grace` seconds to exit before it is killed."""
@@ -314,8 +304,6 @@ class _CannotJoin(AbstractGamesError):
     """A CodeCup program asked to play from the middle of a game."""
 
 
-@runs_program
-@takes_raw_argument
 def codecup_player(game: Game, argument: str) -> Player:
     """codecup:[OPTIONS:]COMMAND: a CodeCup 2023 Entropy program (7×7 Entropy only)."""
     return make_external_player("codecup", CodecupPlayer, game, argument)

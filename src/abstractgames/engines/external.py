@@ -39,26 +39,28 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..files import safe_name
 from ..players import InvalidPlayerError, Player, PlayerFailed
 from ..protocol import Game, Move, State
 from ..specs import parse_options
 from ..text import excerpt, quote
-from .process import Process, ProcessEnded, ProcessError, describe_status
+from .process import Process, ProcessEnded, ProcessError, ProcessTimeout, describe_status
 
 __all__ = [
     "DEFAULT_GRACE",
     "DEFAULT_TIMEOUT",
-    "LOG_KINDS",
     "MAX_SECONDS",
     "MESSAGE_LIMIT",
     "QUIT_GRACE",
     "EngineFailure",
     "ExternalPlayer",
+    "check_running",
     "make_external_player",
     "parse_command",
+    "receive_line",
     "send_line",
     "split_program_argument",
-    "with_log_dir",
+    "unread_lines",
     "within_range",
 ]
 
@@ -177,6 +179,9 @@ class EngineFailure(Exception):
     """
 
 
+# --- talking to a program: every protocol's client uses these -------------------------------------
+
+
 def send_line(process: Process, line: str, timeout: float) -> None:
     """Write `line` to the program, which must read it within `timeout` seconds.
 
@@ -190,6 +195,51 @@ def send_line(process: Process, line: str, timeout: float) -> None:
     except ProcessError:
         process.kill()
         raise EngineFailure(f"did not read its input within {timeout:.1f} s") from None
+
+
+def receive_line(process: Process, deadline: float, limit: float, asked: str = "") -> str:
+    """The program's next line, which it must write by `deadline` (`time.monotonic`).
+
+    `limit` is the time it was given and `asked` what it was asked, for the message: `did not
+    answer 'isready' within 5.0 s` (`did not answer within 5.0 s` without `asked`).
+
+    Raises:
+        EngineFailure: the program did not answer in time (it is killed), ended, or wrote what
+            cannot be read as a line (too long, say; it is killed).
+    """
+    try:
+        return process.read_line(deadline)
+    except ProcessTimeout:
+        process.kill()
+        what = f" {quote(asked)}" if asked else ""
+        raise EngineFailure(f"did not answer{what} within {limit:.1f} s") from None
+    except ProcessEnded:
+        raise EngineFailure(describe_status(process.wait(2.0))) from None
+    except ProcessError as error:
+        process.kill()
+        raise EngineFailure(str(error)) from None
+
+
+def unread_lines(process: Process) -> list[str]:
+    """The lines the program wrote that were not read yet (without waiting).
+
+    Raises:
+        EngineFailure: what it wrote cannot be read as lines.
+    """
+    try:
+        return process.ready_lines()
+    except ProcessError as error:
+        raise EngineFailure(str(error)) from None
+
+
+def check_running(process: Process) -> None:
+    """Fail if the program has closed its output (it exited, or is about to).
+
+    Raises:
+        EngineFailure: how it ended.
+    """
+    if process.output_ended:
+        raise EngineFailure(describe_status(process.wait(2.0)))
 
 
 # --- the players ----------------------------------------------------------------------------------
@@ -270,7 +320,7 @@ class ExternalPlayer(Player):
         return min(within_range(time_left) + self.grace, MAX_SECONDS)
 
     def _start(self) -> Process:
-        label = re.sub(r"[^A-Za-z0-9._-]", "_", Path(self.argv[0]).name) or "program"
+        label = safe_name(Path(self.argv[0]).name, default="program")
         directory = self.log_dir or Path(tempfile.gettempdir())
         try:
             directory.mkdir(parents=True, exist_ok=True)
@@ -344,40 +394,3 @@ def make_external_player(
     keywords = _player_options(kind, options)
     _check_program(kind, argv[0])
     return cls(game, argv, **keywords)
-
-
-LOG_KINDS = ("engine", "codecup")
-"""The players whose spec [`with_log_dir`][] gives a `log` option."""
-
-
-def with_log_dir(spec: str, directory: str | os.PathLike[str]) -> str:
-    """`spec` with `log=DIRECTORY` added if it is an `engine:` or `codecup:` spec without
-    a `log` option; any other spec as it is.
-
-    Examples:
-        >>> with_log_dir("engine:./mybot --fast", "logs")
-        'engine:log=logs:./mybot --fast'
-        >>> with_log_dir("codecup:timeout=5:./bot", "logs")
-        'codecup:timeout=5,log=logs:./bot'
-        >>> with_log_dir("engine:log=mine:./bot", "logs"), with_log_dir("greedy", "logs")
-        ('engine:log=mine:./bot', 'greedy')
-
-    Raises:
-        InvalidPlayerError: a directory whose name holds a comma or a colon, which an option
-            cannot hold.
-    """
-    name, colon, argument = spec.strip().partition(":")
-    if not colon or name.strip().lower() not in LOG_KINDS:
-        return spec
-    options, command = split_program_argument(argument)
-    keys = [item.partition("=")[0].strip() for item in (options or "").split(",")]
-    if "log" in keys:
-        return spec
-    where = os.fspath(directory)
-    if "," in where or ":" in where:
-        raise InvalidPlayerError(
-            f"cannot give {quote(where)} as the log directory of {name.strip()!r} players: its "
-            "name holds a comma or a colon"
-        )
-    head = ",".join(filter(None, [(options or "").strip().rstrip(","), f"log={where}"]))
-    return f"{name.strip()}:{head}:{command}"

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from ..protocol import Game, Match, MatchError, MatchResult, State, check_player
+from ..protocol import Game, Match, MatchError, MatchResult, State, check_seat
 from ..text import value_excerpt
 from .board import CHAOS, ORDER
 
@@ -70,18 +70,20 @@ class EntropyMatch(Match):
         """1 or 2: the game being played, or `None` when the match is over."""
         return None if self.is_over() else len(self.order_scores) + 1
 
-    def role_of(self, player: int, game_number: int | None = None) -> str:
-        """The role (`"chaos"` or `"order"`) of `player` in a game (default: the current one).
+    def role_of(self, seat: int, game_number: int | None = None) -> str:
+        """The role (`"chaos"` or `"order"`) of player `seat` in a game (default: the current
+        one).
 
         Raises:
             MatchError: no such player or game, or the match is over and no game is given.
         """
         number = self._number(game_number)
-        return CHAOS if (check_player(player) == 1) == (number == 1) else ORDER
+        return CHAOS if (check_seat(seat) == 1) == (number == 1) else ORDER
 
-    def order_score_of(self, player: int) -> int | None:
-        """The Order score of `player` (game 2 for player 1, game 1 for player 2), if played."""
-        index = 1 if check_player(player) == 1 else 0
+    def order_score_of(self, seat: int) -> int | None:
+        """The Order score of player `seat` (game 2 for player 1, game 1 for player 2), if
+        played."""
+        index = 1 if check_seat(seat) == 1 else 0
         return self.order_scores[index] if index < len(self.order_scores) else None
 
     def record_game(self, final: State) -> EntropyMatch:
@@ -104,17 +106,18 @@ class EntropyMatch(Match):
         """Whether both games are finished, or a player resigned or lost on time."""
         return len(self.order_scores) == 2 or self.forfeited is not None
 
-    def forfeit(self, player: int, reason: str) -> EntropyMatch:
-        """The match after `player` lost it at once for `reason`: the other player wins.
+    def forfeit(self, seat: int, reason: str) -> EntropyMatch:
+        """The match after player `seat` lost it at once for `reason`: the other player wins.
 
         Raises:
             MatchError: the match is already over, or there is no such player.
         """
         self._check_going_on()
-        return attrs.evolve(self, forfeited=(check_player(player), reason))
+        return attrs.evolve(self, forfeited=(check_seat(seat), reason))
 
-    def lose_on_time(self, player: int) -> EntropyMatch:
-        """The match after `player` ran out of time where that forfeits the match: they lose it.
+    def lose_on_time(self, seat: int) -> EntropyMatch:
+        """The match after player `seat` ran out of time where that forfeits the match: they
+        lose it.
 
         Raises:
             MatchError: a live match (there timeout moves are played instead), the match is
@@ -125,7 +128,7 @@ class EntropyMatch(Match):
                 "in a live match a player out of time keeps playing by timeout moves; only a "
                 "match where time loss forfeits (correspondence play) is lost on time"
             )
-        return self.forfeit(player, f"player {check_player(player)} ran out of time")
+        return self.forfeit(seat, f"player {check_seat(seat)} ran out of time")
 
     def result(self) -> MatchResult | None:
         """`None` while the match goes on, else its winner, reason and Order scores."""

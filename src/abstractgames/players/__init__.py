@@ -7,7 +7,12 @@ what happens in the game through the hooks [`Player.game_started`][], [`Player.m
 [`Player.moves_taken_back`][] and [`Player.game_ended`][]; the built-in bots ignore them.
 
 The registry ([`abstractgames.make_player`][]) makes players from specs such as
-`"search:time=1.5"`; this package is the player contract and the bots themselves.
+`"search:time=1.5"`; this package is the player contract and the bots themselves. A person is a
+player too, seated by a front end (the terminal, the web page) wherever a spec says [`HUMAN`][].
+
+A search bot says what its last search found in [`Player.info`][], a [`SearchInfo`][] (as
+python-chess's engines do in `PlayResult.info`): the depth, the value, the positions visited, the
+time, and the moves it expects when it knows them.
 
 Examples:
     >>> import random
@@ -21,24 +26,38 @@ from __future__ import annotations
 
 import abc
 import random
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
+
+import attrs
 
 from ..protocol import AbstractGamesError, Game, IllegalMoveError, Move, State
 
 __all__ = [
-    "RAW_ARGUMENT",
-    "RUNS_PROGRAM",
+    "HUMAN",
     "InvalidPlayerError",
     "Player",
     "PlayerFailed",
     "RandomPlayer",
     "Resign",
+    "SearchInfo",
     "SeededRandom",
     "UndoRequest",
-    "runs_program",
-    "takes_raw_argument",
+    "is_human",
 ]
+
+HUMAN = "human"
+"""The player spec of a person: the front end that plays the match seats them (a prompt at the
+terminal, the board on the web page); [`abstractgames.make_player`][] makes only programs."""
+
+
+def is_human(spec: str) -> bool:
+    """Whether the player spec `spec` is a person ([`HUMAN`][], in any case, spaces around).
+
+    Examples:
+        >>> is_human(" Human "), is_human("greedy")
+        (True, False)
+    """
+    return spec.strip().lower() == HUMAN
 
 
 class InvalidPlayerError(AbstractGamesError, ValueError):
@@ -78,6 +97,59 @@ class SeededRandom(random.Random):
         return type(self), (self.label,), self.getstate()
 
 
+@attrs.frozen
+class SearchInfo:
+    """What a search found when it chose its last move.
+
+    Attributes:
+        depth: the depth of the deepest search that valued the move, in plies (0: none was
+            needed, e.g. the only legal move).
+        value: the value of the move for the side to move in the position searched (the
+            player who chose it), in the bot's own units, higher is better for it; `None` if the
+            bot has none.
+        nodes: the positions the search visited (`None` if it does not count them).
+        seconds: the time the search took.
+        mate_in: plies to a forced end of the game the search proved: positive when the side
+            to move wins, negative when it loses; `None` if it proved none.
+        pv: the principal variation, the moves the search expects from this one on, where it
+            knows them (empty otherwise).
+    """
+
+    depth: int
+    value: float | None
+    nodes: int | None
+    seconds: float
+    mate_in: int | None = None
+    pv: tuple[Move, ...] = ()
+
+    def summary(self) -> str:
+        """The facts in words, e.g. `"value +12 for the side to move, search depth 4"` or
+        `"a forced win in 3 plies, search depth 3"`."""
+        facts = []
+        if self.mate_in:
+            plies = abs(self.mate_in)
+            end = "win" if self.mate_in > 0 else "loss"
+            facts.append(f"a forced {end} in {plies} {'ply' if plies == 1 else 'plies'}")
+        elif self.value is not None:
+            facts.append(f"value {self.value:+.4g} for the side to move")
+        if self.depth > 0:
+            facts.append(f"search depth {self.depth}")
+        if self.pv:
+            facts.append("expects " + " ".join(str(move) for move in self.pv))
+        return ", ".join(facts)
+
+    def to_json(self) -> dict[str, Any]:
+        """The facts as JSON values (moves in notation)."""
+        return {
+            "depth": self.depth,
+            "value": self.value,
+            "nodes": self.nodes,
+            "seconds": round(self.seconds, 3),
+            "mate_in": self.mate_in,
+            "pv": [str(move) for move in self.pv],
+        }
+
+
 class Player(abc.ABC):
     """Something that chooses moves: a bot, a person at a terminal, an external program."""
 
@@ -86,6 +158,9 @@ class Player(abc.ABC):
     `"search:time=0.5"` (set by `make_player`)."""
     supports_undo: bool = True
     """Whether the player can follow a game whose moves are taken back (an undo)."""
+    info: SearchInfo | None = None
+    """What the search behind the last move [`choose`][] made found (`None` for a player that
+    does not search, or before its first move). Every search bot of the library sets it."""
 
     @abc.abstractmethod
     def choose(self, state: State, rng: random.Random, time_left: float | None = None) -> Move:
@@ -143,30 +218,3 @@ class RandomPlayer(Player):
         if not moves or state.is_chance():
             raise IllegalMoveError(f"no move to choose in {state.position()}")
         return rng.choice(moves)
-
-
-_Factory = TypeVar("_Factory", bound=Callable[..., Player])
-
-RAW_ARGUMENT = "takes_raw_argument"
-"""The attribute [`takes_raw_argument`][] sets on a player factory."""
-RUNS_PROGRAM = "runs_program"
-"""The attribute [`runs_program`][] sets on a player factory."""
-
-
-def takes_raw_argument(factory: _Factory) -> _Factory:
-    """Mark a player factory that takes the whole text after `NAME:` as one string.
-
-    `make_player("NAME:TEXT", game)` then calls `factory(game, "TEXT")` instead of reading
-    `key=value` options, e.g. for `engine:COMMAND`, where the text is a command line.
-    """
-    setattr(factory, RAW_ARGUMENT, True)
-    return factory
-
-
-def runs_program(factory: _Factory) -> _Factory:
-    """Mark a player factory whose players run an external program named in their spec.
-
-    Such a player is never started from a game record alone: the user names it again.
-    """
-    setattr(factory, RUNS_PROGRAM, True)
-    return factory

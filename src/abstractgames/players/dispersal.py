@@ -32,9 +32,6 @@ The exact solver is [`abstractgames.solvers.dispersal.solve`][].
 from __future__ import annotations
 
 import random
-import time
-
-import attrs
 
 from ..dispersal import (
     NEIGHBOURS,
@@ -50,12 +47,12 @@ from ..dispersal import (
     winning_masks,
 )
 from ..protocol import Game, IllegalMoveError, Move, State
-from . import InvalidPlayerError, Player
+from ..timing import NO_DEADLINE, Deadline, SearchTimeout, move_budget
+from . import InvalidPlayerError, Player, SearchInfo
 
 __all__ = [
     "WIN_VALUE",
     "DispersalSearch",
-    "SearchInfo",
     "evaluate",
 ]
 
@@ -217,10 +214,6 @@ CONTEMPT = 5
 """What the search bot gives up to avoid a draw (in evaluation units)."""
 
 
-class _Timeout(Exception):
-    pass
-
-
 class _Searcher:
     """One alpha-beta search from one root; its tables live as long as the root.
 
@@ -236,7 +229,7 @@ class _Searcher:
         _, self.seen = _history(state, 1)
         self.root_ply = state.ply
         self.max_plies = state.game.max_plies
-        self.deadline: float | None = None  # raise _Timeout after it (time.monotonic)
+        self.deadline = NO_DEADLINE
         self.nodes = 0
         self.table: dict[int, tuple[int, int, int, int]] = {}
         self.killers: dict[int, list[int]] = {}
@@ -246,8 +239,8 @@ class _Searcher:
 
     def _tick(self) -> None:
         self.nodes += 1
-        if not self.nodes & 255 and self.deadline is not None and time.monotonic() > self.deadline:
-            raise _Timeout
+        if not self.nodes & 255:
+            self.deadline.check()
 
     def _order(self, moves: list[int], me: int, opp: int, ply: int, best: int) -> list[int]:
         """The table's move, killers, checks, then by the history heuristic."""
@@ -409,11 +402,14 @@ def _from_table(value: int, ply: int) -> int:
 class DispersalSearch(Player):
     """Iterative-deepening alpha-beta with a transposition table and exact wins.
 
-    After each move, `last` holds a [`SearchInfo`][] about the search that chose it.
+    After each move, [`info`][abstractgames.players.Player.info] holds a
+    [`SearchInfo`][abstractgames.players.SearchInfo] about the search that chose it (its value
+    in evaluation units; `mate_in` where it found a forced end).
 
     Args:
         game: a dispersal Entropy game.
-        time: seconds per move; with a clock, at most a twentieth of the time left is used.
+        time: seconds per move; with a clock, at most its share of the time left
+            ([`move_budget`][abstractgames.timing.move_budget]).
         depth: search exactly this many plies (passes not counted) instead, ignoring the clock:
             the same state, seed and depth always give the same move.
     """
@@ -432,27 +428,26 @@ class DispersalSearch(Player):
         self.game = game
         self.time = float(time)
         self.depth = depth
-        self.last: SearchInfo | None = None
+        self.info: SearchInfo | None = None
 
     def choose(self, state: State, rng: random.Random, time_left: float | None = None) -> Move:
         if not isinstance(state, DispersalState) or state.outcome() is not None:
             raise IllegalMoveError(f"no move to choose in {state.position()}")
-        started = time.monotonic()
         legal = state.legal_moves()
         me, opp = _mine(state)
         wins = winning_masks(me, opp)
         if wins:
-            self.last = SearchInfo(1, _MATE - 1, 0, 0.0)
+            self.info = _info(1, _MATE - 1, 0, 0.0)
             return slide_of(rng.choice(sorted(wins)), me)
         if len(legal) == 1:
-            self.last = SearchInfo(0, 0, 0, 0.0)
+            self.info = _info(0, 0, 0, 0.0)
             return legal[0]
         if self.depth is None:
-            budget = self.time if time_left is None else min(self.time, time_left / 20)
-            deadline: float | None = started + budget
+            budget = move_budget(self.time, time_left)
+            deadline = Deadline(budget)
             max_depth = 64
         else:
-            budget, deadline, max_depth = float("inf"), None, self.depth
+            budget, deadline, max_depth = float("inf"), Deadline(None), self.depth
         searcher = _Searcher(state)
         moves = move_masks(me, opp)
         rng.shuffle(moves)  # the tie-break: sorting keeps the order of equals
@@ -460,13 +455,13 @@ class DispersalSearch(Player):
         ranked = [(-_INF, move) for move in moves]
         reached = 0
         for depth in range(1, max_depth + 1):
-            searcher.deadline = deadline if depth > 1 else None
+            searcher.deadline = deadline if depth > 1 else NO_DEADLINE
             try:
                 ranked = _root(searcher, state, me, opp, [move for _, move in ranked], depth)
-            except _Timeout:
+            except SearchTimeout:
                 break
             reached = depth
-            if abs(ranked[0][0]) > _MATED or time.monotonic() - started > budget / 2:
+            if abs(ranked[0][0]) > _MATED or deadline.elapsed() > budget / 2:
                 break
         best_value, best = ranked[0]
         if best_value <= _MATED and _stuck(opp, me, touched(opp)):
@@ -478,34 +473,19 @@ class DispersalSearch(Player):
                 if value >= -_MATED and not _stuck(opp, me ^ move, near_opp):
                     best_value, best = value, move
                     break
-        self.last = SearchInfo(reached, best_value, searcher.nodes, time.monotonic() - started)
+        self.info = _info(reached, best_value, searcher.nodes, deadline.elapsed())
         return slide_of(best, me)
 
 
-@attrs.frozen
-class SearchInfo:
-    """What a search found.
-
-    Attributes:
-        depth: the depth of the last completed iteration (0: no search was needed).
-        value: its value for the side to move; beyond ±999,000 a forced win or loss.
-        nodes: the positions visited.
-        seconds: the time taken.
-    """
-
-    depth: int
-    value: int
-    nodes: int
-    seconds: float
-
-    @property
-    def mate_in(self) -> int | None:
-        """Plies to a forced end (positive: a win for the side to move), else `None`."""
-        if self.value > _MATED:
-            return _MATE - self.value
-        if self.value < -_MATED:
-            return -(_MATE + self.value)
-        return None
+def _info(depth: int, value: int, nodes: int, seconds: float) -> SearchInfo:
+    """A search's [`SearchInfo`][abstractgames.players.SearchInfo]: values beyond ±999,000 are
+    forced wins or losses."""
+    mate_in = None
+    if value > _MATED:
+        mate_in = _MATE - value
+    elif value < -_MATED:
+        mate_in = -(_MATE + value)
+    return SearchInfo(depth, value, nodes, seconds, mate_in)
 
 
 def _root(

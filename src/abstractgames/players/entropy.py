@@ -28,7 +28,6 @@ change value.
 from __future__ import annotations
 
 import random
-import time as _time
 from collections.abc import Callable, Iterable, Iterator
 from itertools import chain
 from operator import getitem
@@ -48,7 +47,8 @@ from ..entropy import (
     size_tables,
 )
 from ..protocol import Game, IllegalMoveError, Move, State
-from . import Player
+from ..timing import Deadline, SearchTimeout, move_budget
+from . import Player, SearchInfo
 
 __all__ = [
     "CHAOS_WIDTH",
@@ -238,10 +238,6 @@ def line_value(line: str, weights: Weights = WEIGHTS, bag: dict[str, int] | None
     tables = _tables(len(line))
     counts = [1] * tables.size if bag is None else [bag.get(c, 0) for c in tables.colours]
     return _LineValues(tables.features, weights, counts)[line_code(line)]
-
-
-class _Timeout(Exception):
-    """The search ran out of its time budget (the board it left half-changed is thrown away)."""
 
 
 class _Board:
@@ -559,12 +555,13 @@ def evaluate(state: State, role: str) -> float:
 
 
 class _Search:
-    """One move's expectimax search over a `_Board`, with an optional deadline."""
+    """One move's expectimax search over a `_Board`, within a deadline (a search that runs out
+    of time leaves the board half-changed: it is thrown away)."""
 
     def __init__(
         self,
         board: _Board,
-        deadline: float | None,
+        deadline: Deadline,
         order_width: int = ORDER_WIDTH,
         chaos_width: int = CHAOS_WIDTH,
     ) -> None:
@@ -573,18 +570,16 @@ class _Search:
         self.order_width = order_width
         self.chaos_width = chaos_width
         self.cut = False  # whether a leaf was cut by depth (not a finished game)
-
-    def check_clock(self) -> None:
-        if self.deadline is not None and _time.perf_counter() > self.deadline:
-            raise _Timeout
+        self.nodes = 0  # the positions where Order or Chaos is to move that were valued
 
     def order_node(self, depth: int) -> float:
         """Order to move on a board that is not full."""
         board = self.board
+        self.nodes += 1
         if depth <= 1:
             self.cut = True
             return board.value + board.best_order_gain()
-        self.check_clock()
+        self.deadline.check()
         moves = board.order_moves()
         moves.sort(reverse=True)
         best = float("-inf")
@@ -615,13 +610,14 @@ class _Search:
     def chaos_node(self, colour: int, depth: int) -> float:
         """Chaos must place `colour`."""
         board = self.board
+        self.nodes += 1
         moves = board.chaos_moves(colour)
         if board.empties == 1:
             return board.value + moves[0][0]
         if depth <= 1:
             self.cut = True
             return board.value + min(moves)[0]
-        self.check_clock()
+        self.deadline.check()
         replies = board.replies(colour, moves)
         if depth == 2:
             self.cut = True
@@ -648,6 +644,7 @@ class _Search:
         board = self.board
         out = [] if found is None else found
         for index in indices:
+            self.nodes += 1
             origin, target = moves[index]
             if origin >= 0:
                 board.slide(origin, target)
@@ -673,6 +670,7 @@ class _Search:
         board = self.board
         out = [] if found is None else found
         for index in indices:
+            self.nodes += 1
             square = squares[index]
             board.place(square, colour)
             if board.empties == 0:
@@ -701,8 +699,8 @@ class EntropySearch(Player):
 
     Args:
         game: the Entropy game (7×7 or 5×5).
-        time: seconds to think per move; with a clock, at most the time left shared out over the
-            player's remaining moves.
+        time: seconds to think per move; with a clock, at most its share of the time left over
+            the player's remaining moves ([`move_budget`][abstractgames.timing.move_budget]).
         depth: search exactly this many plies (Order's and Chaos's moves; draws are expanded in
             full and do not count) instead, with no time limit: deterministic for a given
             `rng` seed.
@@ -730,22 +728,16 @@ class EntropySearch(Player):
         self.chaos_width = chaos_width
         self.weights = weights
         self.spec = f"search:depth={depth}" if depth is not None else f"search:time={time}"
-        self.last_depth = 0
-        """The deepest iteration of the last search that valued at least one move."""
 
     def budget(self, state: EntropyState, time_left: float | None) -> float:
         """Seconds to spend on a move in `state`."""
-        if time_left is None:
-            return self.time
         # Order moves after every placement but the last; Chaos places once per empty square.
-        remaining = max(1, state.size**2 - state.placements)
-        return max(0.0, min(self.time, 0.9 * max(time_left, 0.0) / remaining))
+        return move_budget(self.time, time_left, state.size**2 - state.placements)
 
     def choose(self, state: State, rng: random.Random, time_left: float | None = None) -> Move:
         if not isinstance(state, EntropyState) or state.to_move not in (ORDER, CHAOS):
             raise IllegalMoveError(f"no move to choose in {state.position()}")
-        start = _time.perf_counter()
-        deadline = None if self.depth is not None else start + self.budget(state, time_left)
+        deadline = Deadline(None if self.depth is not None else self.budget(state, time_left))
         order = state.to_move == ORDER
         board = _Board(state, self.weights or WEIGHTS)
         search = _Search(board, deadline, self.order_width, self.chaos_width)
@@ -754,35 +746,42 @@ class EntropySearch(Player):
         if order:
             moves = board.order_slides()
             rng.shuffle(moves)
-            ranked = _rank(search.order_root(moves, 1, range(len(moves))), order)
+            valued = search.order_root(moves, 1, range(len(moves)))
             first = 3
         else:
             colour = tables.colour_value[str(state.drawn)]
             squares = [sq for _, sq in board.chaos_moves(colour)]
             rng.shuffle(squares)
-            ranked = _rank(search.chaos_root(squares, colour, 1, range(len(squares))), order)
+            valued = search.chaos_root(squares, colour, 1, range(len(squares)))
             first = 2
-        self.last_depth = 1
+        values = {index: value for value, index in valued}
+        ranked = _rank(valued, order)
+        reached = 1
         for depth in _depths(first, self.depth):
             if not search.cut:
                 break
             search.cut = False
-            keep = ranked if self.last_depth == 1 else ranked[: self.root_width]
+            keep = ranked if reached == 1 else ranked[: self.root_width]
             found: list[tuple[float, int]] = []
             try:
                 if order:
                     search.order_root(moves, depth, keep, found)
                 else:
                     search.chaos_root(squares, colour, depth, keep, found)
-            except _Timeout:
+            except SearchTimeout:
                 if not found:
                     break
-            self.last_depth = depth
-            valued = _rank(found, order)
-            ranked = valued + [i for i in ranked if i not in set(valued)]
+            reached = depth
+            values.update((index, value) for value, index in found)
+            better = _rank(found, order)
+            ranked = better + [i for i in ranked if i not in set(better)]
             if len(found) < len(keep):
                 break
         best = ranked[0]
+        value = values[best]  # Order's expected score and shape terms
+        self.info = SearchInfo(
+            reached, value if order else -value, search.nodes, deadline.elapsed()
+        )
         if order:
             origin, target = moves[best]
             if origin < 0:

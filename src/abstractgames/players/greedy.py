@@ -9,11 +9,13 @@ any move. Ties are broken with the player's random generator.
 
 from __future__ import annotations
 
+import math
 import random
+import time
 from collections.abc import Callable
 
 from ..protocol import Game, IllegalMoveError, Move, State
-from . import Player
+from . import Player, SearchInfo
 
 __all__ = ["Evaluation", "GreedyPlayer", "outcome_evaluation"]
 
@@ -52,6 +54,7 @@ class GreedyPlayer(Player):
         moves = state.legal_moves()
         if role is None or not moves or state.is_chance():
             raise IllegalMoveError(f"no move to choose in {state.position()}")
+        started = time.perf_counter()
         best_value = float("-inf")
         best: list[Move] = []
         for move in moves:
@@ -60,4 +63,8 @@ class GreedyPlayer(Player):
                 best_value, best = value, [move]
             elif value == best_value:
                 best.append(move)
+        finite = math.isfinite(best_value)
+        mate_in = None if finite else (1 if best_value > 0 else -1)
+        seconds = time.perf_counter() - started
+        self.info = SearchInfo(1, best_value if finite else None, len(moves), seconds, mate_in)
         return rng.choice(best)

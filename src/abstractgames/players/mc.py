@@ -13,11 +13,12 @@ the game's ([`mc_player`][abstractgames.registry.mc_player]).
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable
 from typing import Any
 
 from ..protocol import Game, IllegalMoveError, Move, State
-from . import Player
+from . import Player, SearchInfo
 
 __all__ = ["MonteCarloPlayer"]
 
@@ -52,12 +53,15 @@ class MonteCarloPlayer(Player):
         moves = state.legal_moves()
         if role is None or not moves or state.is_chance():
             raise IllegalMoveError(f"no move to choose in {state.position()}")
+        started = time.perf_counter()
         if len(moves) == 1:
+            self.info = SearchInfo(0, None, 0, 0.0)
             return moves[0]
         children = [state.apply(move) for move in moves]
         for move, child in zip(moves, children, strict=True):
             outcome = child.outcome()
             if outcome is not None and outcome.winner == role:
+                self.info = SearchInfo(1, None, 0, time.perf_counter() - started, mate_in=1)
                 return move  # a win at once needs no playouts
         copies = max(1, self.simulations // len(moves))
         lanes = copies * len(moves)
@@ -69,4 +73,5 @@ class MonteCarloPlayer(Player):
         values = batch.returns()[:, index].reshape(copies, len(moves)).mean(axis=0).tolist()
         top = max(values)
         best = [move for move, value in zip(moves, values, strict=True) if value == top]
+        self.info = SearchInfo(1, top, lanes, time.perf_counter() - started)
         return rng.choice(best)

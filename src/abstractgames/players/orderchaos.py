@@ -20,7 +20,6 @@ transposition table, built on the threats of the game:
 from __future__ import annotations
 
 import random
-import time as _time
 
 from ..orderchaos import (
     CHAOS,
@@ -28,18 +27,17 @@ from ..orderchaos import (
     MOVES,
     ORDER,
     SIZE,
+    WEIGHTS,
     WINDOW_INDICES_THROUGH,
     WINDOWS,
     WINDOWS_THROUGH,
     OrderChaosState,
 )
 from ..protocol import Game, IllegalMoveError, Move, State
-from . import Player
+from ..timing import NO_DEADLINE, Deadline, SearchTimeout, move_budget
+from . import Player, SearchInfo
 
 __all__ = ["WEIGHTS", "OrderChaosSearch", "evaluate", "line_potential"]
-
-WEIGHTS = (0, 1, 4, 20, 400, 0)
-"""The worth of a live window by its number of like symbols (0 to 5; five has already won)."""
 
 
 def line_potential(state: OrderChaosState) -> int:
@@ -210,16 +208,12 @@ class _Scan:
         """Whether any window can still become a line."""
 
 
-class _Timeout(Exception):
-    """The search ran out of its time budget."""
-
-
 class _Search:
     """One move's search: the transposition tables, the clock and the search itself."""
 
     def __init__(
         self,
-        deadline: float | None,
+        deadline: Deadline,
         quiescence: int,
         vcf_depth: int = _VCF_DEPTH,
         weights: _Weights = _ORDER_WEIGHTS,
@@ -234,15 +228,13 @@ class _Search:
         self.table: dict[int, tuple[int, int, int, int]] = {}
         self.vcf_wins: dict[int, int] = {}
         self.vcf_fails: dict[int, int] = {}
+        self.reached = 0  # the depth of the deepest iteration finished (0: none was needed)
+        self.value = 0  # its value, for Order
 
     def tick(self) -> None:
         self.nodes += 1
-        if (
-            self.deadline is not None
-            and not self.nodes & 255
-            and _time.perf_counter() > self.deadline
-        ):
-            raise _Timeout
+        if not self.nodes & 255:
+            self.deadline.check()
 
     # -- victory by continuous fours ------------------------------------------------------------
 
@@ -563,14 +555,13 @@ class _Search:
 
     def root(self, x: int, o: int, rng: random.Random, max_depth: int, budget: float | None) -> int:
         """The move to play: iterative deepening to `max_depth` or until the clock stops it."""
-        start = _time.perf_counter()
-        deadline, self.deadline = self.deadline, None
+        deadline, self.deadline = self.deadline, NO_DEADLINE
         moves = self.root_moves(x, o, rng)
         self.deadline = deadline
         if len(moves) == 1:
             return moves[0]
         order = not (x | o).bit_count() & 1
-        return self.deepen(x, o, moves, order, max_depth, start, budget)
+        return self.deepen(x, o, moves, order, max_depth, budget)
 
     def root_moves(self, x: int, o: int, rng: random.Random) -> list[int]:
         """The moves worth searching at the root, best first, ties in `rng`'s order.
@@ -607,7 +598,6 @@ class _Search:
         moves: list[int],
         order: bool,
         max_depth: int,
-        start: float,
         budget: float | None,
     ) -> int:
         """Iterative deepening over the root `moves`; the best move of the last iteration.
@@ -621,15 +611,16 @@ class _Search:
         for depth in range(1, max_depth + 1):
             try:
                 value, move = self.root_iteration(x, o, moves, depth, order)
-            except _Timeout:
+            except SearchTimeout:
                 break
+            self.reached, self.value = depth, value
             if (value < -_MATE) if order else (value > _MATE):
                 if depth == 1:
                     best = move
                     for quiescence, vcf_depth in _BLINDER:
                         if quiescence < self.quiescence or vcf_depth < self.vcf_depth:
                             blind = _Search(self.deadline, quiescence, vcf_depth, self.weights)
-                            best = blind.deepen(x, o, moves, order, max_depth, start, budget)
+                            best = blind.deepen(x, o, moves, order, max_depth, budget)
                             break
                 break
             best = move
@@ -637,7 +628,7 @@ class _Search:
             moves.insert(0, move)
             if abs(value) > _MATE or depth >= empties:
                 break
-            if budget is not None and _time.perf_counter() - start > 0.4 * budget:
+            if budget is not None and self.deadline.elapsed() > 0.4 * budget:
                 break
         return best
 
@@ -669,7 +660,8 @@ class OrderChaosSearch(Player):
 
     Args:
         game: the Order and Chaos game.
-        time: seconds to think per move; with a clock, at most a twentieth of the time left.
+        time: seconds to think per move; with a clock, at most its share of the time left
+            ([`move_budget`][abstractgames.timing.move_budget]).
             As Chaos the search stops at two plies (and Order's threats past them), which
             defends best against fallible Orders; Order searches as deep as the time allows.
         depth: search exactly this many plies instead (deterministic for a given `rng` seed).
@@ -684,11 +676,21 @@ class OrderChaosSearch(Player):
     def choose(self, state: State, rng: random.Random, time_left: float | None = None) -> Move:
         if not isinstance(state, OrderChaosState) or state.to_move is None:
             raise IllegalMoveError(f"no move to choose in {state.position()}")
-        weights = _ORDER_WEIGHTS if state.to_move == ORDER else _CHAOS_WEIGHTS
+        order = state.to_move == ORDER
+        weights = _ORDER_WEIGHTS if order else _CHAOS_WEIGHTS
         if self.depth is not None:
-            search = _Search(None, _QUIESCENCE, weights=weights)
-            return MOVES[search.root(state.x, state.o, rng, self.depth, None)]
-        budget = self.time if time_left is None else min(self.time, max(time_left, 0.0) / 20)
-        search = _Search(_time.perf_counter() + budget, _QUIESCENCE, weights=weights)
-        max_depth = SIZE if state.to_move == ORDER else _CHAOS_DEPTH
-        return MOVES[search.root(state.x, state.o, rng, max_depth, budget)]
+            search = _Search(Deadline(None), _QUIESCENCE, weights=weights)
+            move = search.root(state.x, state.o, rng, self.depth, None)
+        else:
+            budget = move_budget(self.time, time_left)
+            search = _Search(Deadline(budget), _QUIESCENCE, weights=weights)
+            max_depth = SIZE if order else _CHAOS_DEPTH
+            move = search.root(state.x, state.o, rng, max_depth, budget)
+        value = search.value if order else -search.value
+        mate_in = None
+        if search.reached and abs(value) > _MATE:
+            mate_in = (_WIN - abs(value)) * (1 if value > 0 else -1)
+        seconds = search.deadline.elapsed()
+        found = value if search.reached else None
+        self.info = SearchInfo(search.reached, found, search.nodes, seconds, mate_in)
+        return MOVES[move]

@@ -13,7 +13,6 @@ Examples:
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from operator import itemgetter
 
@@ -31,6 +30,7 @@ from ..dispersal import (
     winning_masks,
 )
 from ..protocol import Move, State
+from ..timing import NO_DEADLINE, Deadline, SearchTimeout
 
 __all__ = ["Progress", "Solution", "solve"]
 
@@ -59,10 +59,6 @@ def _history(state: DispersalState, times: int) -> tuple[bool, frozenset[int]]:
             o, s, side = split_key(key)
             repeated.add(_key(s, o, side) if side else _key(o, s, side))
     return passed, frozenset(repeated)
-
-
-class _Timeout(Exception):
-    """The time limit ran out."""
 
 
 @attrs.frozen
@@ -151,7 +147,7 @@ class _Prover:
     turns the ply joins the key.
     """
 
-    def __init__(self, state: DispersalState, deadline: float | None) -> None:
+    def __init__(self, state: DispersalState, deadline: Deadline) -> None:
         self.passed, self.repeated = _history(state, 2)
         self.root_ply = state.ply
         self.max_plies = state.game.max_plies
@@ -162,8 +158,8 @@ class _Prover:
 
     def _tick(self) -> None:
         self.nodes += 1
-        if not self.nodes & 255 and self.deadline is not None and time.monotonic() > self.deadline:
-            raise _Timeout
+        if not self.nodes & 255:
+            self.deadline.check()
 
     def _table_key(self, key: int, ply: int, n: int) -> int:
         """The key itself, or with the ply when the ply limit is within reach of `n` turns."""
@@ -372,8 +368,7 @@ def solve(
     outcome = state.outcome()
     if outcome is not None:
         raise ValueError(f"the game is over ({outcome.reason}) in {state.position()}")
-    start = time.monotonic()
-    deadline = None if time_limit is None else start + time_limit
+    deadline = Deadline(time_limit)
     prover = _Prover(state, deadline)
     side = 0 if state.side == "O" else 1
     me, opp = (state.s, state.o) if side else (state.o, state.s)
@@ -386,12 +381,12 @@ def solve(
                 break
             searched = n
             if progress is not None and n < max_moves:
-                progress(Progress(state.side, n, prover.nodes, time.monotonic() - start))
-    except _Timeout:
+                progress(Progress(state.side, n, prover.nodes, deadline.elapsed()))
+    except SearchTimeout:
         pass
     line: tuple[Move, ...] = ()
     if found is not None:
-        prover.deadline = None
+        prover.deadline = NO_DEADLINE
         masks = prover.line(me, opp, side, prover.passed, found)
         line = _line_moves(state, masks)
     return Solution(state.position(), state.side, max_moves, found, line, searched, prover.nodes)

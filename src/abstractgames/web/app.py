@@ -15,8 +15,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-import random
-import re
 from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager, suppress
@@ -35,9 +33,19 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from .. import strictjson
-from ..protocol import AbstractGamesError, Game, Move, State
-from ..records import MAX_RECORD_SIZE, SEED_LIMIT, ClockSettings, MatchRecord
-from ..registry import make_player, outside_code, parse_game_spec, search_player
+from ..files import safe_name
+from ..players import HUMAN, is_human
+from ..protocol import AbstractGamesError, Game
+from ..records import (
+    MAX_RECORD_SIZE,
+    SEED_LIMIT,
+    CannotResume,
+    ClockSettings,
+    MatchRecord,
+    ResumeRefusal,
+)
+from ..registry import NoHint, make_player, parse_game_spec
+from ..registry import hint as suggest
 from ..text import excerpt
 from .errors import BadRequest, Conflict, Forbidden, TooLarge, WebError
 from .saved import SavedGames
@@ -312,7 +320,7 @@ async def create_game(request: Request) -> Response:
         return JSONResponse(session.snapshot(), status_code=201)
     if spec is None:
         raise BadRequest("the request has no 'game' (or 'resume': a saved game to continue)")
-    players = ["human", "greedy"] if players is None else players
+    players = [HUMAN, "greedy"] if players is None else players
     clock = None
     if clock_text is not None and clock_text.strip():
         try:
@@ -336,23 +344,17 @@ async def create_game(request: Request) -> Response:
 def _resume(web: WebApp, name: str, players: list[str] | None, pace: float) -> GameSession:
     """Continue the unfinished match of the saved record `name` (as `play --resume` does)."""
     path = web.saved.path(name)
-    record = MatchRecord.load(path)
-    if record.finished:
-        raise Conflict(f"the match in {name} is already finished")
-    game = record.make_game()
-    if grid_or_none(game) is None:
-        raise BadRequest(f"{game.spec} has no board to show on the page")
-    record.replay()
-    if players is None:
-        for number, spec in enumerate(record.players, start=1):
-            what = outside_code(spec)
-            if what is not None:
-                raise Forbidden(
-                    f"player {number} in {name} is {what} ({excerpt(spec)}): programs, files and "
-                    "modules are only started from a spec you give; name the players to continue"
-                )
-    specs = list(record.players) if players is None else players
-    return web.sessions.create(game, specs, pace=pace, record=record, path=path)
+    try:
+        plan = MatchRecord.load(path).resume_plan((None, None) if players is None else players)
+    except CannotResume as refused:
+        if refused.refusal is ResumeRefusal.FINISHED:
+            raise Conflict(f"{name}: {refused}") from None
+        if refused.refusal is ResumeRefusal.OUTSIDE_CODE:
+            raise Forbidden(f"{name}: {refused}; name the players to continue") from None
+        raise
+    if grid_or_none(plan.game) is None:
+        raise BadRequest(f"{plan.game.spec} has no board to show on the page")
+    return web.sessions.resume(plan, path=path, pace=pace)
 
 
 async def get_game(request: Request) -> Response:
@@ -395,33 +397,27 @@ async def hint(request: Request) -> Response:
     web = _web(request)
     session = _session(request)
     (await read_json(request)).finish()
-    state, seconds = session.hint_position()
-    move = await web.run(_think, state, seconds)
-    squares = squares_of(grid_or_none(state.game), move)
-    return JSONResponse({"move": str(move), "squares": squares, "seconds": seconds})
-
-
-def _think(state: State, seconds: float) -> Move:
-    """What the search bot plays in `state` within `seconds` (for a hint)."""
+    state, time_left = session.hint_position()
     try:
-        bot = search_player(state.game, time=seconds)
-    except AbstractGamesError as error:
-        raise Conflict(f"no hint: {error}") from None
-    try:
-        return bot.choose(state, random.Random(0), None)
-    except Exception as error:  # a plugin's bot: a hint must not end anything
-        raise Conflict(
-            f"no hint: the search bot failed ({type(error).__name__}: {error})"
-        ) from None
-    finally:
-        bot.close()
+        found = await web.run(suggest, state, time_left=time_left)
+    except NoHint as refused:
+        raise Conflict(str(refused)) from None
+    squares = squares_of(grid_or_none(state.game), found.move)
+    return JSONResponse(
+        {
+            "move": str(found.move),
+            "squares": squares,
+            "seconds": found.seconds,
+            "info": None if found.info is None else found.info.to_json(),
+            "summary": found.summary,
+        }
+    )
 
 
 async def game_record(request: Request) -> Response:
     session = _session(request)
     text = session.record.dumps()
-    name = f"abstractgames-{re.sub(r'[^A-Za-z0-9_-]+', '_', session.game.name)}"
-    name += f"-{session.referee.seed}.json"
+    name = f"abstractgames-{safe_name(session.game.name)}-{session.referee.seed}.json"
     return Response(
         text,
         media_type="application/json",
@@ -480,7 +476,7 @@ async def create_tournament(request: Request) -> Response:
     if len(set(players)) != len(players):
         raise BadRequest("a player is named twice: every player of a tournament is different")
     for player in players:
-        if not player or player.lower() == "human":
+        if not player or is_human(player):
             raise BadRequest("a tournament is played between bots: name a bot for each player")
         web.sessions.check_spec(player)
     game = _game(spec)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import queue
 import random
-import re
 import secrets
 import threading
 import time
@@ -24,7 +23,8 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any, cast
 
-from ..players import Player, PlayerFailed, Resign, UndoRequest
+from ..files import new_record_path
+from ..players import HUMAN, Player, PlayerFailed, Resign, UndoRequest, is_human
 from ..protocol import (
     CHANCE,
     AbstractGamesError,
@@ -35,7 +35,7 @@ from ..protocol import (
     Move,
     State,
 )
-from ..records import ClockSettings, GameRecord, MatchRecord, MoveRecord
+from ..records import ClockSettings, GameRecord, MatchRecord, MoveRecord, ResumePlan
 from ..referee import MatchStopped, Observer, Referee
 from ..registry import make_player, outside_code
 from ..text import excerpt, value_excerpt
@@ -58,13 +58,10 @@ __all__ = [
     "Live",
     "Sessions",
     "WebHuman",
-    "record_path",
 ]
 
 BOT_GRACE = 5.0
 """Seconds a bot on a clock may run over its time before it forfeits for not answering."""
-HINT_SECONDS = 1.0
-"""The search bot's thinking time for a hint (less when the clock is short)."""
 MAX_NOTICES = 20
 """The most recent notices a game keeps for the page."""
 IDLE_SECONDS = 600.0
@@ -103,25 +100,12 @@ class Live:
             self._waiters.pop(event, None)
 
 
-def record_path(directory: Path, game: str, seed: int, taken: set[str]) -> Path:
-    """A new file for a match in `directory`, named like the games `abstractgames play` keeps:
-    the date, the game and the seed, e.g. `20250131-142233-entropy-7.json`."""
-    stem = f"{time.strftime('%Y%m%d-%H%M%S')}-{re.sub(r'[^A-Za-z0-9_-]+', '_', game)}-{seed}"
-    path = directory / f"{stem}.json"
-    number = 1
-    while path.exists() or path.name in taken:
-        number += 1
-        path = directory / f"{stem}-{number}.json"
-    taken.add(path.name)
-    return path
-
-
 class WebHuman(Player):
     """A person at the page: `choose` waits for the move (or the undo, the resignation) that
     the page sends for this turn; when the clock runs out first, the referee is given a move as
     the terminal gives it, and the referee scores the time."""
 
-    spec = "human"
+    spec = HUMAN
 
     def __init__(self, session: GameSession, number: int) -> None:
         self.session = session
@@ -356,7 +340,8 @@ class GameSession(Live):
 
     Args:
         game: the game.
-        specs: the players' specs, `"human"` for a person at the page.
+        specs: the players' specs, [`HUMAN`][abstractgames.players.HUMAN] for a person at the
+            page.
         make: makes the two players for this session (people through [`add_human`][]).
         seed: the match seed (random if `None`).
         clock: each player's time per game, or `None`.
@@ -609,19 +594,16 @@ class GameSession(Live):
         self.changed()
         return player
 
-    def hint_position(self) -> tuple[State, float]:
-        """The position a hint is for and the search bot's thinking time.
+    def hint_position(self) -> tuple[State, float | None]:
+        """The position a hint is for, and the clock of the person to move (`None` without a
+        clock): the hint's thinking time is theirs.
 
         Raises:
             Conflict: no person is to move.
         """
         with self.lock:
             number, state, _ = self._person_to_move()
-            seconds = HINT_SECONDS
-            left = self._clock_left(number)
-            if left is not None:  # the hint's thinking time is the person's
-                seconds = max(0.05, min(seconds, left / 4))
-            return state, seconds
+            return state, self._clock_left(number)
 
     def proceed_to_next_game(self) -> None:
         """Start the next game of the match after the people read the last one's result.
@@ -791,8 +773,8 @@ class Sessions:
         """Make the players and start a match (call it outside the event loop: making a player
         may load a file or start a program).
 
-        With `record`, the unfinished match in it is continued (with its seed, clock and rules)
-        and saved again to `path`.
+        With `record`, the unfinished match in it is continued and saved again to `path` (see
+        [`resume`][]: the record's settings are the ones to give).
 
         Raises:
             AbstractGamesError: a bad player spec (its message says what is wrong).
@@ -801,7 +783,7 @@ class Sessions:
         """
         first, second = (spec.strip() for spec in specs)
         for spec in (first, second):
-            if spec.lower() != "human":
+            if not is_human(spec):
                 self.check_spec(spec)
         self._make_room()
         with self._lock:
@@ -814,7 +796,7 @@ class Sessions:
             made: list[Player] = []
             try:
                 for number, spec in enumerate((first, second), start=1):
-                    if spec.lower() == "human":
+                    if is_human(spec):
                         made.append(session.add_human(number))
                     else:
                         bot = make_player(spec, game)
@@ -825,10 +807,8 @@ class Sessions:
                 raise
             return made[0], made[1]
 
-        named = tuple("human" if spec.lower() == "human" else spec for spec in (first, second))
+        named = tuple(HUMAN if is_human(spec) else spec for spec in (first, second))
         if record is not None:
-            seed, clock = record.seed, record.clock
-            single, time_loss_forfeits = record.single, record.time_loss_forfeits
             record.players = (named[0], named[1])
         session = GameSession(
             game,
@@ -852,6 +832,24 @@ class Sessions:
             self._sessions[session.id] = session
         session.start()
         return session
+
+    def resume(
+        self, plan: ResumePlan, *, path: Path | None = None, pace: float = 0.0
+    ) -> GameSession:
+        """Continue the unfinished match of a record as `plan` says (see
+        [`MatchRecord.resume_plan`][abstractgames.records.MatchRecord.resume_plan]), saving it
+        again to `path`; raises what [`create`][] raises."""
+        return self.create(
+            plan.game,
+            plan.players,
+            seed=plan.seed,
+            clock=plan.clock,
+            single=plan.single,
+            time_loss_forfeits=plan.time_loss_forfeits,
+            pace=pace,
+            record=plan.record,
+            path=path,
+        )
 
     def _make_room(self) -> None:
         """Refuse a new match while too many are played, after stopping (and saving) the one
@@ -877,7 +875,9 @@ class Sessions:
             if not path:
                 directory.mkdir(parents=True, exist_ok=True)
                 with self._lock:
-                    path.append(record_path(directory, record.game, record.seed, self._taken))
+                    path.append(
+                        new_record_path(record.game, record.seed, directory, taken=self._taken)
+                    )
             record.save(path[0])
             return path[0]
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..grid import Grid, grid_of
+from ..players import HUMAN
 from ..protocol import CHANCE, AbstractGamesError, Game, Match, MatchError, Move, Outcome, State
 from ..records import ClockSettings, GameRecord, MatchRecord, MoveRecord
 from ..registry import (
@@ -37,7 +38,7 @@ MAX_MATCH_GAMES = 20
 """The most games of a match the page is told the roles of."""
 
 SUGGESTED_PLAYERS = (
-    "human",
+    HUMAN,
     "greedy",
     "random",
     "search:time=1",

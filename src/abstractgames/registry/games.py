@@ -1,0 +1,303 @@
+"""The games: the built-in table (the one place that names a particular game), games registered
+in this process and games from plugins, and what the generic players need of each.
+
+Besides the game itself, the registry knows what the generic players need of each game: the
+evaluation the `greedy` player maximises, the `search` bot, the exact solver and the batched
+simulator (a [`GameEntry`][]).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+
+from ..players import Player
+from ..protocol import AbstractGamesError, Game, InvalidParameterError, UnknownGameError
+from ..specs import keyword_defaults, parse_options, split_spec
+from .plugins import GAME_GROUP, PluginError, check_name, outside_code_errors, plugins, quoted
+
+__all__ = [
+    "BUILT_IN",
+    "GameEntry",
+    "available_games",
+    "evaluation_for",
+    "game_entry",
+    "get_game",
+    "import_object",
+    "parse_game_spec",
+    "register_game",
+    "search_factory",
+    "solver_for",
+    "vector_for",
+]
+
+BUILT_IN = "built in"
+"""The origin of what the library itself provides."""
+
+GameFactory = Callable[..., Game]
+PlayerFactory = Callable[..., Player]
+Evaluation = Callable[..., float]
+
+
+@attrs.frozen
+class GameEntry:
+    """What the registry knows of one game.
+
+    Each field is the object itself or where to find it, as `"package.module:attribute"`
+    (imported on first use). A plugin may point its `abstractgames.games` entry point at a
+    `GameEntry` instead of the game's class, to give the generic players what they need.
+
+    Attributes:
+        factory: makes the game: `factory(**params) -> Game` (usually the `Game` subclass).
+        evaluation: `evaluate(state, role) -> float` (higher is better for `role`), which the
+            `greedy` player maximises; `None`: the outcome alone.
+        search: the `search` player: `search(game, time=..., depth=...) -> Player`.
+        solver: `solve(state, max_moves, time_limit) -> solution` for `abstractgames solve`.
+        origin: where the entry comes from, for messages: `"built in"`, `"registered"`, or
+            the distribution (`"distribution mygames 1.0"`).
+        vector: the batched simulator (see [`abstractgames.vector`][]):
+            `vector(batch_size, seed=..., game=game) -> BatchSimulator`; `None`: none.
+    """
+
+    factory: str | GameFactory
+    evaluation: str | Evaluation | None = None
+    search: str | PlayerFactory | None = None
+    solver: str | Callable[..., Any] | None = None
+    origin: str = "registered"
+    vector: str | Callable[..., Any] | None = None
+
+
+_BUILTIN_GAMES: dict[str, GameEntry] = {
+    "dispersal": GameEntry(
+        "abstractgames.dispersal:DispersalGame",
+        evaluation="abstractgames.players.dispersal:evaluate",
+        search="abstractgames.players.dispersal:DispersalSearch",
+        solver="abstractgames.solvers.dispersal:solve",
+        origin=BUILT_IN,
+        vector="abstractgames.vector.dispersal:DispersalBatch",
+    ),
+    "entropy": GameEntry(
+        "abstractgames.entropy:EntropyGame",
+        evaluation="abstractgames.players.entropy:evaluate",
+        search="abstractgames.players.entropy:EntropySearch",
+        origin=BUILT_IN,
+        vector="abstractgames.vector.entropy:EntropyBatch",
+    ),
+    "orderchaos": GameEntry(
+        "abstractgames.orderchaos:OrderChaosGame",
+        evaluation="abstractgames.players.orderchaos:evaluate",
+        search="abstractgames.players.orderchaos:OrderChaosSearch",
+        origin=BUILT_IN,
+        vector="abstractgames.vector.orderchaos:OrderChaosBatch",
+    ),
+}
+
+_games: dict[str, GameEntry] = {}
+"""Games registered in this process with [`register_game`][]."""
+
+
+def import_object(target: str) -> Any:
+    """The object named by `"package.module:attribute"`, importing the module on first use.
+
+    Returns `None` when the module or the attribute does not exist; an error inside an
+    existing module is raised as it is.
+    """
+    module, _, attr = target.partition(":")
+    if importlib.util.find_spec(module) is None:
+        return None
+    return getattr(importlib.import_module(module), attr, None)
+
+
+def _plugins() -> dict[str, Any]:
+    return plugins(GAME_GROUP, frozenset(_BUILTIN_GAMES))
+
+
+def register_game(
+    name: str,
+    factory: GameFactory,
+    *,
+    evaluation: str | Evaluation | None = None,
+    search: str | PlayerFactory | None = None,
+    solver: str | Callable[..., Any] | None = None,
+    vector: str | Callable[..., Any] | None = None,
+) -> None:
+    """Make `get_game(name, **params)` call `factory(**params)`, in this process.
+
+    `evaluation`, `search`, `solver` and `vector` are what the generic players and tools use
+    for this game (see [`GameEntry`][]). A registered name hides a plugin's of the same name,
+    not a built-in. Worker processes of the arena's local executor see these registrations too.
+
+    Raises:
+        InvalidParameterError: a bad name, or the name of a built-in game.
+    """
+    check_name(name, "game")
+    if name in _BUILTIN_GAMES:
+        raise InvalidParameterError(f"{quoted(name)} is a built-in game: choose another name")
+    _games[name] = GameEntry(factory, evaluation, search, solver, "registered", vector)
+
+
+def game_entry(name: str) -> GameEntry:
+    """The [`GameEntry`][] of the game called `name`.
+
+    Raises:
+        UnknownGameError: no game has that name (the message lists the valid names).
+    """
+    found = _plugins()  # read once per process; warns about a plugin it ignores
+    entry = _BUILTIN_GAMES.get(name) or _games.get(name)
+    if entry is None and isinstance(name, str):
+        plugin = found.get(name)
+        if plugin is not None:
+            loaded = plugin.load("game")
+            if isinstance(loaded, GameEntry):
+                entry = attrs.evolve(loaded, origin=plugin.origin)
+            elif callable(loaded):
+                entry = GameEntry(loaded, origin=plugin.origin)
+            else:
+                raise PluginError(
+                    f"game {quoted(name)} of {plugin.origin} is {quoted(loaded)}: its entry "
+                    "point must name a Game subclass, a function that makes the game, or a "
+                    "GameEntry"
+                )
+    if entry is None:
+        raise UnknownGameError(
+            f"unknown game {quoted(name)}; available games: {', '.join(available_games())}"
+        )
+    return entry
+
+
+def available_games() -> tuple[str, ...]:
+    """The names of all games: built in, registered and from plugins, sorted."""
+    return tuple(sorted(set(_BUILTIN_GAMES) | set(_games) | set(_plugins())))
+
+
+def _resolve(target: Any, name: str, entry: GameEntry, what: str) -> Any:
+    if not isinstance(target, str):
+        return target
+    found = import_object(target)
+    if found is None:
+        raise PluginError(
+            f"the {what} of game {quoted(name)} ({entry.origin}) is not found: {target}"
+        )
+    return found
+
+
+def get_game(name: str, **params: Any) -> Game:
+    """The game called `name`, made with `params`.
+
+    Raises:
+        UnknownGameError: no game has that name (the message lists the valid names).
+        InvalidParameterError: the game has no such parameter, or rejects the value.
+        PluginError: a game from a plugin that cannot be loaded or made.
+    """
+    entry = game_entry(name)
+    factory: GameFactory = _resolve(entry.factory, name, entry, "factory")
+    accepted = keyword_defaults(factory)
+    unknown = sorted(set(params) - set(accepted))
+    if unknown:
+        valid = ", ".join(sorted(accepted)) or "none"
+        raise InvalidParameterError(
+            f"game {quoted(name)} has no parameter {', '.join(map(quoted, unknown))}; "
+            f"its parameters: {valid}"
+        )
+    if entry.origin == BUILT_IN:
+        return factory(**params)
+    with outside_code_errors(f"game {quoted(name)} ({entry.origin})"):
+        game = factory(**params)
+    if not isinstance(game, Game):
+        raise PluginError(
+            f"game {quoted(name)} ({entry.origin}) made {quoted(game)}, which is not a Game"
+        )
+    if game.name != name:
+        raise PluginError(
+            f"game {quoted(name)} ({entry.origin}) made a game called {quoted(game.name)}: the "
+            "registered name and Game.name must be the same"
+        )
+    return game
+
+
+def parse_game_spec(spec: str) -> Game:
+    """The game named by `NAME` or `NAME:key=value,...` (see [`abstractgames.specs`][]).
+
+    Examples:
+        >>> parse_game_spec("entropy:size=5").params["size"]
+        5
+    """
+    name, options = split_spec(spec)
+    context = f"game {quoted(spec.strip())}"
+    params = parse_options(options, context=context, error=InvalidParameterError)
+    return get_game(name, **params)
+
+
+def _entry_of(game: Game) -> GameEntry | None:
+    """The entry of the registered game `game` is an instance of, or `None`."""
+    try:
+        return game_entry(game.name)
+    except UnknownGameError:
+        return None
+
+
+def evaluation_for(game: Game) -> Evaluation | None:
+    """The evaluation the `greedy` player maximises in `game`, or `None` if it has none
+    (also for a game the registry does not know)."""
+    entry = _entry_of(game)
+    if entry is None or entry.evaluation is None:
+        return None
+    evaluation: Evaluation = _resolve(entry.evaluation, game.name, entry, "evaluation")
+    return evaluation
+
+
+def search_factory(game: Game) -> PlayerFactory | None:
+    """What makes the `search` bot of `game` (`search(game, time=..., depth=...)`), or `None`
+    if it has none (also for a game the registry does not know)."""
+    entry = _entry_of(game)
+    if entry is None or entry.search is None:
+        return None
+    factory: PlayerFactory = _resolve(entry.search, game.name, entry, "search player")
+    return factory
+
+
+def vector_for(game: Game) -> Callable[..., Any] | None:
+    """The batched simulator of `game` (`make(batch_size, seed=..., game=game)`, see
+    [`abstractgames.vector`][]), or `None` if it has none (also for an unknown game).
+
+    Raises:
+        PluginError: the simulator cannot be imported (numpy is not installed, for one).
+    """
+    entry = _entry_of(game)
+    if entry is None or entry.vector is None:
+        return None
+    try:
+        factory: Callable[..., Any] = _resolve(entry.vector, game.name, entry, "batched simulator")
+    except ImportError as error:  # numpy, from the vector extra
+        raise PluginError(
+            f"the batched simulator of {quoted(game.name)} needs {error.name or 'a library'}: "
+            "pip install 'abstractgames[vector]'"
+        ) from None
+    return factory
+
+
+def solver_for(game: Game) -> Callable[..., Any]:
+    """The exact solver of `game`: `solve(state, max_moves, time_limit) -> solution`.
+
+    Raises:
+        PluginError: the game has no solver (the message lists the games that have one).
+    """
+    entry = _entry_of(game)
+    if entry is None or entry.solver is None:
+        names = ", ".join(n for n in available_games() if _has_solver(n))
+        raise PluginError(
+            f"there is no solver for {quoted(game.name)} (solvers: {names or 'none'})"
+        )
+    solver: Callable[..., Any] = _resolve(entry.solver, game.name, entry, "solver")
+    return solver
+
+
+def _has_solver(name: str) -> bool:
+    try:
+        return game_entry(name).solver is not None
+    except AbstractGamesError:
+        return False
