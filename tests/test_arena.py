@@ -10,6 +10,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -17,7 +18,17 @@ import pytest
 from click.testing import CliRunner
 
 from abstractgames import arena as arena_module
-from abstractgames.arena import Arena, ArenaError, MatchTask, play_match, round_seed
+from abstractgames.arena import (
+    Arena,
+    ArenaError,
+    ArenaState,
+    MatchDone,
+    MatchTask,
+    ProcessExecutor,
+    SerialExecutor,
+    play_match,
+    round_seed,
+)
 from abstractgames.arena import executors as executors_module
 from abstractgames.cli import EXIT_INTERRUPTED, main
 from abstractgames.protocol import MatchResult
@@ -26,6 +37,33 @@ from abstractgames.stats import ELO_PER_LOGIT, elo_difference
 
 ENGINES = Path(__file__).parent / "engines"
 posix_only = pytest.mark.skipif(os.name != "posix", reason="external programs need POSIX")
+with_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+
+SLOW_BOT = """
+import os
+import time
+from pathlib import Path
+
+from abstractgames.players import Player
+
+made = 0
+
+
+class Slow(Player):
+    \"\"\"Quick in the first match of a process; from the second one, it thinks for a minute
+    (after writing its process id to thinking.pid next to this file).\"\"\"
+
+    def __init__(self, game):
+        global made
+        made += 1
+        self.slow = made >= 2
+
+    def choose(self, state, rng, time_left=None):
+        if self.slow:
+            Path(__file__).with_name("thinking.pid").write_text(str(os.getpid()))
+            time.sleep(60)
+        return state.legal_moves()[0]
+"""
 
 
 def command(*argv: object) -> str:
@@ -174,6 +212,60 @@ def test_report_statistics_by_hand() -> None:
     assert "greedy: 1 match, e.g. match 4: player 1 exited with status 1" in table
     partial = arena.report({t1.key: records[t1.key]})
     assert not partial.complete and "(1 of 4 matches played)" in partial.format_table()
+
+
+def test_the_running_report_is_the_report_of_the_matches_added_so_far() -> None:
+    arena = Arena("entropy:size=5", ["random", "greedy"], games=4, seed=0)
+    t1, t2, t3, t4 = arena.tasks
+    forfeit = GameEnd("forfeit", 1, "player 1 exited with status 1")
+    records = {
+        t1.key: fake_record(t1, MatchResult(1, "a", (30, 20))),
+        t2.key: fake_record(t2, MatchResult(1, "b", (40, 10))),
+        t3.key: fake_record(t3, MatchResult(None, "c", (25, 25))),
+        t4.key: fake_record(t4, MatchResult(2, forfeit.reason, (None, 35)), forfeit),
+    }
+    summaries = {
+        task.number: arena_module.MatchSummary.from_record(task, records[task.key])
+        for task in arena.tasks
+    }
+    running = arena.running_report()
+    empty = running.report()
+    assert not empty.matches and all(s.games == 0 for s in empty.standings)
+    running.add(summaries[3])
+    after_one = running.report()
+    # a result replaced (as a later line of a state file replaces one) leaves no trace
+    running.add(arena_module.MatchSummary.from_record(t4, fake_record(t4, MatchResult(1, "x"))))
+    for number in (4, 1, 2):
+        running.add(summaries[number])
+    assert len(running) == 4
+    report = running.report()
+    assert report == arena.report(records)
+    assert report.format_table() == arena.report(records).format_table()
+    assert report.dumps() == arena.report(records).dumps()
+    # an earlier report is a report of its own: the matches added after it do not change it
+    assert after_one == arena.report({t3.key: records[t3.key]})
+    assert len(after_one.matches) == 1 and "(1 of 4 matches played)" in after_one.format_table()
+    assert "matches" not in report.to_json(matches=False)
+    assert report.to_json(matches=False)["standings"] == report.to_json()["standings"]
+
+
+def test_each_finished_match_comes_with_its_record_and_the_results_so_far(tmp_path: Path) -> None:
+    arena = Arena("orderchaos", ["random", "greedy", "search:depth=1"], games=2, seed=6)
+    told: list[tuple[MatchDone, arena_module.ArenaReport]] = []
+    final = arena.run(records=tmp_path, on_match=lambda done: told.append((done, done.report())))
+    assert [done.match.number for done, _ in told] == list(range(1, 7))
+    for done, report in told:
+        assert done.record == tmp_path / arena.record_name(arena.tasks[done.match.number - 1])
+        result = MatchRecord.load(done.record).result
+        assert result is not None and result.winner == done.match.winner
+        assert done.match == final.matches[done.match.number - 1]
+        assert len(report.matches) == done.done
+        assert sum(s.games for s in report.standings) == 2 * done.done
+    assert told[-1][1] == final and told[-1][1].format_table() == final.format_table()
+    plain = arena.run(on_match=lambda done: told.append((done, done.report())))
+    assert plain == final and told[-1][0].record is None
+    with pytest.raises(ArenaError, match="does not come from a tournament"):
+        MatchDone(final.matches[0], ("a", "b"), None, 1, 6, None).report()
 
 
 # --- the command line ---------------------------------------------------------------------------
@@ -466,6 +558,125 @@ def test_a_real_ctrl_c_stops_the_worker_processes_and_keeps_what_finished(tmp_pa
     code, straight, err = run(*args, "-j", "2", "--state", str(tmp_path / "straight.jsonl"))
     assert code == 0, err
     assert resumed == straight
+
+
+# --- stopping from another thread ----------------------------------------------------------------
+
+
+def spawned_workers() -> list[int]:
+    """The processes this one started with multiprocessing's spawn that still run (from /proc):
+    the arena's local workers."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            command_line = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        state, parent = stat.rpartition(")")[2].split()[:2]
+        if int(parent) == os.getpid() and state not in "ZX" and b"spawn_main" in command_line:
+            found.append(int(entry.name))
+    return found
+
+
+def is_gone(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return True
+    return stat.rpartition(")")[2].split()[0] in ("Z", "X")
+
+
+def test_a_stop_event_ends_the_tournament_between_matches_and_resume_finishes_it(
+    tmp_path: Path,
+) -> None:
+    players = ["random", "greedy", "search:depth=1"]
+    straight = Arena("orderchaos", players, games=2, seed=9).run()
+    arena = Arena("orderchaos", players, games=2, seed=9)
+    path = tmp_path / "state.jsonl"
+    stop = threading.Event()
+
+    def stop_after_the_second(done: MatchDone) -> None:
+        if done.done == 2:
+            stop.set()
+
+    state = ArenaState.create(path, arena)
+    try:
+        report = arena.run(SerialExecutor(), state=state, on_match=stop_after_the_second, stop=stop)
+    finally:
+        state.close()
+    assert not report.complete and [m.number for m in report.matches] == [1, 2]
+    assert len(path.read_text().splitlines()) == 1 + 2
+    assert (
+        report.standings
+        == arena.report(
+            {t.key: MatchRecord.loads(play_match(t)) for t in arena.tasks[:2]}
+        ).standings
+    )
+    # set before the run: nothing is played, whatever the executor
+    for executor in (SerialExecutor(), ProcessExecutor(2)):
+        assert not Arena("orderchaos", players, games=2, seed=9).run(executor, stop=stop).matches
+    state = ArenaState.resume(path, arena)
+    try:
+        resumed = arena.run(SerialExecutor(), state=state, stop=threading.Event())
+    finally:
+        state.close()
+    assert resumed.complete and resumed.dumps() == straight.dumps()
+
+
+@with_proc
+def test_a_stop_event_interrupts_the_workers_match_at_once_and_keeps_the_finished_ones(
+    tmp_path: Path,
+) -> None:
+    """The stop the web app uses: set from another thread while a bot thinks in a worker
+    process, the match is interrupted as Ctrl-C interrupts it, at once; the match that finished
+    is in the state file, and no worker process is left."""
+    bot = tmp_path / "slowbot.py"
+    bot.write_text(SLOW_BOT)
+    thinking = tmp_path / "thinking.pid"
+    arena = Arena("orderchaos", ["random", f"{bot}:Slow"], games=4, seed=1)
+    path = tmp_path / "state.jsonl"
+    stop = threading.Event()
+    stopped_at: list[float] = []
+    during: list[list[int]] = []
+
+    def stop_while_it_thinks() -> None:
+        deadline = time.monotonic() + 60
+        while not thinking.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(0.2)
+        during.append(spawned_workers())
+        stopped_at.append(time.monotonic())
+        stop.set()
+
+    stopper = threading.Thread(target=stop_while_it_thinks)
+    stopper.start()
+    told: list[MatchDone] = []
+    state = ArenaState.create(path, arena)
+    try:
+        report = arena.run(
+            ProcessExecutor(1),
+            state=state,
+            records=tmp_path / "records",
+            on_match=told.append,
+            stop=stop,
+        )
+    finally:
+        state.close()
+        stop.set()
+        stopper.join()
+    took = time.monotonic() - stopped_at[0]
+    assert took < 5, f"the stopped tournament took {took:.1f} s to end"
+    pid = int(thinking.read_text())
+    assert during == [[pid]]  # the bot thought in the one worker
+    assert is_gone(pid) and spawned_workers() == []
+    assert not report.complete and [m.number for m in report.matches] == [1]
+    assert [done.match.number for done in told] == [1]
+    assert told[0].record is not None and told[0].record.parent == tmp_path / "records"
+    assert len(path.read_text().splitlines()) == 1 + 1
+    assert [p.name for p in (tmp_path / "records").iterdir()] == [told[0].record.name]
 
 
 def test_arena_errors_from_the_library() -> None:

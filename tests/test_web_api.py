@@ -157,6 +157,26 @@ def test_the_page_draws_with_the_palette_of_the_svg_boards() -> None:
         assert f'{colour}: ["{fill}", "{ink}"]' in script, colour
 
 
+def test_the_page_draws_with_the_geometry_and_colours_of_the_svg_boards() -> None:
+    import re
+
+    from abstractgames import svg
+    from abstractgames.web.app import STATIC
+
+    # board.js's NAME is svg.py's _NAME
+    geometry = ["SQUARE", "EDGE", "COORDINATE_MARGIN", "RADIUS", "MARK_INSET", "BASELINE"]
+    fonts = ["DISC_FONT", "LETTER_FONT", "COORDINATE_FONT"]
+    lines = ["GRID_WIDTH", "FRAME_WIDTH", "DISC_STROKE_WIDTH", "HALO_WIDTH", "MARK_WIDTH"]
+    colours = ["BACKGROUND", "BOARD_FILL", "LINE", "COORDINATE_INK", "OUTLINE", "HIGHLIGHT_FILL"]
+    shared = [*geometry, *fonts, *lines, *colours, "MARK_STROKE", "HALO"]
+    script = (STATIC / "board.js").read_text(encoding="utf-8")
+    constants = re.findall(r'^const ([A-Z][A-Z_]*) = ([0-9.]+|"[^"]*");$', script, re.MULTILINE)
+    page = {name: json.loads(value) for name, value in constants}
+    assert {name: page.get(name) for name in shared} == {
+        name: getattr(svg, f"_{name}") for name in shared
+    }
+
+
 def test_the_catalog_lists_every_game_and_player(client: TestClient) -> None:
     catalog = client.get("/api/catalog").json()
     games = {g["name"]: g for g in catalog["games"]}
@@ -633,6 +653,155 @@ def test_a_tournament_is_stopped(client: TestClient) -> None:
     assert stopped["status"] == "stopped" and stopped["done"] < stopped["total"]
 
 
+SLOW_BOT = """
+import os
+import time
+from pathlib import Path
+
+from abstractgames.players import Player
+
+made = 0
+
+
+class Slow(Player):
+    \"\"\"Quick in the first match of a process; from the second one, it thinks for a minute
+    (after writing its process id to thinking.pid next to this file).\"\"\"
+
+    def __init__(self, game):
+        global made
+        made += 1
+        self.slow = made >= 2
+
+    def choose(self, state, rng, time_left=None):
+        if self.slow:
+            Path(__file__).with_name("thinking.pid").write_text(str(os.getpid()))
+            time.sleep(60)
+        return state.legal_moves()[0]
+"""
+
+WORKER_KILLER = """
+import os
+from abstractgames.players import Player
+
+class Die(Player):
+    def choose(self, state, rng, time_left=None):
+        os._exit(3)
+"""
+
+with_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+
+
+def spawned_workers() -> list[int]:
+    """The processes this one started with multiprocessing's spawn that still run (from /proc):
+    the tournaments' worker processes."""
+    import os
+
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            command_line = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        state, parent = stat.rpartition(")")[2].split()[:2]
+        if int(parent) == os.getpid() and state not in "ZX" and b"spawn_main" in command_line:
+            found.append(int(entry.name))
+    return found
+
+
+def slow_tournament(client: TestClient, tmp_path: Path) -> tuple[str, Path]:
+    """A tournament whose second match never ends by itself, once that match is being played:
+    its id and the file where the slow bot wrote its process id."""
+    bot = tmp_path / "slowbot.py"
+    bot.write_text(SLOW_BOT)
+    response = client.post(
+        "/api/tournaments",
+        json={"game": "orderchaos", "players": ["random", f"{bot}:Slow"], "games": 4, "seed": 1},
+    )
+    assert response.status_code == 201, response.text
+    thinking = tmp_path / "thinking.pid"
+    deadline = time.monotonic() + 60
+    while not thinking.exists():
+        assert time.monotonic() < deadline, "the slow match did not start"
+        time.sleep(0.05)
+    time.sleep(0.2)
+    return response.json()["id"], thinking
+
+
+@with_proc
+def test_a_tournament_is_stopped_at_once_while_a_bot_thinks(
+    client: TestClient, tmp_path: Path
+) -> None:
+    tournament_id, thinking = slow_tournament(client, tmp_path)
+    pid = int(thinking.read_text())
+    assert spawned_workers() == [pid]  # the bot thinks in the tournament's worker process
+    running = client.get(f"/api/tournaments/{tournament_id}").json()
+    assert running["status"] == "running" and running["done"] == 1 and running["table"] == ""
+    (line,) = running["log"]  # the arena's own line about each match
+    slow = running["matches"][0]["names"][1]
+    assert line.startswith(f"match 1/4: random vs {slow}: random won (five in a row), ")
+    start = time.monotonic()
+    stopped = client.delete(f"/api/tournaments/{tournament_id}").json()
+    took = time.monotonic() - start
+    assert took < 5, f"the stop took {took:.1f} s"
+    assert stopped["status"] == "stopped" and stopped["done"] == 1, stopped
+    assert spawned_workers() == [] and not Path(f"/proc/{pid}/cmdline").exists()
+    directory = Path(stopped["directory"])
+    lines = (directory / "state.jsonl").read_text().splitlines()
+    assert len(lines) == 1 + 1  # the finished match is kept
+    assert [p.name for p in (directory / "records").iterdir()] == [stopped["matches"][0]["file"]]
+    assert not (directory / "results.json").exists()
+    assert "(1 of 4 games played)" in stopped["table"]
+    assert stopped["log"][-1].startswith("stopped after 1 of 4 matches: they are kept in")
+    assert [row["played"] for row in stopped["standings"]] == [1, 1]
+    replay = client.get(f"/api/tournaments/{tournament_id}/matches/1").json()
+    assert replay["players"] == stopped["matches"][0]["players"]
+    assert client.delete(f"/api/tournaments/{tournament_id}").json()["status"] == "stopped"
+
+
+@with_proc
+def test_the_tournaments_are_stopped_when_the_server_shuts_down(tmp_path: Path) -> None:
+    with TestClient(create_app(save_dir=tmp_path / "games")) as client:
+        tournament_id, thinking = slow_tournament(client, tmp_path)
+        tournament = web_of(client).tournaments.get(tournament_id)
+        assert spawned_workers() == [int(thinking.read_text())]
+        start = time.monotonic()
+    took = time.monotonic() - start
+    assert took < 8, f"the shutdown took {took:.1f} s"
+    assert tournament.done.is_set() and tournament.status == "stopped"
+    assert spawned_workers() == []
+    assert len((tournament.directory / "state.jsonl").read_text().splitlines()) == 2
+
+
+def test_a_tournament_that_fails_says_why(client: TestClient, tmp_path: Path) -> None:
+    bot = tmp_path / "die.py"
+    bot.write_text(WORKER_KILLER)
+    response = client.post(
+        "/api/tournaments",
+        json={"game": "orderchaos", "players": [f"{bot}:Die", "random"], "games": 2},
+    )
+    assert response.status_code == 201, response.text
+    # a player that the server could not make when the tournament started
+    web = web_of(client)
+    unknown = web.tournaments.create(get_game("orderchaos"), ["random", "nobody"], 2, 0)
+    for tournament_id, reason in [
+        (response.json()["id"], "a worker process died (killed, or out of memory?) during match 1"),
+        (unknown.id, "unknown player 'nobody'"),
+    ]:
+        deadline = time.monotonic() + 60
+        while (data := client.get(f"/api/tournaments/{tournament_id}").json())["status"] in (
+            "starting",
+            "running",
+        ):
+            assert time.monotonic() < deadline, data
+            time.sleep(0.05)
+        assert data["status"] == "failed" and reason in data["error"], data
+        assert data["log"] == [f"failed: {data['error']}"] and data["done"] == 0
+    assert spawned_workers() == [] or not Path("/proc/self/stat").exists()
+
+
 def test_the_ids_are_unguessable(client: TestClient) -> None:
     ids = {
         new_game(client, game="orderchaos", players=["random", "random"])["id"] for _ in range(5)
@@ -703,13 +872,14 @@ def test_a_game_from_outside_is_played_the_same_way(
 ) -> None:
     """Nothing in the app knows a game: the example plugin's tic-tac-toe plays like the others."""
     from abstractgames import registry
+    from abstractgames.registry import games
 
     monkeypatch.syspath_prepend(
         str(Path(__file__).resolve().parent.parent / "examples" / "plugin_game" / "src")
     )
     from abstractgames_tictactoe.game import TicTacToeGame
 
-    monkeypatch.setattr(registry, "_games", dict(registry._games))
+    monkeypatch.setattr(games, "_games", dict(games._games))
     registry.register_game("tictactoe", TicTacToeGame)
     with TestClient(create_app(save_dir=games_dir)) as client:
         listed = {g["name"]: g for g in client.get("/api/catalog").json()["games"]}

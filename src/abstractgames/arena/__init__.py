@@ -14,9 +14,10 @@ never by the order in which they finish, so the same seed gives the same results
 
 The package has one module per job: [`schedule`][] (the matches, their seeds and the players'
 names), [`executors`][] (where they are played), [`state`][] (the resumable state file),
-[`report`][] (the results and their tables) and [`tournament`][] ([`Arena`][], which ties them
-together and tells their progress: each finished match, and the time left); import their public
-names from here.
+[`report`][] (the results and their tables, also as they come: [`RunningReport`][]) and
+[`tournament`][] ([`Arena`][], which ties them together and tells their progress: each finished
+match with the results so far, and the time left; a `threading.Event` given to [`Arena.run`][]
+stops it from another thread); import their public names from here.
 
 Examples:
     >>> arena = Arena("orderchaos", ["random", "greedy"], games=2, seed=1)
@@ -45,8 +46,8 @@ from .report import (
     MatchSummary,
     MatchTable,
     PairResult,
+    RunningReport,
     Standing,
-    plural,
 )
 from .schedule import (
     ARENA_VERSION,
@@ -77,6 +78,7 @@ __all__ = [
     "MatchTask",
     "PairResult",
     "ProcessExecutor",
+    "RunningReport",
     "SerialExecutor",
     "Standing",
     "Tasks",
@@ -87,7 +89,6 @@ __all__ = [
     "make_executor",
     "play_match",
     "player_spec",
-    "plural",
     "round_seed",
     "short_name",
     "short_names",

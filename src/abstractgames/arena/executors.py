@@ -8,7 +8,10 @@ per worker), so a long schedule costs no memory here.
 A `KeyboardInterrupt` (Ctrl-C, or SIGTERM and SIGHUP under
 [`termination_as_interrupt`][abstractgames.interrupts.termination_as_interrupt]) stops the
 matches being played and the ones not yet started; the local worker processes are stopped and
-waited for before it goes on, so none is left running.
+waited for before it goes on, so none is left running. A `threading.Event` given as `stop`
+(see [`Executor.timed_results`][]) does the same from another thread, without the interrupt:
+the results simply end, which is how a program that runs tournaments in threads (the web app)
+stops one.
 """
 
 from __future__ import annotations
@@ -59,6 +62,12 @@ took to play (`None` if not known), as it finishes."""
 _SIGNALS = tuple(
     getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
 )
+_STOP_POLL = 0.1
+"""Seconds between two looks at a `stop` event while the local workers play."""
+
+
+def _stopped_by(stop: threading.Event | None) -> bool:
+    return stop is not None and stop.is_set()
 
 
 class Executor(abc.ABC):
@@ -79,18 +88,31 @@ class Executor(abc.ABC):
             KeyboardInterrupt: Ctrl-C (or SIGTERM, SIGHUP: see [`abstractgames.interrupts`][]).
         """
 
-    def timed_results(self, tasks: Sequence[MatchTask]) -> TimedResults:
+    def timed_results(
+        self, tasks: Sequence[MatchTask], stop: threading.Event | None = None
+    ) -> TimedResults:
         """[`results`][] with the seconds each match took to play.
 
         By default the time from the previous result (or the start) to this one, which is the
         time of the match where one is played at a time; the executors here time each match
         where it is played.
+
+        `stop`, once set (from any thread), ends the results: no further match is started, and
+        the matches being played are stopped as Ctrl-C stops them, but without an interrupt:
+        the generator returns. By default it is looked at between two results (a match being
+        played is finished first); [`ProcessExecutor`][] interrupts its workers at once, and
+        [`DaskExecutor`][] cancels what it handed out within a second. An executor of your own
+        that overrides this method takes `stop` too, to be stopped so.
         """
+        if _stopped_by(stop):
+            return
         with closing(self.results(tasks)) as results:
             start = time.monotonic()
             for task, text in results:
                 seconds = time.monotonic() - start
                 yield task, text, seconds
+                if _stopped_by(stop):
+                    return
                 start = time.monotonic()
 
 
@@ -277,9 +299,20 @@ def _signals_held() -> Iterator[None]:
     process inherits this, and unblocks them once its handlers are in place) and, if one reaches
     this process through another thread, recorded: when the block ends, its handler runs as if
     the signal had just come.
+
+    Outside the main thread, where no handler can be set (and where Python raises no signal),
+    they are only blocked in this thread: a worker started here still starts with them blocked,
+    so a stop that signals it before its handlers are in place is held for them, not lost in
+    a traceback.
     """
+    blocked = hasattr(signal, "pthread_sigmask")
     if threading.current_thread() is not threading.main_thread():
-        yield
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS) if blocked else set()
+        try:
+            yield
+        finally:
+            if blocked:
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         return
     held: list[int] = []
 
@@ -287,7 +320,6 @@ def _signals_held() -> Iterator[None]:
         held.append(signum)
 
     previous = {signum: signal.signal(signum, hold) for signum in _SIGNALS}
-    blocked = hasattr(signal, "pthread_sigmask")
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS) if blocked else set()
     try:
         yield
@@ -374,7 +406,10 @@ class ProcessExecutor(Executor):
 
     Ctrl-C, SIGTERM and SIGHUP stop the matches being played (the players are closed, external
     programs quit) and the ones not yet started; every worker is waited for (and killed if it
-    does not end within ten seconds) before the `KeyboardInterrupt` goes on.
+    does not end within ten seconds) before the `KeyboardInterrupt` goes on. A `stop` event
+    ([`Executor.timed_results`][]) stops them the same way, from any thread: within a tenth of
+    a second each worker is signalled as Ctrl-C signals it, and the results end once every
+    worker is gone.
     """
 
     def __init__(self, jobs: int) -> None:
@@ -386,8 +421,10 @@ class ProcessExecutor(Executor):
     def results(self, tasks: Sequence[MatchTask]) -> Results:
         return _untimed(self.timed_results(tasks))
 
-    def timed_results(self, tasks: Sequence[MatchTask]) -> TimedResults:
-        if not tasks:
+    def timed_results(
+        self, tasks: Sequence[MatchTask], stop: threading.Event | None = None
+    ) -> TimedResults:
+        if not tasks or _stopped_by(stop):
             return
         import multiprocessing
         from multiprocessing.connection import wait
@@ -404,8 +441,13 @@ class ProcessExecutor(Executor):
                 for worker in workers:
                     for task in itertools.islice(upcoming, 1):
                         worker.give(task)
-            while busy := [worker for worker in workers if worker.tasks]:
-                ready = wait([w.connection for w in busy] + [w.process.sentinel for w in busy])
+            poll = None if stop is None else _STOP_POLL
+            while (busy := [worker for worker in workers if worker.tasks]) and not _stopped_by(
+                stop
+            ):
+                ready = wait(
+                    [w.connection for w in busy] + [w.process.sentinel for w in busy], poll
+                )
                 for worker in busy:
                     if worker.connection not in ready and worker.process.sentinel not in ready:
                         continue
@@ -415,6 +457,8 @@ class ProcessExecutor(Executor):
                     except (EOFError, OSError):
                         raise ArenaError(_died(task)) from None
                     if kind == "interrupted":
+                        if _stopped_by(stop):  # signalled by someone else as we stop: no matter
+                            return
                         raise KeyboardInterrupt
                     if kind != "done":
                         raise _failed(task, text)
@@ -457,7 +501,8 @@ class DaskExecutor(Executor):
 
     Every worker needs this version of abstractgames installed, and every external program the
     player specs name at the same path. Ctrl-C (SIGTERM, SIGHUP) cancels the matches not yet
-    started; the ones running finish on their workers, and their results are dropped.
+    started; the ones running finish on their workers, and their results are dropped. A `stop`
+    event ([`Executor.timed_results`][]) does the same from any thread, within a second.
 
     When the cluster has no worker (at the start, or because all of them left), the executor
     says so through `notify` and waits `worker_timeout` seconds for one; then it gives up
@@ -488,8 +533,10 @@ class DaskExecutor(Executor):
     def results(self, tasks: Sequence[MatchTask]) -> Results:
         return _untimed(self.timed_results(tasks))
 
-    def timed_results(self, tasks: Sequence[MatchTask]) -> TimedResults:
-        if not tasks:
+    def timed_results(
+        self, tasks: Sequence[MatchTask], stop: threading.Event | None = None
+    ) -> TimedResults:
+        if not tasks or _stopped_by(stop):
             return
         try:
             distributed: Any = importlib.import_module("distributed")
@@ -510,7 +557,7 @@ class DaskExecutor(Executor):
             counted = time.monotonic()
             upcoming = iter(tasks)
             exhausted = False
-            while True:
+            while not _stopped_by(stop):
                 while not exhausted and len(running) < 2 * threads:
                     task = next(upcoming, None)
                     if task is None:

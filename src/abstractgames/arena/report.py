@@ -18,6 +18,7 @@ import attrs
 from .. import stats
 from ..files import write_atomic
 from ..records import ClockSettings, MatchRecord
+from ..text import plural
 from .errors import ArenaError
 from .schedule import ARENA_VERSION, MatchTask, short_names
 
@@ -27,8 +28,8 @@ __all__ = [
     "MatchSummary",
     "MatchTable",
     "PairResult",
+    "RunningReport",
     "Standing",
-    "plural",
 ]
 
 ARENA_FORMAT = "abstractgames-arena"
@@ -131,6 +132,26 @@ class MatchTable(Sequence[MatchSummary]):
     def has(self, number: int) -> bool:
         """Whether match `number` of the schedule is finished."""
         return self._outcomes[number - 1] is not None
+
+    def get(self, number: int) -> MatchSummary:
+        """The finished match `number` of the schedule.
+
+        Raises:
+            KeyError: it is not finished.
+        """
+        outcome = self._outcomes[number - 1]
+        if outcome is None:
+            raise KeyError(number)
+        return self._summary(number - 1, outcome)
+
+    def copy(self) -> MatchTable:
+        """A table of the same matches, which the matches added to this one later do not
+        change (the outcomes are shared: a reference a match)."""
+        twin = MatchTable(self._tasks)
+        twin._outcomes = list(self._outcomes)
+        twin._shared = dict(self._shared)
+        twin._count = self._count
+        return twin
 
     def __len__(self) -> int:
         return self._count
@@ -317,89 +338,16 @@ class ArenaReport:
         `players` must name every player of the matches; `names` are their short names (by default
         [`short_names`][]); the other arguments are stored as they are (see the attributes).
         """
-        index = {player: i for i, player in enumerate(players)}
-        n = len(players)
-        wins = [[0] * n for _ in range(n)]
-        draws = [[0] * n for _ in range(n)]
-        scores: list[Counter[float]] = [Counter() for _ in range(n)]
-        forfeits = [0] * n
-        # by_seat[i][j][seat]: player i's [wins, draws, losses] against j from that seat.
-        by_seat = [[[[0, 0, 0], [0, 0, 0]] for _ in range(n)] for _ in range(n)]
-        show_scores = False
+        counts = _Counts(players)
         for match in matches:
-            seats = [index[p] for p in match.players]
-            if match.winner is None:
-                draws[seats[0]][seats[1]] += 1
-                draws[seats[1]][seats[0]] += 1
-            else:
-                wins[seats[match.winner - 1]][seats[2 - match.winner]] += 1
-            for seat in (0, 1):
-                result = 1 if match.winner is None else 0 if match.winner == seat + 1 else 2
-                by_seat[seats[seat]][seats[1 - seat]][seat][result] += 1
-            for seat, who in enumerate(seats):
-                score = match.scores[seat]
-                if score is not None:
-                    scores[who][score] += 1
-            if match.ended_by is not None:
-                forfeits[seats[match.ended_by[1] - 1]] += 1
-            show_scores = show_scores or _scores_say_more(match)
-        played = [[wins[i][j] + wins[j][i] + draws[i][j] for j in range(n)] for i in range(n)]
-        points = [[wins[i][j] + draws[i][j] / 2 for j in range(n)] for i in range(n)]
-        ratings = stats.bradley_terry(
-            points, played, virtual_draws=VIRTUAL_DRAWS, confidence=CONFIDENCE
-        )
-        standings = []
-        for i, player in enumerate(players):
-            mean, error = (
-                stats.mean_interval(_Repeated(scores[i]), CONFIDENCE) if scores[i] else (None, None)
-            )
-            standings.append(
-                Standing(
-                    player=player,
-                    games=sum(played[i]),
-                    wins=sum(wins[i]),
-                    draws=sum(draws[i]),
-                    losses=sum(wins[j][i] for j in range(n)),
-                    points=sum(points[i]),
-                    elo=ratings.elo[i],
-                    elo_error=ratings.error[i],
-                    mean_score=mean,
-                    score_error=error,
-                    scored=scores[i].total(),
-                    forfeits=forfeits[i],
-                )
-            )
-        ranked = sorted(range(n), key=lambda i: (-round(ratings.elo[i], 6), i))
-        pairs = []
-        for i in range(n):
-            for j in range(i + 1, n):
-                elo, elo_error = stats.elo_difference(
-                    points[i][j], played[i][j], virtual_draws=VIRTUAL_DRAWS, confidence=CONFIDENCE
-                )
-                pairs.append(
-                    PairResult(
-                        players=(players[i], players[j]),
-                        games=played[i][j],
-                        wins=wins[i][j],
-                        draws=draws[i][j],
-                        losses=wins[j][i],
-                        points=points[i][j],
-                        elo=elo,
-                        elo_error=elo_error,
-                        by_seat=(_triple(by_seat[i][j][0]), _triple(by_seat[i][j][1])),
-                    )
-                )
-        return cls(
+            counts.add(match)
+        return counts.report(
+            matches if isinstance(matches, MatchTable) else tuple(matches),
             game=game,
-            players=players,
             games=games,
             seed=seed,
             unit=unit,
             scheduled=scheduled,
-            matches=matches if isinstance(matches, MatchTable) else tuple(matches),
-            standings=tuple(standings[i] for i in ranked),
-            pairs=tuple(pairs),
-            show_scores=show_scores,
             names=short_names(players) if names is None else tuple(names),
             clock=clock,
             time_loss_forfeits=time_loss_forfeits,
@@ -410,10 +358,12 @@ class ArenaReport:
         """Whether every match of the schedule was played."""
         return len(self.matches) == self.scheduled
 
-    def to_json(self) -> dict[str, Any]:
-        """The results as JSON data (see the arena documentation for the format)."""
+    def to_json(self, *, matches: bool = True) -> dict[str, Any]:
+        """The results as JSON data (see the arena documentation for the format); without
+        `matches`, all but the list of the matches (whose length grows with the tournament)."""
         data = self._json_without_matches()
-        data["matches"] = [m.to_json() for m in self.matches]
+        if matches:
+            data["matches"] = [m.to_json() for m in self.matches]
         return data
 
     def name(self, player: str) -> str:
@@ -587,17 +537,206 @@ class ArenaReport:
         return notes
 
 
+class _Counts:
+    """What a report is computed from, counted one match at a time: each pair's wins and draws,
+    by seat, each player's scores and losses outside the rules. A match can be taken back
+    (`sign=-1`), so a replaced result leaves no trace."""
+
+    def __init__(self, players: tuple[str, ...]) -> None:
+        self.players = players
+        self.index = {player: i for i, player in enumerate(players)}
+        n = len(players)
+        self.wins = [[0] * n for _ in range(n)]
+        self.draws = [[0] * n for _ in range(n)]
+        self.scores: list[Counter[float]] = [Counter() for _ in range(n)]
+        self.forfeits = [0] * n
+        # by_seat[i][j][seat]: player i's [wins, draws, losses] against j from that seat.
+        self.by_seat = [[[[0, 0, 0], [0, 0, 0]] for _ in range(n)] for _ in range(n)]
+        self.saying_more = 0
+        """How many matches have scores that say more than their results."""
+
+    def add(self, match: MatchSummary, sign: int = 1) -> None:
+        """Count `match` (`sign=-1`: take it back)."""
+        seats = [self.index[p] for p in match.players]
+        if match.winner is None:
+            self.draws[seats[0]][seats[1]] += sign
+            self.draws[seats[1]][seats[0]] += sign
+        else:
+            self.wins[seats[match.winner - 1]][seats[2 - match.winner]] += sign
+        for seat in (0, 1):
+            result = 1 if match.winner is None else 0 if match.winner == seat + 1 else 2
+            self.by_seat[seats[seat]][seats[1 - seat]][seat][result] += sign
+        for seat, who in enumerate(seats):
+            score = match.scores[seat]
+            if score is not None:
+                self.scores[who][score] += sign
+                if not self.scores[who][score]:
+                    del self.scores[who][score]
+        if match.ended_by is not None:
+            self.forfeits[seats[match.ended_by[1] - 1]] += sign
+        if _scores_say_more(match):
+            self.saying_more += sign
+
+    def report(
+        self,
+        matches: Sequence[MatchSummary],
+        *,
+        game: str,
+        games: int,
+        seed: int,
+        unit: str,
+        scheduled: int,
+        names: tuple[str, ...],
+        clock: ClockSettings | None,
+        time_loss_forfeits: bool,
+    ) -> ArenaReport:
+        """The report of the matches counted (`matches` are stored as they are)."""
+        players, n = self.players, len(self.players)
+        wins, draws, scores = self.wins, self.draws, self.scores
+        played = [[wins[i][j] + wins[j][i] + draws[i][j] for j in range(n)] for i in range(n)]
+        points = [[wins[i][j] + draws[i][j] / 2 for j in range(n)] for i in range(n)]
+        ratings = stats.bradley_terry(
+            points, played, virtual_draws=VIRTUAL_DRAWS, confidence=CONFIDENCE
+        )
+        standings = []
+        for i, player in enumerate(players):
+            mean, error = (
+                stats.mean_interval(_Repeated(scores[i]), CONFIDENCE) if scores[i] else (None, None)
+            )
+            standings.append(
+                Standing(
+                    player=player,
+                    games=sum(played[i]),
+                    wins=sum(wins[i]),
+                    draws=sum(draws[i]),
+                    losses=sum(wins[j][i] for j in range(n)),
+                    points=sum(points[i]),
+                    elo=ratings.elo[i],
+                    elo_error=ratings.error[i],
+                    mean_score=mean,
+                    score_error=error,
+                    scored=scores[i].total(),
+                    forfeits=self.forfeits[i],
+                )
+            )
+        ranked = sorted(range(n), key=lambda i: (-round(ratings.elo[i], 6), i))
+        pairs = []
+        for i in range(n):
+            for j in range(i + 1, n):
+                elo, elo_error = stats.elo_difference(
+                    points[i][j], played[i][j], virtual_draws=VIRTUAL_DRAWS, confidence=CONFIDENCE
+                )
+                pairs.append(
+                    PairResult(
+                        players=(players[i], players[j]),
+                        games=played[i][j],
+                        wins=wins[i][j],
+                        draws=draws[i][j],
+                        losses=wins[j][i],
+                        points=points[i][j],
+                        elo=elo,
+                        elo_error=elo_error,
+                        by_seat=(
+                            _triple(self.by_seat[i][j][0]),
+                            _triple(self.by_seat[i][j][1]),
+                        ),
+                    )
+                )
+        return ArenaReport(
+            game=game,
+            players=players,
+            games=games,
+            seed=seed,
+            unit=unit,
+            scheduled=scheduled,
+            matches=matches,
+            standings=tuple(standings[i] for i in ranked),
+            pairs=tuple(pairs),
+            show_scores=self.saying_more > 0,
+            names=names,
+            clock=clock,
+            time_loss_forfeits=time_loss_forfeits,
+        )
+
+
+class RunningReport:
+    """The results of a tournament kept up to date as its matches finish: [`add`][] each
+    finished match, ask for the [`report`][] at any time.
+
+    The statistics are those of [`ArenaReport.from_matches`][] (the same code counts them), but
+    each match is counted once, as it comes, so a report after every match costs the ratings of
+    the players alone, not a pass over every match played. [`Arena.run`][] keeps one, which
+    [`MatchDone.report`][] reads. `tasks` is the schedule (the matches are numbered by it); the
+    other arguments are those of [`ArenaReport.from_matches`][].
+
+    Examples:
+        >>> from abstractgames.arena import Arena
+        >>> arena = Arena("orderchaos", ["random", "greedy"], games=2, seed=1)
+        >>> running = arena.running_report()
+        >>> running.report().standings[0].games
+        0
+        >>> first = arena.run().matches[0]
+        >>> running.add(first)
+        >>> report = running.report()
+        >>> len(report.matches), report.complete, [s.wins for s in report.standings]
+        (1, False, [1, 0])
+    """
+
+    def __init__(
+        self,
+        tasks: Sequence[MatchTask],
+        *,
+        game: str,
+        players: tuple[str, ...],
+        games: int,
+        seed: int,
+        unit: str,
+        names: Sequence[str] | None = None,
+        clock: ClockSettings | None = None,
+        time_loss_forfeits: bool = False,
+    ) -> None:
+        self.matches = MatchTable(tasks)
+        """The matches added, in schedule order."""
+        self._counts = _Counts(players)
+        self._meta: dict[str, Any] = {
+            "game": game,
+            "games": games,
+            "seed": seed,
+            "unit": unit,
+            "scheduled": len(tasks),
+            "names": short_names(players) if names is None else tuple(names),
+            "clock": clock,
+            "time_loss_forfeits": time_loss_forfeits,
+        }
+
+    def add(self, match: MatchSummary) -> None:
+        """Count the finished `match` (one with the number of a match already added replaces
+        it)."""
+        if self.matches.has(match.number):
+            self._counts.add(self.matches.get(match.number), sign=-1)
+        self.matches.add(match)
+        self._counts.add(match)
+
+    def __len__(self) -> int:
+        return len(self.matches)
+
+    def report(self) -> ArenaReport:
+        """The results of the matches added so far: a report of its own, which the matches
+        added later do not change."""
+        return self._counts.report(self.matches.copy(), **self._meta)
+
+    def final(self) -> ArenaReport:
+        """[`report`][] without copying the matches: for the end of the tournament, when no
+        match will be added (one that is, is in this report's matches too)."""
+        return self._counts.report(self.matches, **self._meta)
+
+
 _NO_MATCHES = '\n  "matches": []'
 """Where the matches go in the JSON text of a report without them (a key at the top level)."""
 
 
 def _dump(data: Any) -> str:
     return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False)
-
-
-def plural(unit: str) -> str:
-    """`"games"` or `"matches"`."""
-    return unit + ("es" if unit.endswith("ch") else "s")
 
 
 def _elo(elo: float, error: float) -> str:

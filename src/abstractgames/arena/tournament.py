@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import math
 import os
-import re
 import statistics
+import threading
 import time
 from array import array
 from collections import deque
@@ -39,20 +39,16 @@ from typing import Generic, TypeVar, overload
 
 import attrs
 
-from ..files import write_atomic
+from ..files import safe_name, write_atomic
 from ..protocol import Game, SingleGameMatch
 from ..records import ClockSettings, MatchRecord
 from .errors import ArenaError
 from .executors import Executor, SerialExecutor
-from .report import ArenaReport, MatchSummary, MatchTable
+from .report import ArenaReport, MatchSummary, MatchTable, RunningReport
 from .schedule import MatchTask, Schedule, Tasks, short_names
 from .state import ArenaState
 
 __all__ = ["Arena", "FakeClock", "MatchDone", "TimeLeft", "format_duration"]
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9.=-]+", "_", text).strip("_")[:40] or "player"
 
 
 # --- progress -------------------------------------------------------------------------------------
@@ -150,6 +146,8 @@ class MatchDone:
         done: the matches finished so far (those of a resumed tournament's state file too).
         total: the matches of the tournament.
         time_left: the estimated seconds left ([`TimeLeft`][]), or `None`.
+        record: the file its record was written to, when [`Arena.run`][] was given a records
+            directory (the file is there when the event comes), else `None`.
     """
 
     match: MatchSummary
@@ -158,6 +156,25 @@ class MatchDone:
     done: int
     total: int
     time_left: float | None
+    record: Path | None = None
+    _running: RunningReport | None = attrs.field(default=None, repr=False, eq=False)
+
+    def report(self) -> ArenaReport:
+        """The results of every match finished so far (those of a resumed tournament's state file
+        too), as the tournament's [`ArenaReport`][] gives them at the end: its standings, pairs
+        and `format_table()`.
+
+        It is made from the counts the tournament keeps as its matches finish (a
+        [`RunningReport`][]), so it costs the ratings alone, not a pass over the matches; it is
+        the state when it is called: called while the event is handled, it is the results up to
+        this match.
+
+        Raises:
+            ArenaError: the event was not made by [`Arena.run`][].
+        """
+        if self._running is None:
+            raise ArenaError("this MatchDone does not come from a tournament: it has no results")
+        return self._running.report()
 
     def line(self) -> str:
         """One line about the match, e.g. `match 3/8: greedy vs random: greedy won (five in a
@@ -264,7 +281,8 @@ class Arena:
         """The file name of `task`'s record, e.g. `00007-greedy-vs-random.json` (from the
         players' short names)."""
         first, second = self.names_of(task)
-        return f"{task.number:05d}-{_slug(first)}-vs-{_slug(second)}.json"
+        names = (safe_name(name, 40, default="player") for name in (first, second))
+        return f"{task.number:05d}-{'-vs-'.join(names)}.json"
 
     def names_of(self, task: MatchTask) -> tuple[str, str]:
         """The short names of `task`'s player 1 and player 2."""
@@ -275,6 +293,20 @@ class Arena:
         number = self.tasks.number(key)
         return None if number is None else self.tasks[number - 1]
 
+    def running_report(self) -> RunningReport:
+        """An empty [`RunningReport`][] of this tournament: add its matches as they finish."""
+        return RunningReport(
+            self.tasks,
+            game=self.game.spec,
+            players=self.players,
+            games=self.games,
+            seed=self.seed,
+            unit=self.unit,
+            names=self.names,
+            clock=self.clock,
+            time_loss_forfeits=self.time_loss_forfeits,
+        )
+
     def run(
         self,
         executor: Executor | None = None,
@@ -283,6 +315,7 @@ class Arena:
         records: str | os.PathLike[str] | None = None,
         on_progress: Callable[[int, int], None] | None = None,
         on_match: Callable[[MatchDone], None] | None = None,
+        stop: threading.Event | None = None,
     ) -> ArenaReport:
         """Play the matches not yet finished in `state`; return the results of all of them.
 
@@ -295,8 +328,16 @@ class Arena:
             records: a directory for every match's record ([`record_name`][]).
             on_progress: called with (matches finished, matches scheduled), at the start and
                 after every match.
-            on_match: called with each match played, as it finishes, with the time it took
-                and an estimate of the time left ([`TimeLeft`][]).
+            on_match: called with each match played, as it finishes, with the time it took,
+                an estimate of the time left ([`TimeLeft`][]), its record's file and the
+                results so far ([`MatchDone.report`][]).
+            stop: an event that stops the tournament when it is set, from any thread: no
+                further match is started, and the executor stops the matches being played
+                as Ctrl-C does (the local processes' are interrupted; see
+                [`Executor.timed_results`][]); `run` then returns the results of the matches
+                that finished, every one of them in `state` (`complete` is false unless all
+                were played). A match being played in this process ([`SerialExecutor`][])
+                is finished first.
 
         Raises:
             KeyboardInterrupt: Ctrl-C; the matches that finished are in `state`.
@@ -310,7 +351,7 @@ class Arena:
                 directory.mkdir(parents=True, exist_ok=True)
             except OSError as error:
                 raise ArenaError(f"cannot write records in {directory}: {error}") from None
-        done = MatchTable(self.tasks)
+        done = self.running_report()
         if state is not None:
             for match in state.finished:
                 task = self.task((match.round, *match.players))
@@ -324,18 +365,24 @@ class Arena:
         total = len(self.tasks)
         if on_progress is not None:
             on_progress(len(done), total)
-        pending = _Pending(self.tasks, done)
-        if pending:
+        pending = _Pending(self.tasks, done.matches)
+        if pending and not (stop is not None and stop.is_set()):
             left = TimeLeft(pending.per_pair(), executor.slots)
-            with closing(executor.timed_results(pending)) as results:
+            # an executor of one's own that overrides timed_results without `stop` still works
+            # without one
+            played = (
+                executor.timed_results(pending)
+                if stop is None
+                else executor.timed_results(pending, stop=stop)
+            )
+            with closing(played) as results:
                 for task, text, seconds in results:
                     record = MatchRecord.loads(text)
                     if state is not None:
                         state.add(task, text)
                     summary = MatchSummary.from_record(task, record)
                     done.add(summary)
-                    if directory is not None:
-                        self._save(directory, task, text)
+                    saved = None if directory is None else self._save(directory, task, text)
                     left.slots = executor.slots
                     left.finished(self.tasks.pair(task.number), seconds)
                     if on_progress is not None:
@@ -343,10 +390,15 @@ class Arena:
                     if on_match is not None:
                         names = self.names_of(task)
                         estimate = left.seconds()
-                        on_match(MatchDone(summary, names, seconds, len(done), total, estimate))
-        return self._report(done)
+                        event = MatchDone(
+                            summary, names, seconds, len(done), total, estimate, saved, running=done
+                        )
+                        on_match(event)
+                    if stop is not None and stop.is_set():
+                        break
+        return done.final()
 
-    def _save(self, directory: Path, task: MatchTask, text: str) -> None:
+    def _save(self, directory: Path, task: MatchTask, text: str) -> Path:
         path = directory / self.record_name(task)
         try:
             write_atomic(path, text)
@@ -355,29 +407,16 @@ class Arena:
                 f"cannot write the record of match {task.number} to {path}: "
                 f"{error.strerror or error}"
             ) from None
+        return path
 
     def report(self, records: Mapping[tuple[int, str, str], MatchRecord]) -> ArenaReport:
         """The results of the finished matches in `records` (by [`MatchTask.key`][])."""
-        done = MatchTable(self.tasks)
+        done = self.running_report()
         for key, record in records.items():
             task = self.task(key)
             if task is not None:
                 done.add(MatchSummary.from_record(task, record))
-        return self._report(done)
-
-    def _report(self, done: MatchTable) -> ArenaReport:
-        return ArenaReport.from_matches(
-            done,
-            game=self.game.spec,
-            players=self.players,
-            games=self.games,
-            seed=self.seed,
-            unit=self.unit,
-            scheduled=len(self.tasks),
-            names=self.names,
-            clock=self.clock,
-            time_loss_forfeits=self.time_loss_forfeits,
-        )
+        return done.final()
 
 
 class _Pending(Sequence[MatchTask]):

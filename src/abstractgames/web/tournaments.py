@@ -1,27 +1,36 @@
-"""Tournaments started from the page: `abstractgames arena` run as a program, watched live.
+"""Tournaments started from the page: the arena's [`Arena`][abstractgames.arena.Arena], run in a
+thread of the server and watched live.
 
-The tournament is the command line's own (`abstractgames arena GAME --players ... --records DIR
---verbose`), in a process of its own, so that its bots use their own core and a stop is the
-arena's Ctrl-C: it keeps its state and stops its engines. Each match's record appears in the
-records directory as the match finishes; the page is told of each one, with a running tally of
-wins, draws and losses, and at the end with the arena's own table (ratings and all).
+The tournament is the one `abstractgames arena` plays, through the arena's library: the same
+`Arena`, its matches played one at a time in a worker process of their own
+([`ProcessExecutor`][abstractgames.arena.ProcessExecutor] with one job), so that the bots think
+on their own core, not in the server's; the finished matches kept in a state file, every
+match's record in the records directory and, at the end, the JSON results, all in the
+tournament's directory. The page hears of each match through the arena's own event
+([`MatchDone`][abstractgames.arena.MatchDone]): its result, its record's file, its line
+(`match 3/8: greedy vs random: greedy won (five in a row), 0.2 s`) and the arena's report of the
+matches so far, whose standings the page shows; at the end, the arena's own table (ratings and
+all), of every match or of those played before a stop.
+
+A stop is the arena's own: the event given to [`Arena.run`][abstractgames.arena.Arena.run], which
+interrupts the worker's match as Ctrl-C does (its players are closed, its programs quit) and
+keeps every finished match in the state file; `abstractgames arena --resume` can finish the
+tournament from there. Nothing is left running once [`Tournaments.shutdown`][] returns.
 """
 
 from __future__ import annotations
 
-import os
-import re
+import logging
 import secrets
-import signal
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
-from ..protocol import Game
-from ..records import MatchRecord, RecordError
+from ..arena import Arena, ArenaReport, ArenaState, MatchDone, ProcessExecutor
+from ..files import safe_name
+from ..protocol import AbstractGamesError, Game
+from ..records import MatchRecord
 from ..text import excerpt
 from .errors import Conflict, NotFound
 from .sessions import Live
@@ -30,16 +39,19 @@ from .views import replay_view
 __all__ = ["MAX_RUNNING", "STOP_GRACE", "Tournament", "Tournaments"]
 
 MAX_RUNNING = 4
-"""The most tournaments played at once (each is a process)."""
-STOP_GRACE = 10.0
-"""Seconds a stopped tournament has to end before its process is killed."""
+"""The most tournaments played at once (each has a worker process)."""
+STOP_GRACE = 20.0
+"""Seconds [`Tournament.stop`][] waits for a stopped tournament to end. It ends within a second
+or so; a worker whose match does not stop is killed after ten seconds (the arena's own grace)."""
 MAX_LOG = 40
-"""The most lines of the arena's output a tournament keeps for the page."""
+"""The most lines about the tournament (its matches, its end) kept for the page."""
+
+logger = logging.getLogger(__name__)
 
 
 class Tournament(Live):
-    """One round robin between `players`, `games` matches per pair, played by `abstractgames
-    arena` in `directory` (records, state file and results are kept there)."""
+    """One round robin between `players`, `games` matches per pair, played by the arena in a
+    thread, with its records, state file and results in `directory`."""
 
     def __init__(
         self,
@@ -59,142 +71,121 @@ class Tournament(Live):
         self.seed = seed
         self.directory = directory
         self.records = directory / "records"
+        self.state_path = directory / "state.jsonl"
+        self.results_path = directory / "results.json"
         count = len(players)
         self.total = games * count * (count - 1) // 2
         self.matches: dict[int, dict[str, Any]] = {}
+        self.standings: list[dict[str, Any]] = []
+        """The arena's standings after the last match finished (strongest first)."""
         self.status = "starting"
         self.table = ""
         self.error: str | None = None
         self.log: list[str] = []
-        self._process: subprocess.Popen[str] | None = None
-        self._output: list[str] = []
+        self.time_left: float | None = None
         self.done = threading.Event()
-
-    def command(self) -> list[str]:
-        """The arena's command line."""
-        command = [sys.executable, "-m", "abstractgames", "arena", self.game.spec]
-        for player in self.players:
-            command += ["--players", player]
-        command += [
-            "--games",
-            str(self.games),
-            "--seed",
-            str(self.seed),
-            "--jobs",
-            "1",
-            "--records",
-            str(self.records),
-            "--state",
-            str(self.directory / "state.jsonl"),
-            "--json",
-            str(self.directory / "results.json"),
-            "--quiet",
-            "--verbose",
-        ]
-        return command
+        """Set once the tournament has ended (finished, stopped or failed)."""
+        self._stop = threading.Event()
 
     def start(self) -> None:
-        """Start the arena and the threads that follow it."""
-        self.directory.mkdir(parents=True, exist_ok=True)
-        self._process = subprocess.Popen(
-            self.command(),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            encoding="utf-8",
-            errors="replace",
-            start_new_session=True,  # a Ctrl-C at the server's terminal is the server's to pass on
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )
+        """Start the arena in a thread of its own (the tournament is running from now on: it
+        can be stopped while its players are checked and its worker starts)."""
         with self.lock:
             self.status = "running"
-        self.changed()
-        threading.Thread(target=self._follow, name="abstractgames-arena-log", daemon=True).start()
-
-    def _follow(self) -> None:
-        process = self._process
-        assert process is not None and process.stderr is not None and process.stdout is not None
-        output = process.stdout
-        reader = threading.Thread(target=lambda: self._output.extend(output), daemon=True)
-        reader.start()
-        for line in process.stderr:
-            with self.lock:
-                self.log = [*self.log[-(MAX_LOG - 1) :], excerpt(line.rstrip("\n"), 300)]
-            self._scan()
-            self.changed()
-        status = process.wait()
-        reader.join(5)
-        self._scan()
-        with self.lock:
-            self.table = "".join(self._output)
-            if status == 0:
-                self.status = "finished"
-            elif self.status == "stopping" or status in (130, 143):
-                self.status = "stopped"
-            else:
-                self.status = "failed"
-                self.error = "\n".join(self.log[-5:]) or f"the arena ended with status {status}"
-        self.done.set()
+        threading.Thread(
+            target=self._run, name=f"abstractgames-arena-{self.id[:6]}", daemon=True
+        ).start()
         self.changed()
 
-    def _scan(self) -> None:
-        """Add the matches whose records appeared since the last look."""
+    def _run(self) -> None:
+        state: ArenaState | None = None
         try:
-            names = sorted(p.name for p in self.records.glob("*.json"))
-        except OSError:
-            return
-        for name in names:
-            number = _number(name)
-            if number is None or number in self.matches:
-                continue
-            try:
-                record = MatchRecord.load(self.records / name)
-            except RecordError:
-                continue
-            result = record.result
-            summary = {
-                "number": number,
-                "file": name,
-                "players": list(record.players),
-                "winner": None if result is None else result.winner,
-                "reason": "" if result is None else result.reason,
-                "scores": [None, None] if result is None else list(result.scores),
-            }
-            with self.lock:
-                self.matches[number] = summary
+            arena = Arena(self.game, self.players, games=self.games, seed=self.seed)
+            self.directory.mkdir(parents=True, exist_ok=True)
+            state = ArenaState.create(self.state_path, arena)
+            report = arena.run(
+                ProcessExecutor(1),
+                state=state,
+                records=self.records,
+                on_match=self._finished,
+                stop=self._stop,
+            )
+            if report.complete:
+                report.save(self.results_path)
+            self._end(report)
+        except KeyboardInterrupt:  # Ctrl-C at the server's terminal reached the worker
+            self._end(None)
+        except AbstractGamesError as error:
+            self._fail(str(error))
+        except Exception as error:
+            logger.exception("tournament %s failed", self.id)
+            self._fail(f"{type(error).__name__}: {error}")
+        finally:
+            if state is not None:
+                state.close()
+            self.done.set()
+            self.changed()
+
+    def _finished(self, done: MatchDone) -> None:
+        """The arena's event for each finished match: its line, result and the standings."""
+        match = done.match
+        summary = {
+            "number": match.number,
+            "file": None if done.record is None else done.record.name,
+            "players": list(match.players),
+            "names": list(done.names),
+            "winner": match.winner,
+            "reason": match.reason,
+            "scores": list(match.scores),
+            "seconds": done.seconds,
+        }
+        standings = _standings(done.report())
+        with self.lock:
+            self.matches[match.number] = summary
+            self.standings = standings
+            self.time_left = done.time_left
+            self._say(done.line())
+        self.changed()
+
+    def _end(self, report: ArenaReport | None) -> None:
+        with self.lock:
+            played = len(self.matches)
+            if report is not None and report.complete:
+                self.status = "finished"
+                self.table = report.format_table()
+                self._say(f"finished: the results are in {self.results_path}")
+            else:
+                self.status = "stopped"
+                if report is not None and report.matches:
+                    self.table = report.format_table()
+                self._say(
+                    f"stopped after {played} of {self.total} matches: they are kept in "
+                    f"{self.state_path}"
+                )
+            self.time_left = None
+
+    def _fail(self, reason: str) -> None:
+        with self.lock:
+            self.status = "failed"
+            self.error = excerpt(reason, 2000)
+            self._say(f"failed: {reason}")
+            self.time_left = None
+
+    def _say(self, line: str) -> None:
+        """Keep a line for the page (with the lock held)."""
+        self.log = [*self.log[-(MAX_LOG - 1) :], excerpt(line, 300)]
 
     def stop(self) -> None:
-        """Stop the arena as Ctrl-C does (it keeps its state); kill it if it does not end."""
-        process = self._process
-        if process is None or process.poll() is not None:
+        """Stop the tournament as Ctrl-C stops the arena (it keeps its state) and wait, up to
+        [`STOP_GRACE`][] seconds, for it to end."""
+        self._stop.set()
+        if self.done.is_set():
             return
         with self.lock:
-            self.status = "stopping"
+            if self.status in ("starting", "running"):
+                self.status = "stopping"
         self.changed()
-        with _gone():
-            os.killpg(process.pid, signal.SIGINT)
-        try:
-            process.wait(STOP_GRACE)
-        except subprocess.TimeoutExpired:
-            with _gone():
-                os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-
-    def standings(self) -> list[dict[str, Any]]:
-        """Each player's wins, draws, losses and points so far, most points first."""
-        table: dict[str, dict[str, Any]] = {}
-        for match in self.matches.values():
-            for seat, spec in enumerate(match["players"], start=1):
-                row = table.setdefault(
-                    spec, {"player": spec, "played": 0, "wins": 0, "draws": 0, "losses": 0}
-                )
-                row["played"] += 1
-                winner = match["winner"]
-                key = "draws" if winner is None else "wins" if winner == seat else "losses"
-                row[key] += 1
-        rows = [{**row, "points": row["wins"] + row["draws"] / 2} for row in table.values()]
-        return sorted(rows, key=lambda row: (-row["points"], row["player"]))
+        self.done.wait(STOP_GRACE)
 
     def snapshot(self) -> dict[str, Any]:
         """Everything the page shows of the tournament now."""
@@ -211,12 +202,13 @@ class Tournament(Live):
                 "total": self.total,
                 "done": len(matches),
                 "matches": matches,
-                "standings": self.standings(),
+                "standings": list(self.standings),
                 "latest": matches[-1]["number"] if matches else None,
                 "table": self.table,
                 "log": list(self.log),
                 "error": self.error,
                 "directory": str(self.directory),
+                "time_left": self.time_left,
             }
 
     def match(self, number: int) -> dict[str, Any]:
@@ -227,24 +219,15 @@ class Tournament(Live):
         """
         with self.lock:
             summary = self.matches.get(number)
-        if summary is None:
+        if summary is None or summary["file"] is None:
             raise NotFound(f"match {number} of this tournament has not finished")
         return replay_view(MatchRecord.load(self.records / summary["file"]))
 
 
-class _gone:
-    """Ignore a process that is already gone."""
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: object, error: object, trace: object) -> bool:
-        return isinstance(error, ProcessLookupError | PermissionError)
-
-
-def _number(name: str) -> int | None:
-    head = name.partition("-")[0]
-    return int(head) if head.isdigit() else None
+def _standings(report: ArenaReport) -> list[dict[str, Any]]:
+    """The arena's standings as JSON (rank, name, games, wins, …, Elo and its interval), each
+    with `played`, its number of matches, as the page reads it."""
+    return [{**row, "played": row["games"]} for row in report.to_json(matches=False)["standings"]]
 
 
 class Tournaments:
@@ -266,8 +249,7 @@ class Tournaments:
         if len(running) >= MAX_RUNNING:
             raise Conflict(f"{len(running)} tournaments are being played: stop one first")
         tournament_id = secrets.token_urlsafe(18)
-        slug = re.sub(r"[^A-Za-z0-9_-]+", "_", game.spec)
-        stem = f"{time.strftime('%Y%m%d-%H%M%S')}-{slug}-{seed}-{tournament_id[:6]}"
+        stem = f"{time.strftime('%Y%m%d-%H%M%S')}-{safe_name(game.spec)}-{seed}-{tournament_id[:6]}"
         tournament = Tournament(
             game, players, games, seed, self.directory / stem, tournament_id=tournament_id
         )
@@ -305,7 +287,8 @@ class Tournaments:
         ]
 
     def shutdown(self) -> None:
-        """Stop every tournament that is running."""
+        """Stop every tournament that is running, all at once, and wait for them to end (their
+        worker processes are gone when this returns)."""
         with self._lock:
             tournaments = list(self._tournaments.values())
         threads = [threading.Thread(target=t.stop, daemon=True) for t in tournaments]
