@@ -378,8 +378,16 @@ def test_a_hint_is_a_move_and_not_recorded(tmp_path: Path) -> None:
         "play", "orderchaos", "--seed", "5", "--record", str(path), input="hint 0.1\nquit\n"
     )
     assert code == EXIT_INTERRUPTED
-    assert re.search(r"hint: the search bot would play [XO]@[a-f][1-6]", out), out
+    found = r"hint: the search bot would play [XO]@[a-f][1-6] \((value [+-]|a forced )"
+    assert re.search(found + r".*search depth \d+\) — a learning aid", out), out
     assert MatchRecord.load(path).games[0].moves == []
+
+
+@pytest.mark.parametrize("game", ["entropy:size=5", "dispersal"])
+def test_every_games_hint_says_what_the_search_found(game: str) -> None:
+    code, out = run("play", game, "--seed", "2", "--no-save", input="hint 0.1\nquit\n")
+    assert code == EXIT_INTERRUPTED
+    assert re.search(r"would play \S+ \((value [+-]|a forced ).*search depth \d+\)", out), out
 
 
 class Scripted(LineReader):

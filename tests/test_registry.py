@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from abstractgames import (
     InvalidParameterError,
@@ -31,7 +33,10 @@ from abstractgames.players import InvalidPlayerError, Player, RandomPlayer
 from abstractgames.players.openspiel import MCTSPlayer
 from abstractgames.referee import Referee
 from abstractgames.registry import (
+    ArgumentKind,
     OutsideCode,
+    PlayerEntry,
+    PlayerSpec,
     PluginError,
     PluginWarning,
     describe_game,
@@ -577,3 +582,93 @@ def test_a_record_never_runs_a_bot_file_on_resume(tmp_path: Path) -> None:
     out = subprocess.run([*command, "-1", spec, "-2", "random"], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert "Result: " in out.stdout
+
+
+# --- specs as values ------------------------------------------------------------------------------
+
+
+OPTIONS, PROGRAM, CLASS = ArgumentKind.OPTIONS, ArgumentKind.PROGRAM, ArgumentKind.CLASS
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "kind", "options", "argument"),
+    [
+        ("search", "search", OPTIONS, (), None),
+        ("Search:time=1.5, depth=2", "search", OPTIONS, (("time", "1.5"), ("depth", "2")), None),
+        ("engine:./bot --fast", "engine", PROGRAM, (), "./bot --fast"),
+        (
+            "engine:timeout=5,log=d:./bot",
+            "engine",
+            PROGRAM,
+            (("timeout", "5"), ("log", "d")),
+            "./bot",
+        ),
+        ("engine::A=1:./bot", "engine", PROGRAM, (), "A=1:./bot"),
+        ("codecup:./prog", "codecup", PROGRAM, (), "./prog"),
+        ("bots/mine.py:Mine:depth=3", "bots/mine.py:Mine", CLASS, (("depth", "3"),), None),
+        ("mybots.strong:Bot", "mybots.strong:Bot", CLASS, (), None),
+    ],
+)
+def test_a_spec_is_read_into_its_parts_and_written_back(
+    text: str, name: str, kind: ArgumentKind, options: tuple[tuple[str, str], ...], argument: str
+) -> None:
+    spec = PlayerSpec.parse(text)
+    assert (spec.name, spec.kind, spec.options, spec.argument) == (name, kind, options, argument)
+    assert PlayerSpec.parse(str(spec)) == spec
+
+
+@given(
+    name=st.sampled_from(["search", "greedy", "mc", "engine", "codecup", "bot.py:Bot", "m.n:B"]),
+    options=st.lists(
+        st.tuples(
+            st.from_regex(r"[a-z_][a-z0-9_]{0,6}", fullmatch=True),
+            st.from_regex(r"[A-Za-z0-9./=+-]{0,8}", fullmatch=True),
+        ),
+        max_size=4,
+        unique_by=lambda item: item[0],
+    ),
+    command=st.from_regex(r"[A-Za-z0-9./ =:-]{1,20}", fullmatch=True).filter(str.strip),
+)
+def test_str_inverts_parse(name: str, options: list[tuple[str, str]], command: str) -> None:
+    kind = ArgumentKind.PROGRAM if name in ("engine", "codecup") else ArgumentKind.OPTIONS
+    if ":" in name:
+        kind = ArgumentKind.CLASS
+    pairs = tuple((k, v) for k, v in options if kind is not ArgumentKind.PROGRAM or ":" not in v)
+    spec = PlayerSpec(name, kind, pairs, command.strip() if kind is ArgumentKind.PROGRAM else None)
+    assert PlayerSpec.parse(str(spec)) == spec
+
+
+def test_options_are_edited_as_values() -> None:
+    spec = PlayerSpec.parse("engine:timeout=5,name=v2:./bot")
+    assert str(spec.without_option("name")) == "engine:timeout=5:./bot"
+    assert str(spec.with_option("timeout", "9")) == "engine:timeout=9,name=v2:./bot"
+    assert spec.with_logs("d").option("log") == "d"
+    assert spec.with_option("log", "mine").with_logs("d").option("log") == "mine"
+    assert PlayerSpec.parse("search:depth=2").values() == {"depth": 2}
+    with pytest.raises(InvalidPlayerError, match="holds a comma or a colon"):
+        spec.with_option("log", "C:/logs")
+    with pytest.raises(InvalidPlayerError, match="holds a comma"):
+        PlayerSpec.parse("search").with_option("name", "a,b")
+
+
+def test_a_person_is_seated_by_a_front_end_never_made() -> None:
+    with pytest.raises(InvalidPlayerError, match="is a person: the front end"):
+        make_player("Human", get_game("orderchaos"))
+    with pytest.raises(InvalidParameterError, match="a person's seat"):
+        register_player("human", RandomPlayer)
+    assert outside_code("human") is None and "human" not in available_players()
+
+
+def test_a_plugin_player_entry_says_how_its_argument_is_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    made: list[str] = []
+
+    def echo(game: object, text: str) -> Player:
+        made.append(text)
+        return RandomPlayer(get_game("orderchaos"))
+
+    monkeypatch.setitem(_players, "echo", PlayerEntry(echo, ArgumentKind.RAW))
+    assert PlayerSpec.parse("echo:a=1:b,c").argument == "a=1:b,c"
+    make_player("echo:a=1:b,c", get_game("orderchaos"))
+    assert made == ["a=1:b,c"] and describe_player("echo").options is None

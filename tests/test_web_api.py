@@ -4,6 +4,7 @@ once, bots that crash or hang, and records that `abstractgames replay` reads."""
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -26,7 +27,7 @@ from abstractgames import IllegalMoveError, get_game
 from abstractgames.cli import main
 from abstractgames.records import MatchRecord
 from abstractgames.web import create_app
-from abstractgames.web.app import WebApp
+from abstractgames.web.app import STATIC, WebApp
 
 from .conftest import bad_engine
 
@@ -133,19 +134,34 @@ def test_the_page_and_its_files_are_served(client: TestClient) -> None:
     page = client.get("/")
     assert page.status_code == 200 and "text/html" in page.headers["content-type"]
     assert '<script type="module" src="/static/app.js">' in page.text
-    for name, kind in [
-        ("app.js", "javascript"),
-        ("api.js", "javascript"),
-        ("board.js", "javascript"),
-        ("play.js", "javascript"),
-        ("replay.js", "javascript"),
-        ("watch.js", "javascript"),
-        ("ui.js", "javascript"),
-        ("style.css", "text/css"),
-    ]:
+    modules = _page_modules()
+    assert {"app.js", "play.js", "match.js", "connection.js", "board.js"} <= modules
+    for name, kind in [*((m, "javascript") for m in sorted(modules)), ("style.css", "text/css")]:
         response = client.get(f"/static/{name}")
         assert response.status_code == 200 and kind in response.headers["content-type"], name
     assert "http://" not in page.text and "https://" not in page.text  # nothing from elsewhere
+
+
+def _page_modules() -> set[str]:
+    """The JavaScript modules the page loads: app.js and everything it imports, transitively."""
+    static = Path(STATIC)
+    found: set[str] = set()
+    waiting = ["app.js"]
+    while waiting:
+        name = waiting.pop()
+        if name in found:
+            continue
+        found.add(name)
+        text = (static / name).read_text(encoding="utf-8")
+        for imported in re.findall(r'^import[^;]*?from "\./([\w-]+\.js)";', text, re.M | re.S):
+            waiting.append(imported)
+    return found
+
+
+def test_every_module_of_the_page_is_loaded() -> None:
+    """No module lies in static/ unused (a split that left a file behind)."""
+    static = Path(STATIC)
+    assert {path.name for path in static.glob("*.js")} == _page_modules()
 
 
 def test_the_page_draws_with_the_palette_of_the_svg_boards() -> None:
@@ -473,6 +489,18 @@ def test_a_hint_is_a_legal_move(client: TestClient) -> None:
     legal = {m["move"]: m["squares"] for m in snapshot["legal"]}
     assert hint["move"] in legal and hint["squares"] == legal[hint["move"]]
     assert wait_for(client, game["id"], my_turn)["plies"] == []  # nothing was played
+    assert hint["info"]["depth"] >= 1 and hint["info"]["nodes"] > 0
+    assert f"search depth {hint['info']['depth']}" in hint["summary"]
+
+
+@pytest.mark.parametrize("name", ["orderchaos", "entropy:size=5"])
+def test_a_hint_says_what_the_search_found_in_every_game(client: TestClient, name: str) -> None:
+    game = new_game(client, game=name, players=["human", "greedy"], clock="60")
+    wait_for(client, game["id"], my_turn)
+    hint = client.post(f"/api/games/{game['id']}/hint", json={}).json()
+    assert hint["seconds"] <= 15  # at most a quarter of the person's clock
+    assert hint["info"]["value"] is not None or hint["info"]["mate_in"] is not None
+    assert hint["summary"].startswith(("value ", "a forced ")), hint
 
 
 def test_an_entropy_match_is_two_games_with_the_roles_swapped(client: TestClient) -> None:
