@@ -34,7 +34,7 @@ def unfinished(players: tuple[str, str] = ("random", "greedy")) -> MatchRecord:
 def test_a_plan_keeps_the_records_settings_and_its_players() -> None:
     record = unfinished((HUMAN, "greedy"))
     plan = record.resume_plan()
-    assert plan.players == (HUMAN, "greedy") and plan.people == (True, False)
+    assert plan.players == (HUMAN, "greedy")
     assert (plan.seed, plan.clock, plan.single, plan.time_loss_forfeits) == (
         11,
         ClockSettings(300, 2),

@@ -29,7 +29,6 @@ import attrs
 
 from . import strictjson
 from .files import write_atomic
-from .players import is_human
 from .protocol import (
     AbstractGamesError,
     Game,
@@ -304,11 +303,6 @@ class ResumePlan:
     clock: ClockSettings | None
     time_loss_forfeits: bool
     single: bool
-
-    @property
-    def people(self) -> tuple[bool, bool]:
-        """Whether player 1 and player 2 are people."""
-        return is_human(self.players[0]), is_human(self.players[1])
 
 
 @attrs.define

@@ -84,7 +84,9 @@ class Deadline:
 
 
 NO_DEADLINE = Deadline(None)
-"""A deadline that never passes (for the parts of a search that must run to the end)."""
+"""A deadline that never passes, for the parts of a search that must run to the end (a search
+that reports its time makes a `Deadline(None)` of its own: this one's `elapsed` counts from the
+import)."""
 
 
 def move_budget(per_move: float, time_left: float | None, moves_left: int | None = None) -> float:
