@@ -87,7 +87,7 @@ _PART_END = re.compile(r"(?<=[_./=,])(?=[^_./=,])|(?<=::)(?=[^:])")
 def breakable_code(html_text: str) -> str:
     """``html_text`` with a ``<wbr>`` after each ``_ . / = , ::`` of long code in table cells.
 
-    A name such as ``test_hardening_cli.py::test_a_signal_saves_the_game`` may then wrap at the
+    A name such as ``cli/test_play.py::test_a_signal_saves_the_game`` may then wrap at the
     end of a part instead of letting its column take the width of the whole name, or breaking
     it anywhere; copying the code copies no extra character.
     """

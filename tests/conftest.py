@@ -2,15 +2,21 @@
 
 The hypothesis profile is ``fast`` by default; ``ABSTRACTGAMES_TESTS=thorough pytest`` selects
 ``thorough``, which runs ten times the examples wherever a test asks for ``examples(n)``.
+
+Helpers that are not tests (a toy game, plain references of the rules, fake external programs,
+helpers shared by a few modules) are in ``tests/support/``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import shlex
+import signal
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -56,7 +62,10 @@ def our_engine(bot: str) -> str:
     return "engine:" + command(sys.executable, "-m", "abstractgames", "engine", "--player", bot)
 
 
-BAD_ENGINE = Path(__file__).parent / "engines" / "bad_engine.py"
+posix_only = pytest.mark.skipif(os.name != "posix", reason="external programs need POSIX")
+posix_signals = pytest.mark.skipif(os.name != "posix", reason="signals and /proc need POSIX")
+
+BAD_ENGINE = Path(__file__).parent / "support" / "bad_engine.py"
 """An engine that misbehaves on request (see its docstring)."""
 
 
@@ -65,6 +74,43 @@ def bad_engine(mode: str, at: int, pidfile: Path, timeout: float = 1.0) -> str:
     args = ["--mode", mode, "--at", at, "--pidfile", pidfile]
     options = f"timeout={timeout},log={pidfile.parent / 'logs'}"
     return f"engine:{options}:" + command(sys.executable, BAD_ENGINE, *args)
+
+
+def hostile_engine(mode: str, tmp_path: Path, *, at: int = 1, options: str = "timeout=5") -> str:
+    """The spec of the misbehaving engine (see tests/support/bad_engine.py), telling when it
+    thinks; its pids go to ``tmp_path / "pids"``."""
+    args = ["--mode", mode, "--at", at, "--pidfile", tmp_path / "pids"]
+    args += ["--thinking", tmp_path / "thinking"]
+    logs = f"log={tmp_path / 'logs'}"
+    return f"engine:{options},{logs}:" + command(sys.executable, BAD_ENGINE, *args)
+
+
+def pids(tmp_path: Path) -> list[int]:
+    return [int(line) for line in (tmp_path / "pids").read_text().split()]
+
+
+def wait_for_file(path: Path, seconds: float = 30.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not path.exists():
+        assert time.monotonic() < deadline, f"{path} never appeared"
+        time.sleep(0.01)
+
+
+@contextlib.contextmanager
+def killed_afterwards(tmp_path: Path) -> Iterator[None]:
+    """Whatever the test, no process named in the pid file outlives it."""
+    try:
+        yield
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            for pid in pids(tmp_path):
+                if not is_gone(pid):
+                    with contextlib.suppress(OSError):
+                        os.kill(pid, signal.SIGKILL)
+
+
+def is_safe(text: str) -> bool:
+    return text.isprintable() and "\x1b" not in text
 
 
 def is_gone(pid: int) -> bool:

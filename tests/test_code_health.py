@@ -43,13 +43,13 @@ def test_the_guarantees_page_names_tests_that_exist() -> None:
     import re
 
     page = (ROOT / "docs" / "guarantees.md").read_text(encoding="utf-8")
-    named = re.findall(r"`(?:tests/)?(test_\w+\.py)(?:::(\w+))?`", page)
+    named = re.findall(r"`(?:tests/)?((?:\w+/)*test_\w+\.py)(?:::(\w+))?`", page)
     assert named
     for module, test in named:
         path = ROOT / "tests" / module
         assert path.exists(), f"docs/guarantees.md names {module}, which is not in tests/"
         if test:
             assert f"def {test}(" in path.read_text(encoding="utf-8"), f"{module}::{test}"
-    tests = "".join(p.read_text(encoding="utf-8") for p in (ROOT / "tests").glob("test_*.py"))
+    tests = "".join(p.read_text(encoding="utf-8") for p in (ROOT / "tests").rglob("test_*.py"))
     for test in re.findall(r"`::(\w+)`", page):  # a test of the module named before it
         assert f"def {test}(" in tests, f"docs/guarantees.md names ::{test}, which is no test"

@@ -19,6 +19,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -670,3 +671,83 @@ def test_pages_in_a_browser(build: Build, tmp_path: Path) -> None:
 def _png_size(data: bytes) -> tuple[int, int]:
     """The width and height of a PNG, from its header."""
     return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+NS = {"svg": "http://www.w3.org/2000/svg"}
+FIG_2 = "S1O1S/O3O/OSSOS/S4/2OOS O"
+
+
+def pieces(root: ET.Element) -> dict[str, str]:
+    found = root.findall(".//svg:g[@class='piece']", NS)
+    by_square = {g.attrib["data-square"]: g.attrib["data-piece"] for g in found}
+    assert len(by_square) == len(found), "one piece element per square"
+    return by_square
+
+
+def marks(root: ET.Element) -> dict[str, str]:
+    found = root.findall(".//svg:rect[@class='mark']", NS)
+    return {r.attrib["data-square"]: r.attrib["data-reason"] for r in found}
+
+
+def squares_of(root: ET.Element, cls: str) -> set[str]:
+    return {e.attrib["data-square"] for e in root.findall(f".//*[@class='{cls}']", NS)}
+
+
+# --- the docs hook --------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def hooks() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("docs_hooks", ROOT / "docs" / "hooks.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_hook_replaces_markers_outside_code(hooks: ModuleType) -> None:
+    page = "\n".join(
+        [
+            "Text.",
+            f'<!-- board dispersal "{FIG_2}" highlight=a4,c4 caption="Fig. 2 <O>" -->',
+            "```markdown",
+            '<!-- board orderchaos "6/6/6/6/6/6 order" -->',
+            "```",
+            '    <!-- board entropy row="RBBR" marks=b1,c1 size=30 -->',
+        ]
+    )
+    out = hooks.render_markers(page).split("\n")
+    assert out[0] == "Text."
+    assert out[1] == '<figure class="board-diagram">'
+    assert '<!-- board orderchaos "6/6/6/6/6/6 order" -->' in out
+    html = "\n".join(out)
+    assert html.count("<figure") == 2 and "<figcaption>Fig. 2 &lt;O&gt;</figcaption>" in html
+    assert out[-1] == "    </figure>"  # indented like the marker, e.g. inside an admonition
+    figures = [ET.fromstring(f) for f in re.findall(r"<figure.*?</figure>", html, re.DOTALL)]
+    first = figures[0].find("svg:svg", NS)
+    assert first is not None
+    assert marks(first) == {"c5": "isolated"}
+    assert squares_of(first, "highlight") == {"a4", "c4"}
+    row = figures[1].find("svg:svg", NS)
+    assert row is not None and pieces(row) == {"a1": "R", "b1": "B", "c1": "B", "d1": "R"}
+    assert set(marks(row)) == {"b1", "c1"} and row.attrib["width"] == "126"
+    assert row.find(".//svg:g[@class='coordinates']", NS) is None
+
+
+@pytest.mark.parametrize(
+    "marker",
+    [
+        '<!-- board chess "8/8/8/8/8/8/8/8 w" -->',
+        '<!-- board orderchaos "6/6/6/6/6/6 chaos" -->',
+        '<!-- board orderchaos "6/6/6/6/6/6 order" colour=red -->',
+        '<!-- board orderchaos "6/6/6/6/6/6 order" highlight=z9 -->',
+        '<!-- board entropy row="RQR" -->',
+        '<!-- board entropy "7/7/7/7/7/7/7 draw -->',
+        "<!-- board entropy -->",
+    ],
+)
+def test_hook_stops_the_build_on_a_bad_marker(hooks: ModuleType, marker: str) -> None:
+    from mkdocs.exceptions import PluginError
+
+    with pytest.raises(PluginError, match=r"games/x\.md, line 2: <!-- board"):
+        hooks.render_markers(f"Intro\n{marker}\n", "games/x.md")

@@ -1,7 +1,11 @@
-"""Every script in examples/ runs, and the tiny engine plays through the referee."""
+"""Every script in examples/ runs, and prints what its page shows: the tiny engine plays through
+the referee, the tutorial's listings, the learning examples of examples/rl, and the batched
+simulators' self-play and scaling plot."""
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import os
 import shlex
 import shutil
@@ -100,3 +104,38 @@ def test_the_tutorial_bot_plays_from_the_command_line(tmp_path: Path) -> None:
         tmp_path, *cli, "arena", "orderchaos", "--players", "random", bot, "--games", "2", "-q"
     )
     assert arena.returncode == 0 and "FirstWin" in arena.stdout, arena.stdout + arena.stderr
+
+
+# --- the batched simulators' examples -------------------------------------------------------------
+
+
+def test_the_self_play_example_runs() -> None:
+    script = Path(__file__).resolve().parent.parent / "examples" / "vector" / "selfplay.py"
+    out = subprocess.run(
+        [sys.executable, str(script), "entropy:size=5", "16", "20"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert "mean returns" in out.stdout
+
+
+def test_the_scaling_plot_is_drawn_from_the_figures_on_the_page() -> None:
+    root = Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location(
+        "plot_scaling", root / "examples" / "vector" / "plot_scaling.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    figures = json.loads((root / "docs" / "images" / "vector-bench.json").read_text())
+    drawn = module.plot(figures)
+    assert drawn == (root / "docs" / "images" / "vector-scaling.svg").read_text(encoding="utf-8")
+    page = (root / "docs" / "vector.md").read_text(encoding="utf-8")
+    for game, row in figures.items():  # the page's table shows the same figures
+        cells = [
+            f"{row['scalar']:,}",
+            *(f"{row['vector'][b]:,}" for b in ("1", "64", "1024", "4096")),
+        ]
+        assert f"| `{game}` | " + " | ".join(cells) in page, game

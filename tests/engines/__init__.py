@@ -1,1 +1,0 @@
-"""Stand-alone programs that the engine tests seat as players; they never import abstractgames."""

@@ -1,0 +1,122 @@
+"""`abstractgames solve`: the answer, the defaults, the progress lines, the time limit."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from abstractgames import State, get_game
+from abstractgames import registry as registry_module
+from abstractgames.cli import main
+
+
+def run_cli(*args: str, input: str | None = None) -> tuple[int, str]:
+    result = CliRunner().invoke(main, list(args), input=input)
+    assert not isinstance(result.exception, Exception) or isinstance(
+        result.exception, SystemExit
+    ), result.exception
+    return result.exit_code, result.output
+
+
+def test_solve_dispersal_from_the_command_line() -> None:
+    code, out = run_cli("solve", "dispersal", "S1O1O/O1SOS/S4/OOSSO/S4", "S")
+    assert code == 0, out
+    assert out.strip() == "S wins in 1 move: d2-e1"
+    code, out = run_cli("solve", "dispersal", "SSSSS/S3S/5/O3O/OOOOO", "O", "--moves", "2")
+    assert code == 0, out
+    assert "no forced win for O within 2 moves" in out
+    code, out = run_cli("solve", "orderchaos", "6/6/6/6/6/6", "order")
+    assert code == 1 and "there is no solver for 'orderchaos'" in out
+    code, out = run_cli("solve", "dispersal", "SOSOS/1S3/O1O1O/2S2/SOSO1", "X")
+    assert code == 1 and "Error:" in out
+
+
+# --- the deepening: defaults, progress, the time limit --------------------------------------------
+
+
+GAME = get_game("dispersal")
+PUZZLE = "S1OSO/O3S/O3O/1O2S/SSS1O O"  # the dispersal page's "O to play and win"
+START = GAME.initial_state().position()
+PROGRESS = re.compile(r"no forced win for O within (\d+) moves? \([\d,]+ positions?, \d+\.\d s\)")
+
+
+def run(*args: str) -> Result:
+    result = CliRunner().invoke(main, ["solve", *args])
+    assert not isinstance(result.exception, Exception) or isinstance(
+        result.exception, SystemExit
+    ), result.exception
+    return result
+
+
+def depths(stderr: str) -> list[int]:
+    """The numbers of moves ruled out, from the progress lines (every line must be one)."""
+    found = []
+    for line in stderr.splitlines():
+        match = PROGRESS.fullmatch(line)
+        assert match is not None, line
+        found.append(int(match.group(1)))
+    return found
+
+
+def test_the_defaults_find_the_puzzle_and_show_the_depths() -> None:
+    result = run("dispersal", *PUZZLE.split())
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("O wins in 6 moves: a4-c4 pass b2-a2 ")
+    assert result.stdout.count("\n") == 1
+    assert depths(result.stderr) == [1, 2, 3, 4, 5]
+
+
+def test_the_defaults_are_ten_moves_and_a_minute() -> None:
+    params = {p.name: p for p in main.commands["solve"].params}
+    assert params["max_moves"].default == 10
+    assert params["time_limit"].default == 60.0
+
+
+def test_quiet_prints_the_answer_only() -> None:
+    result = run("dispersal", PUZZLE, "--moves", "3", "-q")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "no forced win for O within 3 moves\n"
+    assert result.stderr == ""
+
+
+def test_the_cap_ends_the_deepening_without_repeating_the_answer() -> None:
+    result = run("dispersal", START, "--moves", "3")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "no forced win for O within 3 moves\n"
+    assert depths(result.stderr) == [1, 2]
+
+
+def test_the_time_limit_stops_the_deepening_and_says_how_far_it_got() -> None:
+    result = run("dispersal", START, "--time", "0.3")
+    assert result.exit_code == 0, result.output
+    reached = depths(result.stderr)
+    assert reached == list(range(1, len(reached) + 1)) and 1 <= len(reached) < 10
+    last = reached[-1]
+    plural = "" if last == 1 else "s"
+    assert result.stdout == (
+        f"no forced win for O within {last} move{plural}; undecided within 10: "
+        f"the time limit stopped the search at {last + 1}\n"
+    )
+
+
+@pytest.mark.parametrize(("value", "message"), [("0", "range"), ("nan", "not nan")])
+def test_the_time_is_still_checked(value: str, message: str) -> None:
+    result = run("dispersal", PUZZLE, "--time", value)
+    assert result.exit_code == 2 and message in result.output
+
+
+def test_a_solver_without_progress_still_works(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[tuple[Any, ...]] = []
+
+    def plain(state: State, max_moves: int, time_limit: float | None) -> str:
+        calls.append((state.position(), max_moves, time_limit))
+        return "nothing to report"
+
+    monkeypatch.setattr(registry_module, "solver_for", lambda game: plain)
+    result = run("dispersal", PUZZLE)
+    assert result.exit_code == 0, result.output
+    assert result.output == "nothing to report\n"
+    assert calls == [(PUZZLE, 10, 60.0)]

@@ -1,0 +1,40 @@
+"""SIGTERM and SIGHUP as Ctrl-C (`abstractgames.interrupts`): inside the block, during its
+clean-up and after it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(os.name != "posix", reason="signals and /proc need POSIX")
+
+
+def test_signals_inside_and_after_the_block(tmp_path: Path) -> None:
+    script = textwrap.dedent(
+        """
+        import os, signal, sys
+        from abstractgames.interrupts import Terminated, exit_status, termination_as_interrupt
+
+        with termination_as_interrupt() as received:
+            try:
+                os.kill(os.getpid(), signal.SIGTERM)
+                signal.pause()  # never reached: the signal raises at once
+            except Terminated as stop:
+                os.kill(os.getpid(), signal.SIGHUP)  # during clean-up: recorded only
+                status = exit_status(stop)
+        os.kill(os.getpid(), signal.SIGTERM)  # after the block: recorded, not fatal
+        print(received)
+        sys.exit(status)
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 128 + signal.SIGTERM, done.stderr
+    assert done.stdout.strip() == str(
+        [int(signal.SIGTERM), int(signal.SIGHUP), int(signal.SIGTERM)]
+    )

@@ -1,0 +1,194 @@
+"""The player kit over every registered player in every registered game, and on broken players."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+from abstractgames import (
+    Game,
+    IllegalMoveError,
+    Move,
+    State,
+    available_games,
+    available_players,
+    get_game,
+)
+from abstractgames.players import InvalidPlayerError, Player
+from abstractgames.registry import OutsideCode, describe_player, outside_code
+from abstractgames.testing import check_player, player_properties
+from tests.conftest import examples
+from tests.support.toygame import DiceRace, Pass, RaceState, Roll
+
+# --- every registered player in every registered game ---------------------------------------------
+
+VARIANTS = {"entropy": ["entropy:size=5"], "dispersal": ["dispersal:max_plies=12"]}
+GAMES = [spec for name in available_games() for spec in [name, *VARIANTS.get(name, [])]]
+
+
+def quick(name: str) -> list[str]:
+    """The player's specs: with fixed depths 1 and 2 when it takes a depth (a fast search), and
+    a few simulations when it takes a number of them (OpenSpiel's MCTS)."""
+    options = describe_player(name).options or {}
+    if "depth" in options:
+        return [f"{name}:depth=1", f"{name}:depth=2"]
+    if "simulations" in options:
+        return [f"{name}:simulations=20"]
+    return [name]
+
+
+PLAYERS = [
+    spec
+    for name in available_players()
+    if outside_code(name) is not OutsideCode.PROGRAM
+    for spec in quick(name)
+]
+PROPERTIES = sorted(player_properties(PLAYERS[0], GAMES[0]))
+
+
+@pytest.mark.parametrize("prop", PROPERTIES)
+@pytest.mark.parametrize("player", PLAYERS)
+@pytest.mark.parametrize("game", GAMES)
+def test_player_conformance(game: str, player: str, prop: str) -> None:
+    # 150 examples a property (5 for the time budget).
+    player_properties(player, game, max_examples=examples(150))[prop]()
+
+
+# --- the kit catches broken players ---------------------------------------------------------------
+
+TOY = DiceRace()
+BUDGET, SLACK = 0.01, 0.1
+
+
+class Careful(Player):
+    """A correct bot for the toy game: a random legal move, and no move where there is none."""
+
+    def __init__(self, game: Game | None = None) -> None:
+        self.game = game
+
+    def choose(self, state: State, rng: random.Random, time_left: float | None = None) -> Move:
+        if state.is_terminal() or state.is_chance():
+            raise IllegalMoveError(f"no move to choose in {state.position()}")
+        return self.pick(state, rng, time_left)
+
+    def pick(self, state: State, rng: random.Random, time_left: float | None) -> Move:
+        return rng.choice(state.legal_moves())
+
+
+class PlaysIllegalMoves(Careful):
+    """Rolls the die itself."""
+
+    def pick(self, state: State, rng: random.Random, time_left: float | None) -> Move:
+        return Roll(1)
+
+
+class MutatesTheState(Careful):
+    """Hands the turn to the opponent to look at its replies, and forgets to hand it back."""
+
+    def pick(self, state: State, rng: random.Random, time_left: float | None) -> Move:
+        assert isinstance(state, RaceState)
+        move = rng.choice(state.legal_moves())
+        other = "second" if state.player == "first" else "first"
+        object.__setattr__(state, "player", other)  # what a make/unmake bug does to a board
+        return move
+
+
+class UsesTheGlobalRandom(Careful):
+    """Draws from the random module instead of the rng it is given."""
+
+    def pick(self, state: State, rng: random.Random, time_left: float | None) -> Move:
+        return random.choice(state.legal_moves())
+
+
+class OverstepsTheClock(Careful):
+    """Thinks past the time left whenever it is on a clock."""
+
+    def pick(self, state: State, rng: random.Random, time_left: float | None) -> Move:
+        if time_left is not None:
+            time.sleep(time_left + SLACK + 0.02)  # sleep never returns early
+        return super().pick(state, rng, time_left)
+
+
+class PlaysOnAfterTheEnd(Careful):
+    """Passes in a finished game instead of refusing it."""
+
+    def choose(self, state: State, rng: random.Random, time_left: float | None = None) -> Move:
+        return Pass() if state.is_terminal() else super().choose(state, rng, time_left)
+
+
+class Naive(Player):
+    """The shortest bot: a random legal move, with no thought for states without one."""
+
+    def choose(self, state: State, rng: random.Random, time_left: float | None = None) -> Move:
+        return rng.choice(state.legal_moves())
+
+
+def failing(player: type[Player]) -> set[str]:
+    """The names of the player kit's properties that ``player`` fails in the toy game."""
+    failed = set()
+    properties = player_properties(player, TOY, max_examples=30, time_budget=BUDGET, slack=SLACK)
+    for name, prop in properties.items():
+        try:
+            prop()
+        except AssertionError:
+            failed.add(name)
+    return failed
+
+
+@pytest.mark.parametrize(
+    ("player", "fails"),
+    [
+        (Careful, set()),
+        (PlaysIllegalMoves, {"plays_only_legal_moves"}),
+        (MutatesTheState, {"never_mutates_the_state"}),
+        (UsesTheGlobalRandom, {"same_seed_same_move"}),
+        (OverstepsTheClock, {"answers_within_the_time_budget"}),
+        (PlaysOnAfterTheEnd, {"refuses_finished_games"}),
+        (Naive, {"refuses_finished_games", "refuses_chance_nodes"}),
+    ],
+)
+def test_the_kit_catches_broken_players(player: type[Player], fails: set[str]) -> None:
+    assert failing(player) == fails
+
+
+def test_check_player_takes_a_player_a_class_a_factory_or_a_spec() -> None:
+    check_player(Careful(), TOY, max_examples=10)
+    check_player(Careful, TOY, max_examples=10)
+    check_player(lambda game: Careful(game), "orderchaos", max_examples=10)
+    check_player("random", TOY, max_examples=10)
+    with pytest.raises(AssertionError, match="drew from the random module"):
+        check_player(UsesTheGlobalRandom, TOY, max_examples=10)
+    with pytest.raises(AssertionError, match=r"raised IndexError\(.*raise an abstractgames"):
+        check_player(Naive(), TOY, max_examples=10)
+
+
+def test_check_player_refuses_what_is_no_player() -> None:
+    with pytest.raises(InvalidPlayerError, match="unknown player 'nobody'"):
+        check_player("nobody", TOY)
+    with pytest.raises(InvalidPlayerError, match="not a Player"):
+        check_player(lambda game: "a bot", TOY)  # type: ignore[arg-type, return-value]
+    with pytest.raises(InvalidPlayerError, match="is not a player"):
+        check_player(42, TOY)  # type: ignore[arg-type]
+
+
+def test_the_kit_closes_the_players_it_makes_and_only_those() -> None:
+    made: list[Careful] = []
+
+    class Counted(Careful):
+        closed = 0
+
+        def __init__(self, game: Game) -> None:
+            super().__init__(game)
+            made.append(self)
+
+        def close(self) -> None:
+            self.closed += 1
+
+    check_player(Counted, get_game("orderchaos"), max_examples=5)
+    assert len(made) > 6
+    assert all(bot.closed == 1 for bot in made)
+    mine = Counted(TOY)
+    check_player(mine, TOY, max_examples=5)
+    assert mine.closed == 0

@@ -1,0 +1,251 @@
+"""Entropy's bots: legal, non-mutating, reproducible, on time; their evaluation and tactics."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+from hypothesis import given, settings
+
+from abstractgames import IllegalMoveError, State, get_game, make_player, random_move
+from abstractgames.entropy import EntropyGame, EntropyState, line_score, score_board
+from abstractgames.players import Player
+from abstractgames.players.entropy import (
+    WEIGHTS,
+    EntropySearch,
+    Weights,
+    _Board,
+    evaluate,
+    line_value,
+    position_value,
+)
+from abstractgames.testing import playout, states
+from tests.conftest import examples
+
+GAME = EntropyGame()
+GAME5 = EntropyGame(size=5)
+NO_SHAPE = Weights(potential=0.0, segment=0.0, hole=0.0, guarantee=0.0)
+
+
+def mid_game(game: EntropyGame, seed: int, placements: int, role: str) -> EntropyState:
+    """A position reached by random play with ``placements`` counters and ``role`` to move."""
+    state = game.initial_state()
+    rng = random.Random(seed)
+    while not (state.placements >= placements and state.to_move == role):
+        state = state.apply(random_move(state, rng))
+    assert isinstance(state, EntropyState)
+    return state
+
+
+def best_scores(state: EntropyState) -> set[str]:
+    """The moves after which the score is highest, by brute force with ``score_board``."""
+    scored = [(score_board(state.apply(m).board), str(m)) for m in state.legal_moves()]
+    best = max(score for score, _ in scored)
+    return {move for score, move in scored if score == best}
+
+
+# --- deeper searches (depths 1 and 2 of every bot: tests/players/test_conformance.py) -------------
+
+
+def check_player(player: Player, state: State, seed: int) -> None:
+    before = (state.position(), state.legal_moves(), state.describe())
+    move = player.choose(state, random.Random(seed))
+    assert move in state.legal_moves()
+    assert (state.position(), state.legal_moves(), state.describe()) == before
+    assert player.choose(state, random.Random(seed)) == move
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_deeper_search_is_legal_and_reproducible(seed: int) -> None:
+    for game, placements in ((GAME5, 4 + 5 * seed), (GAME, 30 + 5 * seed)):
+        for role in ("order", "chaos"):
+            state = mid_game(game, seed, placements, role)
+            check_player(make_player("search:depth=3", game), state, seed)
+
+
+def test_fixed_depth_does_not_depend_on_the_clock() -> None:
+    state = mid_game(GAME5, 3, 12, "order")
+    moves = {
+        str(EntropySearch(GAME5, time=t, depth=3).choose(state, random.Random(5)))
+        for t in (0.001, 10.0)
+    }
+    assert len(moves) == 1
+
+
+def test_bots_refuse_draws_and_finished_games() -> None:
+    final = playout(GAME5.initial_state(), random.Random(1))[-1]
+    for spec in ("greedy", "search:depth=2", "search:time=0.1"):
+        player = make_player(spec, GAME5)
+        for state in (GAME5.initial_state(), final):
+            with pytest.raises(IllegalMoveError, match="no move to choose"):
+                player.choose(state, random.Random(0))
+
+
+def test_search_spec_and_options() -> None:
+    player = make_player("search:time=0.5,depth=2", GAME)
+    assert isinstance(player, EntropySearch)
+    assert (player.time, player.depth) == (0.5, 2)
+    assert player.spec == "search:time=0.5,depth=2"
+    assert make_player("search", GAME5).time == 1.0  # type: ignore[attr-defined]
+
+
+# --- the clock ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("role", ["order", "chaos"])
+def test_search_respects_its_time_budget(role: str) -> None:
+    player = make_player("search:time=0.2", GAME)
+    for placements in (6, 24):
+        state = mid_game(GAME, placements, placements, role)
+        start = time.perf_counter()
+        move = player.choose(state, random.Random(0))
+        assert time.perf_counter() - start < 1.0
+        assert move in state.legal_moves()
+
+
+def test_search_shares_out_the_time_left() -> None:
+    player = EntropySearch(GAME, time=5.0)
+    state = mid_game(GAME, 0, 9, "order")  # 40 empty squares: 40 more own moves
+    assert player.budget(state, None) == 5.0
+    assert player.budget(state, 40.0) == pytest.approx(0.9)
+    assert player.budget(state, -1.0) == 0.0
+    start = time.perf_counter()
+    move = player.choose(state, random.Random(0), time_left=0.01)
+    assert time.perf_counter() - start < 0.5
+    assert move in state.legal_moves()
+
+
+# --- the evaluation -------------------------------------------------------------------------------
+
+
+def test_line_values() -> None:
+    for line in ("R.R....", "RKKR...", "WKYGRBP", "RR.RR", "....."):
+        assert line_value(line, NO_SHAPE) == line_score(line)
+    assert line_value("WKYGRBP") == line_score("WKYGRBP")  # full: no shape terms
+    # A hole between two reds guarantees ABA whatever fills it; between two colours it does not.
+    assert line_value("R.R....") > line_value("R.K....")
+    # Counters together at the edge are better than apart (fewer places for Chaos to hide).
+    assert line_value("RKW....") > line_value("R.K.W..")
+    # Open patterns count only the colours left in the bag.
+    empty_bag = {c: 0 for c in "WKYGRBP"} | {"B": 1}
+    assert line_value("RK.....", bag=empty_bag) < line_value("RK.....")
+
+
+@settings(max_examples=examples(40))
+@given(states(GAME5))
+def test_position_value_is_the_score_plus_the_lines_shape(state: EntropyState) -> None:
+    assert position_value(state, NO_SHAPE) == state.score()
+    if state.placements == 25:
+        assert position_value(state) == state.score()
+
+
+def test_evaluate_finished_games_and_roles() -> None:
+    final = playout(GAME5.initial_state(), random.Random(2))[-1]
+    assert isinstance(final, EntropyState)
+    assert evaluate(final, "order") == final.score()
+    assert evaluate(final, "chaos") == -final.score()
+    state = GAME5.from_position("5/5/5/5/R1R2 order")
+    assert evaluate(state, "order") == position_value(state, WEIGHTS)
+    # Chaos's greedy value counts Order's best slide: here a1-b1 or c1-b1 makes RR.
+    assert evaluate(state, "chaos") < -2.0
+    with pytest.raises(TypeError):
+        evaluate(get_game("orderchaos").initial_state(), "order")
+
+
+@settings(max_examples=examples(40))
+@given(states(GAME))
+def test_order_replies_equal_a_full_recount(state: EntropyState) -> None:
+    """The search values Order's best reply incrementally; a recount gives the same."""
+    if state.to_move != "chaos":
+        return
+    board = _Board(state, WEIGHTS)
+    colour = board.tables.colour_value[str(state.drawn)]
+    placements = board.chaos_moves(colour)
+    fast = {square: value for value, square in board.replies(colour, placements)}
+    slow = {}
+    for _, square in placements:
+        board.place(square, colour)
+        slow[square] = board.value + (board.best_order_gain() if board.empties else 0.0)
+        board.remove(square)
+    # The least value is exact; the others may stop at a bound between it and their value.
+    least = min(slow.values())
+    assert min(fast.values()) == pytest.approx(least)
+    assert all(least - 1e-9 <= fast[sq] <= slow[sq] + 1e-9 for sq in slow)
+
+
+# --- tactics --------------------------------------------------------------------------------------
+
+ORDER_TACTICS = [
+    (GAME5, "5/5/4W/5/WKYK1 order", "e3-e1"),  # WKYKW: 8
+    (GAME, "7/7/7/3G3/7/7/RGB1R2 order", "d4-d1"),  # RGBGR: 8
+    (GAME5, "2W2/K4/Y4/K4/W4 order", "c5-a5"),  # WKYKW up file a: 8
+    (GAME, "7/7/7/7/K6/P6/KY1PY2 order", "b1-c1"),  # YPY beside KPK: 6
+]
+
+
+@pytest.mark.parametrize(("game", "position", "expected"), ORDER_TACTICS)
+def test_order_finds_the_best_scoring_slide(
+    game: EntropyGame, position: str, expected: str | None
+) -> None:
+    state = game.from_position(position)
+    best = best_scores(state)
+    if expected is not None:
+        assert best == {expected}
+    for spec in ("greedy", "search:depth=1", "search:depth=3"):
+        move = make_player(spec, game).choose(state, random.Random(0))
+        assert str(move) in best, spec
+
+
+CHAOS_TACTICS = [
+    (GAME5, "5/5/5/5/R1R2 chaos:R", "R@b1"),  # RRR: 7
+    (GAME5, "5/K4/5/K4/5 chaos:K", "K@a3"),  # KKK down file a
+    (GAME, "7/7/7/7/7/7/1WKBK2 chaos:W", "W@f1"),  # WKBKW: 8
+]
+
+
+@pytest.mark.parametrize(("game", "position", "avoid"), CHAOS_TACTICS)
+def test_chaos_does_not_complete_a_pattern(game: EntropyGame, position: str, avoid: str) -> None:
+    assert game.from_position(position).apply(avoid).score() > game.from_position(position).score()
+    state = game.from_position(position)
+    for spec in ("greedy", "search:depth=2", "search:depth=4", "search:time=0.1"):
+        move = make_player(spec, game).choose(state, random.Random(0))
+        after = state.apply(move)
+        assert str(move) != avoid, spec
+        assert after.score() == state.score(), spec
+
+
+# --- strength (a smoke test; the measured figures are in docs/bots-entropy.md) --------------------
+
+
+def average_score(game: EntropyGame, order: str, chaos: str, seeds: range) -> float:
+    total = 0
+    for seed in seeds:
+        players = {"order": make_player(order, game), "chaos": make_player(chaos, game)}
+        chance, rng = random.Random(seed), random.Random(seed + 1000)
+        state: State = game.initial_state()
+        while state.outcome() is None:
+            if state.is_chance():
+                move = random_move(state, chance)
+            else:
+                move = players[str(state.to_move)].choose(state, rng)
+            state = state.apply(move)
+        assert isinstance(state, EntropyState)
+        total += state.score()
+    return total / len(seeds)
+
+
+def test_greedy_and_search_order_beat_random_order() -> None:
+    seeds = range(3)
+    random_order = average_score(GAME5, "random", "random", seeds)
+    greedy_order = average_score(GAME5, "greedy", "random", seeds)
+    search_order = average_score(GAME5, "search:depth=3", "random", seeds)
+    assert greedy_order > random_order + 5
+    assert search_order > random_order + 5
+
+
+def test_greedy_chaos_holds_order_below_random_chaos() -> None:
+    seeds = range(3)
+    assert average_score(GAME5, "greedy", "greedy", seeds) < average_score(
+        GAME5, "greedy", "random", seeds
+    )

@@ -1,0 +1,405 @@
+"""The web app in a real headless Chromium: play by clicking, watch, replay, at phone width.
+
+The server is `abstractgames serve` itself, on 127.0.0.1; the browser is Debian's `chromium`
+(or the one `CHROMIUM` names) driven by Playwright's Python package. Without either, the tests
+skip and say why. With `ABSTRACTGAMES_SCREENSHOTS=docs/images` they write the documentation's
+pictures (`web-play.png`, `web-watch.png`, `web-replay.png`, `web-phone.png`) there; otherwise
+into a temporary directory.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from abstractgames import IllegalMoveError, get_game, make_player
+from abstractgames.records import MatchRecord
+from abstractgames.referee import Referee
+
+pytestmark = pytest.mark.browser
+
+sync_api = pytest.importorskip(
+    "playwright.sync_api", reason="no playwright (pip install playwright; no browser download)"
+)
+pytest.importorskip("starlette", reason="the web extra is not installed: pip install '.[web]'")
+
+from tests.conftest import StopAt  # noqa: E402
+from tests.web.test_server import call, server  # noqa: E402
+
+Json = dict[str, Any]
+
+
+def find_chromium() -> str | None:
+    """Debian's chromium, another Chromium on the PATH, or the one CHROMIUM names."""
+    named = os.environ.get("CHROMIUM")
+    if named:
+        return named if Path(named).exists() else shutil.which(named)
+    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    chromium = find_chromium()
+    if chromium is None:
+        pytest.skip("no Chromium installed (apt-get install chromium, or set CHROMIUM=PATH)")
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("web-data")
+
+
+@pytest.fixture(scope="module")
+def url(data: Path, browser: Any) -> Iterator[str]:
+    with server(data) as (process, address, _):
+        yield address
+        process.terminate()
+        process.communicate(timeout=30)
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1280, "height": 860})
+    opened = context.new_page()
+    errors: list[str] = []
+    opened.on("pageerror", lambda error: errors.append(str(error)))
+    opened.on(
+        "console",
+        lambda m: (
+            errors.append(m.text)
+            if m.type == "error" and "Failed to load resource" not in m.text  # a 4xx answer
+            else None
+        ),
+    )
+    yield opened
+    context.close()
+    assert not errors, errors
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    wanted = os.environ.get("ABSTRACTGAMES_SCREENSHOTS")
+    folder = Path(wanted) if wanted else tmp_path_factory.mktemp("screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def game_id(page: Any) -> str:
+    page.wait_for_function("location.hash.startsWith('#/play/')")
+    return str(page.evaluate("location.hash")).split("/")[2]
+
+
+def until(url: str, game: str, ready: Callable[[Json], bool], seconds: float = 20) -> Json:
+    deadline = time.monotonic() + seconds
+    while True:
+        snapshot: Json = call(url, f"/api/games/{game}")
+        if ready(snapshot):
+            return snapshot
+        assert time.monotonic() < deadline, snapshot
+        time.sleep(0.05)
+
+
+def my_turn(snapshot: Json) -> bool:
+    return snapshot["awaiting"] is not None or snapshot["status"] != "playing"
+
+
+def start(page: Any, url: str, game: str, first: str, second: str, **more: str) -> str:
+    """Fill in the form for a new game, start it, and return its id."""
+    page.goto(url + "#/play")
+    page.select_option("#new-game", game.partition(":")[0])
+    for key, value in more.items():
+        page.fill(f"#param-{key}", value)
+    page.fill("#new-p1", first)
+    page.fill("#new-p2", second)
+    page.click("form.game-form button[type=submit]")
+    return game_id(page)
+
+
+def board_pieces(page: Any) -> dict[str, str]:
+    """The pieces the page draws, by square."""
+    found: dict[str, str] = page.eval_on_selector_all(
+        ".board .piece",
+        "nodes => Object.fromEntries(nodes.map(n => [n.dataset.square, n.dataset.piece]))",
+    )
+    return found
+
+
+def cells_by_square(snapshot: Json) -> dict[str, str]:
+    width = snapshot["game"]["width"]
+    files = "abcdefghijklmnopqrstuvwxyz"
+    return {
+        f"{files[i % width]}{i // width + 1}": piece
+        for i, piece in enumerate(snapshot["position"]["cells"])
+        if piece != "."
+    }
+
+
+def wait_for_board(page: Any, snapshot: Json) -> None:
+    expected = cells_by_square(snapshot)
+    deadline = time.monotonic() + 10
+    while board_pieces(page) != expected:
+        assert time.monotonic() < deadline, (board_pieces(page), expected)
+        time.sleep(0.05)
+
+
+def wait_for_turn(page: Any, snapshot: Json) -> None:
+    """Wait until the page shows `snapshot`, squares to click included."""
+    wait_for_board(page, snapshot)
+    if snapshot["awaiting"] is not None and any(m["squares"] for m in snapshot["legal"]):
+        page.wait_for_selector(".board .sq.clickable")
+
+
+def test_a_whole_order_and_chaos_game_by_clicking(
+    page: Any, url: str, data: Path, shots: Path
+) -> None:
+    game = start(page, url, "orderchaos", "human", "random")
+    while True:
+        snapshot = until(url, game, my_turn)
+        wait_for_turn(page, snapshot)
+        if snapshot["status"] == "finished":
+            break
+        count = len(snapshot["plies"])
+        page.locator(".board .sq.clickable").first.click()
+        chooser = page.locator(".chooser button[data-move]")
+        chooser.first.wait_for()
+        moves = sorted(chooser.evaluate_all("nodes => nodes.map(n => n.dataset.move)"))
+        assert [move[0] for move in moves] == ["O", "X"]
+        chooser.first.click()
+        until(url, game, lambda s, n=count: len(s["plies"]) > n)
+    page.locator(".banner .result").wait_for()
+    result = snapshot["result"]
+    winner = "a draw" if result["winner"] is None else f"player {result['winner']} wins"
+    assert page.inner_text(".banner .result") == f"Result: {winner} — {result['reason']}"
+    listed = page.inner_text(".move-list").split()
+    moves = [p["move"] for p in snapshot["plies"]]
+    assert [word for word in listed if "@" in word] == moves
+    saved = Path(snapshot["saved"])
+    assert saved.parent == data / "games"
+    record = MatchRecord.load(saved)
+    record.replay()
+    assert [m.move for m in record.games[0].moves] == moves
+
+
+def test_entropy_by_clicking_dragging_and_passing(page: Any, url: str, shots: Path) -> None:
+    game = start(page, url, "entropy", "human", "greedy")
+    for square in ("d4", "c5", "e3"):
+        snapshot = until(url, game, my_turn)
+        wait_for_turn(page, snapshot)
+        drawn = snapshot["legal"][0]["piece"]
+        assert page.locator(".to-place").inner_text().strip().endswith(drawn)
+        page.click(f".board .sq[data-square={square}]")
+        count = len(snapshot["plies"])
+        after = until(url, game, lambda s, n=count: my_turn(s) and len(s["plies"]) > n + 2)
+        assert cells_by_square(after).get(square) == drawn or any(
+            p["move"] == f"{drawn}@{square}" for p in after["plies"]
+        )
+
+    game = start(page, url, "entropy", "greedy", "human")  # Order in game 1
+    snapshot = until(url, game, my_turn)
+    wait_for_turn(page, snapshot)
+    slide = next(m for m in snapshot["legal"] if len(m["squares"]) == 2)
+    source, target = slide["squares"]
+    page.click(f".board .sq[data-square={source}]")
+    targets = page.locator(".board .target-dot, .board .target-ring").count()
+    assert targets == sum(1 for m in snapshot["legal"] if m["squares"][:1] == [source])
+    page.click(f".board .sq[data-square={target}]")
+    snapshot = until(url, game, lambda s: my_turn(s) and len(s["plies"]) >= 5)
+    assert snapshot["plies"][2]["move"] == slide["move"]
+    wait_for_turn(page, snapshot)
+
+    slide = next(m for m in snapshot["legal"] if len(m["squares"]) == 2)
+    source, target = slide["squares"]
+    start_box = page.locator(f".board .sq[data-square={source}]").bounding_box()
+    end_box = page.locator(f".board .sq[data-square={target}]").bounding_box()
+    page.mouse.move(start_box["x"] + 20, start_box["y"] + 20)
+    page.mouse.down()
+    page.mouse.move(end_box["x"] + 10, end_box["y"] + 10, steps=5)
+    page.mouse.move(end_box["x"] + 20, end_box["y"] + 20)
+    page.mouse.up()
+    snapshot = until(url, game, lambda s: my_turn(s) and len(s["plies"]) >= 8)
+    assert snapshot["plies"][5]["move"] == slide["move"]
+    wait_for_turn(page, snapshot)
+
+    page.click("button.free-move[data-move=pass]")
+    snapshot = until(url, game, lambda s: my_turn(s) and len(s["plies"]) >= 11)
+    assert snapshot["plies"][8]["move"] == "pass"
+    wait_for_turn(page, snapshot)
+    sources = [m["squares"][0] for m in snapshot["legal"] if m["squares"]]
+    busiest = max(set(sources), key=sources.count)
+    page.click(f".board .sq[data-square={busiest}]")
+    assert page.locator(".board .target-dot").count() == sources.count(busiest)
+    page.screenshot(path=str(shots / "web-play.png"))
+    page.click(f".board .sq[data-square={busiest}]")  # again: the counter is put back
+    assert page.locator(".board .target-dot").count() == 0
+
+    page.fill(".move-text", "a1-a1")
+    page.press(".move-text", "Enter")
+    message = page.locator(".message.error")
+    message.wait_for()
+    rules = get_game("entropy")
+    state = rules.from_position(snapshot["position"]["position"])
+    with pytest.raises(IllegalMoveError) as refused:
+        state.apply(rules.parse_move("a1-a1", state))
+    assert message.inner_text() == f"not played: {refused.value}"
+
+
+def test_dispersal_shows_the_legal_destinations(page: Any, url: str) -> None:
+    game = start(page, url, "dispersal", "human", "random")
+    snapshot = until(url, game, my_turn)
+    wait_for_turn(page, snapshot)
+    move = snapshot["legal"][0]
+    source, target = move["squares"]
+    page.click(f".board .sq[data-square={source}]")
+    expected = {m["squares"][1] for m in snapshot["legal"] if m["squares"][0] == source}
+    assert page.locator(".board .target-dot").count() == len(expected)
+    page.click(f".board .sq[data-square={target}]")
+    snapshot = until(url, game, lambda s: my_turn(s) and len(s["plies"]) >= 2)
+    assert snapshot["plies"][0]["move"] == move["move"]
+    wait_for_board(page, snapshot)
+    page.click(".board .sq[data-square=c3]")  # an empty square: no move starts there
+    assert "no legal move on c3" in page.inner_text(".message")
+
+
+def dispersal_record_with_a_check() -> MatchRecord:
+    game = get_game("dispersal")
+    for seed in range(50):
+        players = (make_player("random", game), make_player("random", game))
+        record = Referee(game, players, seed=seed).play()
+        state = game.initial_state()
+        for entry in record.games[0].moves:
+            state = state.apply(entry.move)
+            if state.marked_squares() and not state.is_terminal():
+                return record
+    pytest.fail("no random game of dispersal with a check")
+
+
+def test_replay_with_the_buttons_and_the_keys(page: Any, url: str, data: Path, shots: Path) -> None:
+    record = dispersal_record_with_a_check()
+    path = data / "games" / "20240101-000000-dispersal-checks.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    record.save(path)
+    game = get_game("dispersal")
+    states = [game.initial_state()]
+    for entry in record.games[0].moves:
+        states.append(states[-1].apply(entry.move))
+
+    page.goto(url + "#/replay")
+    page.click(f"a[title='{path.name}']")
+    page.wait_for_selector(".replay-view .board svg")
+    position = page.locator(".position-string")
+    assert position.input_value() == states[0].position()
+    page.click(".stepper .forward")
+    page.click(".stepper .forward")
+    assert position.input_value() == states[2].position()
+    page.click(".stepper .back")
+    assert position.input_value() == states[1].position()
+    page.keyboard.press("End")
+    assert position.input_value() == states[-1].position()
+    page.keyboard.press("ArrowLeft")
+    assert position.input_value() == states[-2].position()
+    page.keyboard.press("Home")
+    assert position.input_value() == states[0].position()
+    checked = next(i for i, s in enumerate(states) if s.marked_squares() and not s.is_terminal())
+    page.click(f".replay-moves button[data-ply='{checked}']")
+    assert position.input_value() == states[checked].position()
+    marks = page.eval_on_selector_all(".board .mark", "nodes => nodes.map(n => n.dataset.square)")
+    names = sorted(f"{'abcde'[sq % 5]}{sq // 5 + 1}" for sq in states[checked].marked_squares())
+    assert sorted(marks) == names
+    href = page.get_attribute(".record-links a", "href")
+    assert href == f"/api/records/{path.name}/file"
+    page.screenshot(path=str(shots / "web-replay.png"))
+
+    page.goto(url + "#/replay")
+    page.set_input_files("#record-file", str(path))
+    page.wait_for_function("location.hash === '#/replay/file'")
+    page.wait_for_selector(".replay-view .position-string")
+    assert page.locator(".position-string").input_value() == states[0].position()
+
+
+def test_a_saved_game_is_continued_from_its_replay(page: Any, url: str, data: Path) -> None:
+    game = get_game("orderchaos")
+    person = StopAt(3)
+    person.spec = "human"
+    record = Referee(game, (person, make_player("random", game)), seed=6).play()
+    assert not record.finished and len(record.games[0].moves) == 4
+    path = data / "games" / "20240101-000000-orderchaos-unfinished.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    record.save(path)
+    page.goto(url + f"#/replay/{path.name}")
+    page.click("button.continue-game")
+    game_id(page)
+    page.wait_for_selector(".board .sq.clickable")
+    assert len(board_pieces(page)) == 4
+    assert page.locator(".move-list li").count() == 2
+
+
+def test_watch_a_tournament_live(page: Any, url: str, shots: Path) -> None:
+    page.goto(url + "#/watch")
+    page.select_option("#t-game", "entropy")
+    page.fill("#t-players", "random\ngreedy")
+    page.click("form.tournament-form button[type=submit]")
+    page.wait_for_function("location.hash.startsWith('#/watch/t/')")
+    page.wait_for_function(
+        "document.querySelector('.arena-table') && !document.querySelector('.arena-table').hidden",
+        timeout=60_000,
+    )
+    assert page.locator(".standings tbody tr").count() == 2
+    assert page.locator(".matches tbody tr").count() == 2
+    page.wait_for_selector(".tournament-view .board .piece")
+    page.wait_for_function(  # the last match's moves are shown one after another, to its end
+        "document.querySelector('.latest-title').textContent.startsWith('Match 2')"
+        " && document.querySelector('.latest-move').textContent.includes('game 2')"
+        " && document.querySelector('.latest-move').textContent.includes(' — ')",
+        timeout=30_000,
+    )
+    page.screenshot(path=str(shots / "web-watch.png"), full_page=True)
+
+
+def test_a_match_between_bots_is_watched(page: Any, url: str) -> None:
+    page.goto(url + "#/watch")
+    page.select_option("#bots-game", "orderchaos")
+    page.fill("#bots-pace", "0.05")
+    page.click("form.bots-form button[type=submit]")
+    game = game_id(page)
+    final = until(url, game, lambda s: s["status"] == "finished", seconds=30)
+    wait_for_board(page, final)
+    page.locator(".banner .result").wait_for()
+    assert page.locator(".move-form").is_hidden()
+
+
+def test_at_phone_width_nothing_sticks_out(browser: Any, url: str, shots: Path) -> None:
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    phone = context.new_page()
+    try:
+        phone.goto(url + "#/play")
+        phone.wait_for_selector(".game-form")
+        width = "document.documentElement.scrollWidth"
+        assert phone.evaluate(width) <= 390
+        phone.select_option("#new-game", "orderchaos")
+        phone.fill("#new-p2", "greedy")
+        phone.click("form.game-form button[type=submit]")
+        game = game_id(phone)
+        snapshot = until(url, game, my_turn)
+        wait_for_turn(phone, snapshot)
+        phone.click(".board .sq[data-square=c3]")
+        phone.locator(".chooser button[data-move]").first.wait_for()
+        assert phone.evaluate(width) <= 390
+        box = phone.locator(".board svg").bounding_box()
+        assert box["width"] >= 300
+        phone.screenshot(path=str(shots / "web-phone.png"))
+    finally:
+        context.close()
