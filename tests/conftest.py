@@ -1,4 +1,5 @@
-"""What the tests share: one hypothesis profile, and helpers for tests that run programs.
+"""What the tests share: one hypothesis profile, the table of game variants, and helpers for tests
+that run programs.
 
 The hypothesis profile is ``fast`` by default; ``ABSTRACTGAMES_TESTS=thorough pytest`` selects
 ``thorough``, which runs ten times the examples wherever a test asks for ``examples(n)``.
@@ -22,7 +23,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-from abstractgames import Move, State
+from abstractgames import Move, State, available_games
 from abstractgames.players import Player
 
 PROFILES = {"fast": 1, "thorough": 10}
@@ -47,6 +48,31 @@ settings.load_profile(PROFILE)
 def examples(count: int) -> int:
     """``count`` hypothesis examples in the fast profile, ten times as many in the thorough one."""
     return count * PROFILES[PROFILE]
+
+
+# --- the games and their variants -----------------------------------------------------------------
+
+VARIANTS: dict[str, tuple[str, ...]] = {
+    "entropy": ("entropy:size=5",),
+    "dispersal": ("dispersal:max_plies=12", "dispersal:max_plies=1"),
+}
+"""The variants with non-default parameters checked beside each registered game."""
+
+RULES_ONLY = frozenset({"dispersal:max_plies=1"})
+"""Variants only the checks of the rules take (the game kit and the actions): a game that ends
+after its first ply is an edge case of the rules, which would add little to the checks of the
+players, the environments and OpenSpiel."""
+
+
+def game_specs(*, rules: bool = False) -> list[str]:
+    """Every registered game, each followed by its variants; those of `RULES_ONLY` only with
+    ``rules=True`` (the game kit and the actions)."""
+    return [
+        spec
+        for name in available_games()
+        for spec in (name, *VARIANTS.get(name, ()))
+        if rules or spec not in RULES_ONLY
+    ]
 
 
 # --- external programs ----------------------------------------------------------------------------

@@ -21,7 +21,9 @@ from abstractgames import (
 )
 from abstractgames.dispersal import PASS as DISPERSAL_PASS
 from abstractgames.entropy import PASS, Draw, Placement, Slide, line_code, line_scores
-from tests.games.test_conformance import SPECS
+from tests.conftest import game_specs
+
+SPECS = game_specs(rules=True)
 
 # --- golden tables --------------------------------------------------------------------------------
 

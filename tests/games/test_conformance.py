@@ -6,19 +6,15 @@ from __future__ import annotations
 import attrs
 import pytest
 
-from abstractgames import IllegalMoveError, Move, available_games, get_game, parse_game_spec
+from abstractgames import IllegalMoveError, Move, get_game, parse_game_spec
 from abstractgames.dispersal import DispersalGame
 from abstractgames.entropy import EntropyState
 from abstractgames.orderchaos import OrderChaosGame
 from abstractgames.testing import check_game, conformance_properties
-from tests.conftest import examples
+from tests.conftest import examples, game_specs
 from tests.support.toygame import DiceRace, RaceState
 
-VARIANTS = {
-    "entropy": ["entropy:size=5"],
-    "dispersal": ["dispersal:max_plies=12", "dispersal:max_plies=1"],
-}
-SPECS = [spec for name in available_games() for spec in [name, *VARIANTS.get(name, [])]]
+SPECS = game_specs(rules=True)
 PROPERTIES = sorted(conformance_properties(get_game("orderchaos")))
 
 

@@ -12,20 +12,18 @@ from abstractgames import (
     IllegalMoveError,
     Move,
     State,
-    available_games,
     available_players,
     get_game,
 )
 from abstractgames.players import InvalidPlayerError, Player
 from abstractgames.registry import OutsideCode, describe_player, outside_code
 from abstractgames.testing import check_player, player_properties
-from tests.conftest import examples
+from tests.conftest import examples, game_specs
 from tests.support.toygame import DiceRace, Pass, RaceState, Roll
 
 # --- every registered player in every registered game ---------------------------------------------
 
-VARIANTS = {"entropy": ["entropy:size=5"], "dispersal": ["dispersal:max_plies=12"]}
-GAMES = [spec for name in available_games() for spec in [name, *VARIANTS.get(name, [])]]
+GAMES = game_specs()
 
 
 def quick(name: str) -> list[str]:

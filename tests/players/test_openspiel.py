@@ -13,11 +13,12 @@ from functools import partial
 
 import pytest
 
-from abstractgames import Game, available_games, get_game, make_player
+from abstractgames import Game, get_game, make_player
 from abstractgames.players import InvalidPlayerError
 from abstractgames.players import openspiel as player_module
 from abstractgames.registry import describe_player, parse_game_spec
 from abstractgames.testing import check_player
+from tests.conftest import game_specs
 
 np = pytest.importorskip("numpy")
 pyspiel = pytest.importorskip(
@@ -26,8 +27,7 @@ pyspiel = pytest.importorskip(
 
 from abstractgames.rl import openspiel  # noqa: E402  (after the skip: it needs OpenSpiel)
 
-VARIANTS = ["entropy:size=5", "dispersal:max_plies=12"]
-SPECS = [*available_games(), *VARIANTS]
+SPECS = game_specs()
 
 
 def ours(spec: str) -> Game:

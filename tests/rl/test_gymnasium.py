@@ -25,8 +25,9 @@ from abstractgames import (
 from abstractgames.players import InvalidPlayerError, Player, RandomPlayer
 from abstractgames.rl.gymnasium import AbstractGamesEnv, env_id, register_envs
 from abstractgames.specs import parse_options, split_spec
+from tests.conftest import game_specs
 
-SPECS = [*available_games(), "entropy:size=5", "dispersal:max_plies=12"]
+SPECS = game_specs()
 """Every registered game, and the variants with other parameters."""
 CASES = [(spec, role) for spec in SPECS for role in parse_game_spec(spec).roles]
 """Every game and variant with each of its roles."""

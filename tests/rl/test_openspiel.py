@@ -23,6 +23,7 @@ from abstractgames import (
     random_move,
 )
 from abstractgames.registry import parse_game_spec
+from tests.conftest import game_specs
 
 np = pytest.importorskip("numpy")
 pyspiel = pytest.importorskip(
@@ -31,8 +32,7 @@ pyspiel = pytest.importorskip(
 
 from abstractgames.rl import openspiel  # noqa: E402  (after the skip: it needs OpenSpiel)
 
-VARIANTS = ["entropy:size=5", "dispersal:max_plies=12"]
-SPECS = [*available_games(), *VARIANTS]
+SPECS = game_specs()
 
 
 def ours(spec: str) -> Game:

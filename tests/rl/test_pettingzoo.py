@@ -25,16 +25,16 @@ from abstractgames import (
     InvalidMoveError,
     InvalidParameterError,
     UnknownGameError,
-    available_games,
     parse_game_spec,
     random_move,
 )
 from abstractgames.rl.games import UnsupportedGameError
 from abstractgames.rl.pettingzoo import env, raw_env
 from abstractgames.rl.render import cairosvg_available, rgb_frame, text_frame
+from tests.conftest import game_specs
 from tests.support.toygame import DiceRace
 
-SPECS = [*available_games(), "entropy:size=5", "dispersal:max_plies=12"]
+SPECS = game_specs()
 """Every registered game, and the variants with other parameters."""
 
 KNOWN_WARNINGS = (
