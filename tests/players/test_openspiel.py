@@ -17,8 +17,6 @@ from abstractgames import Game, get_game, make_player
 from abstractgames.players import InvalidPlayerError
 from abstractgames.players import openspiel as player_module
 from abstractgames.registry import describe_player, parse_game_spec
-from abstractgames.testing import check_player
-from tests.conftest import game_specs
 
 np = pytest.importorskip("numpy")
 pyspiel = pytest.importorskip(
@@ -26,8 +24,6 @@ pyspiel = pytest.importorskip(
 )
 
 from abstractgames.rl import openspiel  # noqa: E402  (after the skip: it needs OpenSpiel)
-
-SPECS = game_specs()
 
 
 def ours(spec: str) -> Game:
@@ -95,11 +91,6 @@ def test_a_pickled_state_loads_in_a_fresh_process_after_register() -> None:
         "abstractgames.players.openspiel _OpenSpielState",
         "6/6/6/2X3/6/6 chaos []",
     ]
-
-
-@pytest.mark.parametrize("spec", SPECS)
-def test_the_mcts_player_keeps_the_player_properties(spec: str) -> None:
-    check_player("openspiel-mcts:simulations=20", ours(spec), max_examples=15)
 
 
 def test_the_mcts_player_by_spec() -> None:
