@@ -327,10 +327,10 @@ def test_each_finished_match_is_told_with_its_time_and_the_time_left() -> None:
     )
 
 
-@posix_signals
 # --- a record that cannot be written --------------------------------------------------------------
 
 
+@posix_signals
 def test_a_record_that_cannot_be_written_stops_the_run_and_keeps_the_rest(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -77,6 +77,9 @@ def test_batched_simulation_without_numpy_says_what_to_install(args: list[str]) 
     )
 
 
+# --- bad input ------------------------------------------------------------------------------------
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -92,9 +95,6 @@ def test_batched_simulation_without_numpy_says_what_to_install(args: list[str]) 
         (["play", "orderchaos", "--seed", "x"], "'x' is not a valid integer"),
     ],
 )
-# --- bad input ------------------------------------------------------------------------------------
-
-
 def test_bad_input_is_one_line_and_non_zero(args: list[str], message: str) -> None:
     out = subprocess.run(
         [sys.executable, "-m", "abstractgames", *args], capture_output=True, text=True, input=""

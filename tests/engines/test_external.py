@@ -153,10 +153,10 @@ def test_engine_specs() -> None:
             make_player(spec, game)
 
 
-@pytest.mark.parametrize("kind", ["engine", "codecup"])
 # --- a signal while a program thinks --------------------------------------------------------------
 
 
+@pytest.mark.parametrize("kind", ["engine", "codecup"])
 def test_sigterm_while_a_program_thinks_kills_and_reaps_it(kind: str, tmp_path: Path) -> None:
     """``Terminated`` raised in the middle of ``choose`` goes through the player and the referee,
     and the program and the child in its group are gone when ``play`` returns."""

@@ -19,11 +19,11 @@ def test_players_refuse_finished_games() -> None:
             make_player(name, game).choose(over, random.Random(0))
 
 
-@pytest.mark.parametrize("name", ["orderchaos", "entropy", "dispersal"])
-@pytest.mark.parametrize("spec", ["search:depth=2", "search:time=0.05", "greedy"])
 # --- what a search found --------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("name", ["orderchaos", "entropy", "dispersal"])
+@pytest.mark.parametrize("spec", ["search:depth=2", "search:time=0.05", "greedy"])
 def test_every_search_bot_says_what_its_search_found(name: str, spec: str) -> None:
     game = get_game(name)
     player = make_player(spec, game)

@@ -97,6 +97,9 @@ def test_built_in_names_cannot_be_taken() -> None:
         register_player("My Bot", RandomPlayer)
 
 
+# --- hostile specs --------------------------------------------------------------------------------
+
+
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
@@ -106,9 +109,6 @@ def test_built_in_names_cannot_be_taken() -> None:
     ],
     ids=lambda value: value[:40],
 )
-# --- hostile specs --------------------------------------------------------------------------------
-
-
 def test_huge_game_parameters_are_refused_at_once(spec: str, message: str) -> None:
     started = time.perf_counter()
     with pytest.raises(InvalidParameterError, match=message) as caught:
