@@ -268,7 +268,10 @@ def test_a_hint_is_a_move_and_not_recorded(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("game", ["entropy:size=5", "dispersal"])
-def test_every_games_hint_says_what_the_search_found(game: str) -> None:
+def test_every_games_hint_says_what_the_search_found(
+    game: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # quit saves the game in the working directory
     code, out = run("play", game, "--seed", "2", "--no-save", input="hint 0.1\nquit\n")
     assert code == EXIT_INTERRUPTED
     assert re.search(r"would play \S+ \((value [+-]|a forced ).*search depth \d+\)", out), out

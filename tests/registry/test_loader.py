@@ -169,8 +169,9 @@ def test_a_bot_from_a_file_plays_from_the_command_line_and_in_the_arena(tmp_path
     )
     assert resumed.returncode == 0, resumed.stderr
     arena = [sys.executable, "-m", "abstractgames", "arena", "orderchaos", "-q", "--seed", "1"]
+    state = ["--state", str(tmp_path / "state.jsonl")]  # not in the repository (cwd)
     out = subprocess.run(
-        [*arena, "--players", "random", spec, "--games", "4", "--jobs", "2"],
+        [*arena, "--players", "random", spec, "--games", "4", "--jobs", "2", *state],
         cwd=ROOT,
         capture_output=True,
         text=True,
