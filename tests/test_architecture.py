@@ -367,10 +367,12 @@ def test_every_module_is_in_a_layer() -> None:
         layer_of(module)
 
 
+@pytest.mark.slow
 def test_dependencies_point_down_the_layers() -> None:
     assert problems() == []
 
 
+@pytest.mark.slow
 def test_the_module_graph_has_no_cycle() -> None:
     """Imports for type checking alone do not count: they never run."""
     graph = {

@@ -67,6 +67,7 @@ def build(tmp_path_factory: pytest.TempPathFactory) -> Build:
     return Build(site, done.returncode, done.stdout + done.stderr)
 
 
+@pytest.mark.slow
 def test_docs_build_strict(build: Build) -> None:
     """The site builds with ``--strict``: no warning (a broken link, a missing page, a bad
     reference) passes."""
@@ -182,23 +183,27 @@ def find_all(
 # --- no raw markup, no internal notes ---------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_no_click_sentinel_leaks(pages: dict[str, Page]) -> None:
     """A default shown as ``Sentinel.UNSET`` means a CLI reference out of step with click."""
     assert find_all(pages, re.compile(r"Sentinel\."), source=True) == []
 
 
+@pytest.mark.slow
 def test_no_raw_sphinx_roles(pages: dict[str, Page]) -> None:
     """``:class:`Game``` is Sphinx markup, which this site does not render."""
     roles = re.compile(r":(?:class|func|meth|mod|attr|data|exc|obj):")
     assert find_all(pages, roles) == []
 
 
+@pytest.mark.slow
 def test_no_rules_file_a_reader_does_not_have(pages: dict[str, Page]) -> None:
     """The rules pages are the rules: no RULES.md, no RULES page, in the text or in a link."""
     assert find_all(pages, re.compile(r"\bRULES\b")) == []
     assert find_all(pages, re.compile(r"RULES\.md"), source=True) == []
 
 
+@pytest.mark.slow
 def test_no_reference_to_the_projects_rules_sources(pages: dict[str, Page]) -> None:
     """The sources are cited by their published names, never as the project's "seeds".
 
@@ -225,6 +230,7 @@ def page_path(source: Path) -> str:
     return f"{relative.as_posix()}/index.html"
 
 
+@pytest.mark.slow
 def test_every_multi_line_example_stays_multi_line(pages: dict[str, Page]) -> None:
     """Each fenced block of several lines in a page's Markdown is a code block of the same lines
     in its HTML, never one line."""
@@ -246,6 +252,7 @@ def _lines(text: str) -> tuple[str, ...]:
     return tuple(line.rstrip() for line in text.strip("\n").split("\n"))
 
 
+@pytest.mark.slow
 def test_no_doctest_is_collapsed_to_one_line(pages: dict[str, Page]) -> None:
     """A Python prompt ``>>>`` starts a line of a code block: never two on one line, never one in
     running text (a docstring example that lost its line breaks)."""
@@ -284,6 +291,7 @@ def docstring_examples() -> Iterator[tuple[str, list[str]]]:
                     yield f"{file.relative_to(ROOT)}", lines[start:]
 
 
+@pytest.mark.slow
 def test_docstring_examples_stay_multi_line(pages: dict[str, Page]) -> None:
     """A docstring example of several lines that the API reference shows is a code block with
     its lines, not one line (its first line and its second are lines of one block)."""
@@ -318,6 +326,7 @@ def resolve(site: Path, page: Page, link: str) -> tuple[Path, str] | None:
     return target, unquote(url.fragment)
 
 
+@pytest.mark.slow
 def test_every_internal_link_resolves(build: Build, pages: dict[str, Page]) -> None:
     """Every ``href`` of every page leads to a file of the site, and its ``#anchor`` to an
     element of that page."""
@@ -338,6 +347,7 @@ def test_every_internal_link_resolves(build: Build, pages: dict[str, Page]) -> N
     assert broken == []
 
 
+@pytest.mark.slow
 def test_every_image_exists(build: Build, pages: dict[str, Page]) -> None:
     missing = []
     for page in pages.values():
@@ -384,6 +394,7 @@ def test_the_cli_reference_shows_defaults_as_help_does() -> None:
                 assert f"default: {shown}" in record[1], (ctx.command_path, param.name)
 
 
+@pytest.mark.slow
 def test_the_cli_page_lists_every_command_with_its_usage(pages: dict[str, Page]) -> None:
     page = pages["cli/index.html"]
     context = main.make_context("abstractgames", [], resilient_parsing=True)
@@ -562,6 +573,7 @@ def is_excerpt(shown: list[str], real: list[str]) -> bool:
     return True
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="external programs need POSIX")
 def test_the_engine_protocol_sessions_are_real(tmp_path: Path) -> None:
     """Every session on the Engine protocol page is what our referee and engine say today."""

@@ -23,7 +23,15 @@ EXAMPLES_DIR = Path(__file__).resolve().parent.parent / "examples"
 EXAMPLES = sorted(EXAMPLES_DIR.glob("*.py"))
 
 
-@pytest.mark.parametrize("script", EXAMPLES, ids=lambda p: p.name)
+SLOW_EXAMPLES = {"dispersal_strength.py", "entropy_strength.py"}
+"""The examples that take seconds (each plays many games)."""
+
+
+@pytest.mark.parametrize(
+    "script",
+    [pytest.param(p, marks=pytest.mark.slow) if p.name in SLOW_EXAMPLES else p for p in EXAMPLES],
+    ids=lambda p: p.name,
+)
 def test_example_runs(script: Path) -> None:
     out = subprocess.run(
         [sys.executable, str(script)],
@@ -71,7 +79,15 @@ def run_in_copy(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.mark.parametrize("listing", TUTORIAL, ids=lambda p: p.name)
+SLOW_LISTINGS = {"check_a_game.py", "check_a_player.py", "test_conformance.py", "test_first_bot.py"}
+"""The listings that take a second or more (the conformance kits, pytest)."""
+
+
+@pytest.mark.parametrize(
+    "listing",
+    [pytest.param(p, marks=pytest.mark.slow) if p.name in SLOW_LISTINGS else p for p in TUTORIAL],
+    ids=lambda p: p.name,
+)
 def test_tutorial_listing_prints_what_its_page_shows(listing: Path, tmp_path: Path) -> None:
     """A listing ``test_*.py`` passes under pytest; any other runs and prints exactly its
     ``.out`` file, which the page shows under it."""
@@ -94,6 +110,7 @@ def test_every_tutorial_listing_is_on_a_page() -> None:
         assert f'--8<-- "examples/tutorial/{path.name}"' in pages, f"{path.name} is on no page"
 
 
+@pytest.mark.slow
 def test_the_tutorial_bot_plays_from_the_command_line(tmp_path: Path) -> None:
     """The commands of the page 'Your first bot', with the bot as a file: FILE:CLASS."""
     cli = (sys.executable, "-m", "abstractgames")

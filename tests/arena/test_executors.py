@@ -21,6 +21,7 @@ from tests.support.arena import ABSTRACTGAMES, error_line, lines, run, start, wa
 # --- the same results whatever the executor -------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_same_seed_same_table_and_json_whatever_jobs(tmp_path: Path) -> None:
     players = ["random", "greedy", our_engine("greedy")]
     outputs = []
@@ -56,6 +57,7 @@ def test_same_seed_same_table_and_json_whatever_jobs(tmp_path: Path) -> None:
     assert "Elo (95%)" in out and "mean score" not in out
 
 
+@pytest.mark.slow
 def test_dask_local_cluster_gives_the_same_results_as_local_processes(tmp_path: Path) -> None:
     distributed = pytest.importorskip("distributed")
     args = ["entropy:size=5", "-p", "random", "greedy", "-n", "4", "--seed", "8"]
@@ -125,6 +127,7 @@ def cluster_without_workers() -> Any:
         yield cluster
 
 
+@pytest.mark.slow
 @posix_signals
 def test_dask_without_workers_says_so_and_gives_up(
     tmp_path: Path, cluster_without_workers: Any
@@ -148,6 +151,7 @@ def test_dask_without_workers_says_so_and_gives_up(
         DaskExecutor(address, worker_timeout=float("nan"))
 
 
+@pytest.mark.slow
 @posix_signals
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_dask_stops_on_a_signal_and_leaves_nothing_on_the_cluster(

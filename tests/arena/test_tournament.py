@@ -368,6 +368,7 @@ class Replayed(Executor):
             yield task, self.text
 
 
+@pytest.mark.slow
 @posix_signals
 def test_memory_does_not_grow_with_the_number_of_games() -> None:
     small = Arena("orderchaos", ["random", "greedy"], games=2, seed=1)

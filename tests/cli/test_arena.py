@@ -192,6 +192,7 @@ def test_ctrl_c_keeps_the_finished_matches_and_resume_finishes_the_same_tourname
     assert not state.exists()
 
 
+@pytest.mark.slow
 @posix_only
 def test_a_real_ctrl_c_stops_the_worker_processes_and_keeps_what_finished(tmp_path: Path) -> None:
     slow = bad_engine(tmp_path, "--mode", "slow", "--delay", "0.5", "--at", "1")
@@ -432,6 +433,7 @@ def test_a_logs_directory_that_cannot_be_written_is_refused_at_once(tmp_path: Pa
 # --- SIGTERM and SIGHUP -------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @posix_signals
 def test_sigterm_keeps_the_finished_matches_and_leaves_no_process(tmp_path: Path) -> None:
     """`kill PID` during a run on two worker processes, with a program among the players."""
@@ -455,6 +457,7 @@ def test_sigterm_keeps_the_finished_matches_and_leaves_no_process(tmp_path: Path
     assert len(lines(state)) == 1 + 8 and "played)" not in out
 
 
+@pytest.mark.slow
 @posix_signals
 def test_a_hangup_of_the_whole_group_and_more_signals_during_clean_up(tmp_path: Path) -> None:
     """A closed terminal (SIGHUP to every process of the group), then an impatient supervisor

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from abstractgames import available_games
@@ -64,6 +65,7 @@ def test_bench_measures_players_on_fixed_positions() -> None:
     assert result.exit_code == 1 and "unknown player 'deepblue'" in result.output
 
 
+@pytest.mark.slow
 def test_bench_vector_json_on_the_command_line() -> None:
     result = CliRunner().invoke(
         main, ["bench", "orderchaos", "--vector", "--json", "-n", "5", "-r", "1"]

@@ -46,6 +46,7 @@ def start(*args: str, cwd: Path | None = None) -> subprocess.Popen[str]:
     )
 
 
+@pytest.mark.slow
 @posix_signals
 @pytest.mark.parametrize(
     ("command", "first_line"),

@@ -61,6 +61,7 @@ def depths(stderr: str) -> list[int]:
     return found
 
 
+@pytest.mark.slow
 def test_the_defaults_find_the_puzzle_and_show_the_depths() -> None:
     result = run("dispersal", *PUZZLE.split())
     assert result.exit_code == 0, result.output

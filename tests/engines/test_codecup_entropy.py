@@ -120,7 +120,9 @@ def test_a_codecup_program_plays_whole_matches(first: str, second: str, tmp_path
     [
         (2, ("--illegal", 3), r'^illegal move "AaGg" by player 2: .* not on one rank or file'),
         (1, ("--illegal", 2), r'^illegal move "\w\w" by player 1: .* is occupied$'),
-        (1, ("--hang", 4), r"^player 1 did not answer within 1\.0 s$"),
+        pytest.param(
+            1, ("--hang", 4), r"^player 1 did not answer within 1\.0 s$", marks=pytest.mark.slow
+        ),
     ],
     ids=["illegal-slide", "illegal-placement", "hang"],
 )

@@ -54,7 +54,13 @@ FAILURES = [
 
 
 @pytest.mark.parametrize(
-    ("mode", "at", "reason"), FAILURES, ids=[f"{mode}-at-{at}" for mode, at, _ in FAILURES]
+    ("mode", "at", "reason"),
+    # a program that hangs loses at its timeout, a second later
+    [
+        pytest.param(*case, marks=pytest.mark.slow) if case[0] in ("sleep", "spawn") else case
+        for case in FAILURES
+    ],
+    ids=[f"{mode}-at-{at}" for mode, at, _ in FAILURES],
 )
 def test_a_misbehaving_engine_loses_the_match(
     mode: str, at: int, reason: str, tmp_path: Path
@@ -93,6 +99,7 @@ def test_an_engine_writing_to_stderr_plays_on_and_its_log_is_kept(tmp_path: Path
     assert "thinking about move 1: blah" in log.read_text()
 
 
+@pytest.mark.slow
 def test_an_engine_that_ignores_quit_is_killed(tmp_path: Path) -> None:
     game = get_game("orderchaos")
     pidfile = tmp_path / "pids"
@@ -156,6 +163,7 @@ def test_engine_specs() -> None:
 # --- a signal while a program thinks --------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["engine", "codecup"])
 def test_sigterm_while_a_program_thinks_kills_and_reaps_it(kind: str, tmp_path: Path) -> None:
     """``Terminated`` raised in the middle of ``choose`` goes through the player and the referee,
@@ -267,7 +275,15 @@ HOSTILE_CASES = [
 ]
 
 
-@pytest.mark.parametrize(("mode", "start"), HOSTILE_CASES, ids=[m for m, _ in HOSTILE_CASES])
+@pytest.mark.parametrize(
+    ("mode", "start"),
+    # hostile-error floods 10 MB of lines after its error
+    [
+        pytest.param(*case, marks=pytest.mark.slow) if case[0] == "hostile-error" else case
+        for case in HOSTILE_CASES
+    ],
+    ids=[m for m, _ in HOSTILE_CASES],
+)
 def test_program_text_is_escaped_and_bounded(mode: str, start: str, tmp_path: Path) -> None:
     game = get_game("orderchaos")
     engine = make_player(hostile_engine(mode, tmp_path), game)

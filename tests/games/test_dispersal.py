@@ -609,6 +609,7 @@ def lockstep(position: str, rng: random.Random, max_plies: int) -> int:
         ref.play(str(move))
 
 
+@pytest.mark.slow
 @QUICK
 @given(st.randoms(use_true_random=False), st.integers(min_value=1, max_value=200))
 def test_random_games_match_the_reference(rng: random.Random, max_plies: int) -> None:
@@ -629,6 +630,7 @@ def positions(draw: st.DrawFn) -> str:
     return f"{GRID.format_ranks(cells)} {draw(st.sampled_from('OS'))}"
 
 
+@pytest.mark.slow
 @QUICK
 @given(positions(), st.randoms(use_true_random=False))
 def test_random_positions_match_the_reference(position: str, rng: random.Random) -> None:

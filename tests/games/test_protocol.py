@@ -149,6 +149,7 @@ def test_a_huge_move_gets_a_short_message(spec: str) -> None:
     assert "\\x1b]0;pwned\\x07\\x1b[2J\\n" in message
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spec", GAMES)
 def test_a_huge_position_gets_a_short_message(spec: str) -> None:
     game = parse_game_spec(spec)

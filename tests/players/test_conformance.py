@@ -55,6 +55,7 @@ def budget(player: str) -> int:
     return examples(30 if "simulations" in options else 150)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("prop", PROPERTIES)
 @pytest.mark.parametrize("player", PLAYERS)
 @pytest.mark.parametrize("game", GAMES)
@@ -144,6 +145,7 @@ def failing(player: type[Player]) -> set[str]:
     return failed
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("player", "fails"),
     [
@@ -160,6 +162,7 @@ def test_the_kit_catches_broken_players(player: type[Player], fails: set[str]) -
     assert failing(player) == fails
 
 
+@pytest.mark.slow
 def test_check_player_takes_a_player_a_class_a_factory_or_a_spec() -> None:
     check_player(Careful(), TOY, max_examples=10)
     check_player(Careful, TOY, max_examples=10)

@@ -167,6 +167,7 @@ def test_bots_block_a_win_in_one(spec: str) -> None:
         assert winning_moves(after) == [], after.position()
 
 
+@pytest.mark.slow
 def test_search_finds_the_puzzle() -> None:
     player = DispersalSearch(GAME, depth=7)
     state = position(PUZZLE)

@@ -235,6 +235,7 @@ def average_score(game: EntropyGame, order: str, chaos: str, seeds: range) -> fl
     return total / len(seeds)
 
 
+@pytest.mark.slow
 def test_greedy_and_search_order_beat_random_order() -> None:
     seeds = range(3)
     random_order = average_score(GAME5, "random", "random", seeds)

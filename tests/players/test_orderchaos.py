@@ -72,6 +72,7 @@ def test_search_is_the_search_player() -> None:
     assert isinstance(make_player("search:time=0.5", GAME), OrderChaosSearch)
 
 
+@pytest.mark.slow
 def test_search_is_legal_along_random_games() -> None:
     """Over a thousand positions of random games, each side's search answers legally."""
     bot = OrderChaosSearch(GAME, depth=1)
@@ -248,6 +249,7 @@ def endgames(count: int, empties: int, seed: int) -> list[OrderChaosState]:
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("empties", "seed"), [(8, 1), (9, 2), (10, 3)])
 def test_search_plays_won_endgames_perfectly(empties: int, seed: int) -> None:
     """At full depth the search keeps every won endgame won (checked by exhaustive minimax)."""

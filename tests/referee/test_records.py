@@ -567,6 +567,7 @@ def damaged_records(draw: st.DrawFn) -> str:
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(500))
 @given(damaged_records())
 def test_fuzz_the_record_reader(text: str) -> None:

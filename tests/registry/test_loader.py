@@ -152,6 +152,7 @@ def test_a_bot_from_a_module(bot_file: Path, monkeypatch: pytest.MonkeyPatch) ->
         make_player("deepblue", game)
 
 
+@pytest.mark.slow
 def test_a_bot_from_a_file_plays_from_the_command_line_and_in_the_arena(tmp_path: Path) -> None:
     record = tmp_path / "game.json"
     spec = "examples/custom_bot.py:CentreBot"

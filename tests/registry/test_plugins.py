@@ -288,6 +288,7 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Venv:
 # --- the example plugin ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_list_shows_the_game_and_the_player_with_their_distribution(venv: Venv) -> None:
     done = venv.cli("list")
     assert done.stderr == ""
@@ -301,6 +302,7 @@ def test_list_shows_the_game_and_the_player_with_their_distribution(venv: Venv) 
     assert games["tictactoe"]["origin"] == DISTRIBUTION
 
 
+@pytest.mark.slow
 def test_play_a_recorded_game_and_replay_it(venv: Venv) -> None:
     done = venv.cli(
         "play", "tictactoe", "-1", "random", "-2", "greedy", "--seed", "3", "--record", "game.json"
@@ -313,6 +315,7 @@ def test_play_a_recorded_game_and_replay_it(venv: Venv) -> None:
     assert "Result: player 2 wins — three in a row" in replayed.stdout
 
 
+@pytest.mark.slow
 def test_arena_plays_the_game_in_worker_processes(venv: Venv) -> None:
     done = venv.cli(
         "arena", "tictactoe", "--players", "random", "greedy",
@@ -324,6 +327,7 @@ def test_arena_plays_the_game_in_worker_processes(venv: Venv) -> None:
     assert re.search(r"^random vs greedy +4 ", table, re.M), table
 
 
+@pytest.mark.slow
 def test_show_draws_a_position(venv: Venv) -> None:
     done = venv.cli("show", "tictactoe", "XXX/OO1/3", "o")
     assert done.stdout.splitlines() == [
@@ -336,11 +340,13 @@ def test_show_draws_a_position(venv: Venv) -> None:
     ]
 
 
+@pytest.mark.slow
 def test_bench_measures_random_games(venv: Venv) -> None:
     done = venv.cli("bench", "tictactoe", "-n", "20", "-r", "1")
     assert re.match(r"tictactoe +[\d,]+ random games/s", done.stdout), done.stdout
 
 
+@pytest.mark.slow
 def test_the_plugin_player_and_the_search_player(venv: Venv) -> None:
     venv.cli(
         "play", "tictactoe", "-1", "random", "-2", "perfect", "--seed", "2", "--record", "p.json"
@@ -353,6 +359,7 @@ def test_the_plugin_player_and_the_search_player(venv: Venv) -> None:
     assert "Result: a draw — board full without three in a row" in done.stdout
 
 
+@pytest.mark.slow
 def test_a_person_plays_at_the_terminal(venv: Venv) -> None:
     squares = ["a1", "b1", "c1", "a2", "b2", "c2", "a3", "b3", "c3"]  # in turn, until one is free
     typed = ["help", "moves", "zz", *squares]
@@ -368,12 +375,14 @@ def test_a_person_plays_at_the_terminal(venv: Venv) -> None:
     assert "Result: " in out
 
 
+@pytest.mark.slow
 def test_the_examples_own_tests_pass(venv: Venv) -> None:
     tests = venv.work / "plugin_game" / "tests"
     done = venv.command("-m", "pytest", "-q", "-p", "no:cacheprovider", str(tests))
     assert " passed" in done.stdout and "failed" not in done.stdout
 
 
+@pytest.mark.slow
 def test_the_game_in_python_passes_the_conformance_kit(venv: Venv) -> None:
     script = """
         from abstractgames import available_games, get_game, make_player
@@ -459,6 +468,7 @@ def games_listed(listing: str) -> dict[str, str]:
     return {line.split()[0]: line.rsplit("  ", 1)[-1].strip() for line in table}
 
 
+@pytest.mark.slow
 def test_a_plugin_that_fails_to_import(broken: dict[str, Venv]) -> None:
     venv = broken["abstractgames-broken-import"]
     done = venv.cli("play", "brokenimport", "-1", "random", "-2", "random", check=False)
@@ -476,6 +486,7 @@ def test_a_plugin_that_fails_to_import(broken: dict[str, Venv]) -> None:
     )
 
 
+@pytest.mark.slow
 def test_a_plugin_claiming_a_builtin_name_is_ignored(broken: dict[str, Venv]) -> None:
     venv = broken["abstractgames-fake-entropy"]
     warning = (
@@ -491,6 +502,7 @@ def test_a_plugin_claiming_a_builtin_name_is_ignored(broken: dict[str, Venv]) ->
     assert set(done.stderr.splitlines()) <= {warning}
 
 
+@pytest.mark.slow
 def test_a_plugin_whose_factory_fails(broken: dict[str, Venv]) -> None:
     venv = broken["abstractgames-bad-factory"]
     done = venv.cli("play", "badfactory", "-1", "random", "-2", "random", check=False)
@@ -520,6 +532,7 @@ def test_the_docs_listings_are_the_example_code() -> None:
             position = found + len(part)
 
 
+@pytest.mark.slow
 def test_register_game_without_packaging(tmp_path: Path) -> None:
     """The page's script registers the game in its own process (the game's package next to it,
     not installed); the arena's worker processes see the registration too."""
@@ -547,6 +560,7 @@ def test_register_game_without_packaging(tmp_path: Path) -> None:
     assert "greedy" in table
 
 
+@pytest.mark.slow
 def test_the_docs_list_the_installed_game(venv: Venv) -> None:
     hooks = ROOT / "docs"
     code = (

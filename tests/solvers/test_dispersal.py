@@ -60,6 +60,7 @@ def test_solve_fig3() -> None:
     assert str(solution) == "S wins in 1 move: d2-e1"
 
 
+@pytest.mark.slow
 def test_solve_the_puzzle() -> None:
     state = position(PUZZLE)
     solution = solve(state, 6)
@@ -73,6 +74,7 @@ def test_solve_the_puzzle() -> None:
     assert str(solution).startswith("O wins in 6 moves: a4-c4 pass ")
 
 
+@pytest.mark.slow
 def test_solve_reports_no_win() -> None:
     solution = solve(GAME.initial_state(), 2)
     assert not solution.won and solution.complete
@@ -171,6 +173,7 @@ def test_solve_agrees_with_the_plain_reference(state: DispersalState, turns: int
 # --- the deepening in Python ----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_progress_hears_each_depth_ruled_out() -> None:
     heard: list[Progress] = []
     solution = solve(GAME.from_position(PUZZLE), 10, progress=heard.append)

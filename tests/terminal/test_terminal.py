@@ -285,6 +285,7 @@ def test_resigning_a_match_asks_first(terminals: list[Terminal], data: Path) -> 
     assert game.finish() == 0
 
 
+@pytest.mark.slow
 def test_the_clock_counts_down_and_the_flag_falls_without_enter(
     terminals: list[Terminal], data: Path
 ) -> None:
@@ -322,6 +323,7 @@ def test_the_clock_counts_down_and_the_flag_falls_without_enter(
     assert any(m.auto for m in first_game.moves)
 
 
+@pytest.mark.slow
 def test_a_flag_fall_loses_a_game_without_timeout_moves(
     terminals: list[Terminal], data: Path
 ) -> None:
@@ -347,6 +349,7 @@ def test_a_hint_shows_the_search_bots_move_and_records_nothing(
     assert saved(data).games[0].moves == []
 
 
+@pytest.mark.slow
 def test_games_at_a_terminal_are_kept_unless_no_save(terminals: list[Terminal], data: Path) -> None:
     game = start(terminals, "play", "orderchaos", "--seed", "4", "--no-save", data=data)
     game.expect("order (you)>")

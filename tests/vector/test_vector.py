@@ -43,6 +43,7 @@ def test_the_batch_plays_the_rules_of_the_protocol(
     play_choices(batch, states, choices, seed)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spec", SPECS)
 @settings(max_examples=6, deadline=None, derandomize=True)
 @given(seed=st.integers(0, 2**16))

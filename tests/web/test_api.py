@@ -423,6 +423,7 @@ def test_a_bot_that_hangs_forfeits_at_its_deadline(tmp_path: Path) -> None:
         assert "did not move within 0.5 s" in final["result"]["reason"]
 
 
+@pytest.mark.slow
 def test_an_engine_that_hangs_forfeits_and_is_stopped(client: TestClient, tmp_path: Path) -> None:
     pidfile = tmp_path / "engine.pid"
     spec = bad_engine("sleep", 2, pidfile, timeout=1.0)
@@ -492,6 +493,7 @@ def test_a_hint_is_a_legal_move(client: TestClient) -> None:
     assert f"search depth {hint['info']['depth']}" in hint["summary"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["orderchaos", "entropy:size=5"])
 def test_a_hint_says_what_the_search_found_in_every_game(client: TestClient, name: str) -> None:
     game = new_game(client, game=name, players=["human", "greedy"], clock="60")
@@ -665,6 +667,7 @@ def test_a_tournament_runs_live_and_ends_with_the_arenas_table(client: TestClien
     assert client.delete(f"/api/tournaments/{tournament_id}").json()["status"] == "finished"
 
 
+@pytest.mark.slow
 def test_a_tournament_is_stopped(client: TestClient) -> None:
     response = client.post(
         "/api/tournaments",
