@@ -42,7 +42,7 @@ FILES = "abcdefghijklmnopqrstuvwxyz"
 
 # Geometry in viewBox units: a square is 100; the coordinates take a margin at the left and bottom.
 # The page's board (web/static/board.js) draws with these and the colours below, under the same
-# names without the underscore (tests/test_web_api.py compares them).
+# names without the underscore (tests/web/test_api.py compares them).
 _SQUARE = 100
 _EDGE = 10
 _COORDINATE_MARGIN = 50

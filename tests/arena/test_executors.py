@@ -153,6 +153,23 @@ def test_dask_without_workers_says_so_and_gives_up(
 
 @pytest.mark.slow
 @posix_signals
+def test_a_signal_ends_the_wait_for_a_dask_worker(
+    tmp_path: Path, cluster_without_workers: Any
+) -> None:
+    port = cluster_without_workers.scheduler_address.rsplit(":", 1)[1]
+    args = ["orderchaos", "-p", "random", "greedy", "-n", "2", "-q", "--dask-wait", "120"]
+    arena = start([*args, "--executor", f"dask://127.0.0.1:{port}"], tmp_path, "wait")
+    assert arena.stderr is not None
+    assert "waiting for dask workers at" in arena.stderr.readline()
+    began = time.monotonic()
+    arena.send_signal(signal.SIGTERM)
+    _, err = arena.communicate(timeout=60)
+    assert arena.returncode == 128 + signal.SIGTERM, err
+    assert "Traceback" not in err and time.monotonic() - began < 10
+
+
+@pytest.mark.slow
+@posix_signals
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_dask_stops_on_a_signal_and_leaves_nothing_on_the_cluster(
     tmp_path: Path, signum: int

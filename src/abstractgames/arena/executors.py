@@ -291,7 +291,7 @@ def _worker_play(task: MatchTask) -> tuple[str, str, float | None]:
 
 
 @contextmanager
-def _signals_held() -> Iterator[None]:
+def _signals_held() -> Iterator[list[int]]:
     """Hold SIGINT, SIGTERM and SIGHUP while worker processes start or stop; deliver them after.
 
     A signal raised while a process starts could leave it unknown to us, and so running; one
@@ -304,17 +304,19 @@ def _signals_held() -> Iterator[None]:
     they are only blocked in this thread: a worker started here still starts with them blocked,
     so a stop that signals it before its handlers are in place is held for them, not lost in
     a traceback.
+
+    Yields the signals held so far (in the main thread), for a loop that wants to stop early.
     """
     blocked = hasattr(signal, "pthread_sigmask")
+    held: list[int] = []
     if threading.current_thread() is not threading.main_thread():
         mask = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS) if blocked else set()
         try:
-            yield
+            yield held
         finally:
             if blocked:
                 signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         return
-    held: list[int] = []
 
     def hold(signum: int, frame: FrameType | None) -> None:
         held.append(signum)
@@ -322,7 +324,7 @@ def _signals_held() -> Iterator[None]:
     previous = {signum: signal.signal(signum, hold) for signum in _SIGNALS}
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS) if blocked else set()
     try:
-        yield
+        yield held
     finally:
         if blocked:
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # what came meanwhile is held now
@@ -502,7 +504,10 @@ class DaskExecutor(Executor):
     Every worker needs this version of abstractgames installed, and every external program the
     player specs name at the same path. Ctrl-C (SIGTERM, SIGHUP) cancels the matches not yet
     started; the ones running finish on their workers, and their results are dropped. A `stop`
-    event ([`Executor.timed_results`][]) does the same from any thread, within a second.
+    event ([`Executor.timed_results`][]) does the same from any thread, within a second. A
+    signal is acted on between two calls to the dask client (within a second), never inside
+    one: raised in the middle of the client's own code, it could be swallowed there or leave
+    the client's threads printing tracebacks.
 
     When the cluster has no worker (at the start, or because all of them left), the executor
     says so through `notify` and waits `worker_timeout` seconds for one; then it gives up
@@ -552,46 +557,52 @@ class DaskExecutor(Executor):
             ) from None
         running: dict[str, tuple[Any, MatchTask]] = {}
         finished: queue.Queue[Any] = queue.Queue()
-        try:
-            threads = self.slots = self._threads(client, "waiting for dask workers at")
-            counted = time.monotonic()
-            upcoming = iter(tasks)
-            exhausted = False
-            while not _stopped_by(stop):
-                while not exhausted and len(running) < 2 * threads:
-                    task = next(upcoming, None)
-                    if task is None:
-                        exhausted = True
-                    else:
-                        future = client.submit(_play_timed, task, pure=False)
-                        running[future.key] = (future, task)
-                        future.add_done_callback(finished.put)
-                if not running:
-                    return
-                try:
-                    future = finished.get(timeout=_POLL)
-                except queue.Empty:
-                    future = None
-                if future is None or time.monotonic() - counted > _RECOUNT:
-                    threads = self.slots = self._threads(client, "no dask worker is left at")
-                    counted = time.monotonic()
-                if future is None or future.key not in running:
-                    continue
-                _, task = running.pop(future.key)
-                try:
-                    text, seconds = future.result()
-                except Exception as error:
-                    raise _failed(task, _what(error)) from error
-                yield task, text, seconds
-        finally:
-            with _signals_held():
+        # The client's threads were started above, taking the signals; this one holds them and
+        # looks at them between two calls to the client (they are delivered when the block ends).
+        with _signals_held() as signalled:
+            try:
+                threads = self.slots = self._threads(
+                    client, "waiting for dask workers at", signalled
+                )
+                counted = time.monotonic()
+                upcoming = iter(tasks)
+                exhausted = False
+                while not _stopped_by(stop) and not signalled:
+                    while not exhausted and len(running) < 2 * threads:
+                        task = next(upcoming, None)
+                        if task is None:
+                            exhausted = True
+                        else:
+                            future = client.submit(_play_timed, task, pure=False)
+                            running[future.key] = (future, task)
+                            future.add_done_callback(finished.put)
+                    if not running:
+                        return
+                    try:
+                        future = finished.get(timeout=_POLL)
+                    except queue.Empty:
+                        future = None
+                    if future is None or time.monotonic() - counted > _RECOUNT:
+                        situation = "no dask worker is left at"
+                        threads = self.slots = self._threads(client, situation, signalled)
+                        counted = time.monotonic()
+                    if future is None or future.key not in running:
+                        continue
+                    _, task = running.pop(future.key)
+                    try:
+                        text, seconds = future.result()
+                    except Exception as error:
+                        raise _failed(task, _what(error)) from error
+                    yield task, text, seconds
+            finally:
                 with suppress(Exception):
                     client.cancel([future for future, _ in running.values()])
                 with suppress(Exception):
                     client.close()
 
-    def _threads(self, client: Any, situation: str) -> int:
-        """The threads of the cluster's workers; when there is none, say so and wait for one.
+    def _threads(self, client: Any, situation: str, signalled: Sequence[int] = ()) -> int:
+        """The threads of the cluster's workers; when there is none, say so and wait for one
+        (a second at a time, so that a signal in `signalled` ends the wait).
 
         Raises:
             ArenaError: no worker came within [`worker_timeout`][], or the scheduler is lost.
@@ -604,14 +615,20 @@ class DaskExecutor(Executor):
                 f"{situation} {self.address}: waiting up to {self.worker_timeout:g} s for one "
                 "to join"
             )
-            try:
-                client.wait_for_workers(1, timeout=self.worker_timeout)
-            except TimeoutError:
-                raise ArenaError(
-                    f"no dask worker joined the scheduler at {self.address} within "
-                    f"{self.worker_timeout:g} s: start workers (dask worker {self.address}), or "
-                    "wait longer (--dask-wait)"
-                ) from None
+            deadline = time.monotonic() + self.worker_timeout
+            while not signalled:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise ArenaError(
+                        f"no dask worker joined the scheduler at {self.address} within "
+                        f"{self.worker_timeout:g} s: start workers (dask worker {self.address}), "
+                        "or wait longer (--dask-wait)"
+                    )
+                try:
+                    client.wait_for_workers(1, timeout=min(left, _POLL))
+                    break
+                except TimeoutError:
+                    continue
             return max(int(sum(client.nthreads().values())), 1)
         except OSError as error:
             raise ArenaError(f"lost the dask scheduler at {self.address}: {error}") from None

@@ -16,7 +16,7 @@ export const PALETTE = {
 };
 
 // The geometry (in viewBox units) and colours of abstractgames.svg, under the names it gives them
-// there (without the underscore); tests/test_web_api.py compares the two.
+// there (without the underscore); tests/web/test_api.py compares the two.
 const SQUARE = 100;
 const EDGE = 10;
 const COORDINATE_MARGIN = 50;
