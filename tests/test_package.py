@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tomllib
+from importlib import metadata
+from pathlib import Path
 
 import abstractgames
 
 
-def test_version() -> None:
-    assert abstractgames.__version__
+def test_version_is_the_installed_distributions() -> None:
+    assert abstractgames.__version__ == metadata.version("abstractgames")
+    project = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text())
+    assert abstractgames.__version__ == project["project"]["version"]
 
 
 def test_importing_the_library_does_not_import_the_terminal_stack() -> None:

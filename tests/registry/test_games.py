@@ -19,7 +19,7 @@ from abstractgames import (
     register_player,
 )
 from abstractgames.players import Player, RandomPlayer
-from abstractgames.registry import PluginError, evaluation_for, solver_for
+from abstractgames.registry import PluginError, evaluation_for, solver_for, vector_for
 from abstractgames.registry.games import _games as _registered
 from tests.support.hostile import BIG, GAMES, HOSTILE, bounded
 from tests.support.toygame import DiceRace
@@ -68,6 +68,19 @@ def test_register_a_game_of_your_own() -> None:
         _registered.pop("dicerace")
     with pytest.raises(InvalidParameterError, match="invalid game name"):
         register_game("Dice Race", DiceRace)
+
+
+def test_a_registered_game_may_bring_its_batched_simulator() -> None:
+    def simulator(batch_size: int, seed: int = 0, game: object = None) -> str:
+        return f"{batch_size} lanes"
+
+    register_game("dicerace", DiceRace, vector=simulator)
+    try:
+        assert vector_for(get_game("dicerace")) is simulator
+        assert _registered["dicerace"].vector is simulator
+    finally:
+        _registered.pop("dicerace")
+    assert vector_for(DiceRace()) is None  # no longer registered
 
 
 def test_import_object_finds_table_entries_or_says_none() -> None:
