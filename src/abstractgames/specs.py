@@ -3,6 +3,8 @@
 A spec is `NAME` or `NAME:key=value,key=value` (`entropy:size=5`, `search:time=1.5`).
 Values are read the same way for games and players: an integer, else a decimal number, else
 `true`/`false`, else the text itself. Keys are Python identifiers; values cannot hold a comma.
+A player that runs a program takes `NAME:[OPTIONS:]COMMAND` instead
+([`split_program_argument`][]).
 
 Examples:
     >>> split_spec("search:time=1.5,depth=3")
@@ -14,12 +16,20 @@ Examples:
 from __future__ import annotations
 
 import inspect
+import re
 from collections.abc import Callable
 from typing import Any
 
 from .text import excerpt
 
-__all__ = ["format_options", "keyword_defaults", "parse_options", "parse_value", "split_spec"]
+__all__ = [
+    "format_options",
+    "keyword_defaults",
+    "parse_options",
+    "parse_value",
+    "split_program_argument",
+    "split_spec",
+]
 
 
 def split_spec(spec: str) -> tuple[str, str]:
@@ -85,3 +95,24 @@ def keyword_defaults(factory: Callable[..., Any]) -> dict[str, Any]:
         for p in inspect.signature(factory).parameters.values()
         if p.default is not inspect.Parameter.empty
     }
+
+
+_OPTIONS = re.compile(r"^\s*[A-Za-z_]\w*\s*=")
+
+
+def split_program_argument(argument: str) -> tuple[str | None, str]:
+    """`(options text or None, command text)` of `[OPTIONS:]COMMAND`, nothing parsed yet.
+
+    Examples:
+        >>> split_program_argument("timeout=5,log=logs:./mybot --fast")
+        ('timeout=5,log=logs', './mybot --fast')
+        >>> split_program_argument("./mybot")
+        (None, './mybot')
+    """
+    text = argument.strip()
+    head, colon, rest = text.partition(":")
+    if text.startswith(":"):
+        return "", rest
+    if colon and _OPTIONS.match(head):
+        return head, rest
+    return None, text

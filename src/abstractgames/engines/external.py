@@ -30,7 +30,6 @@ from __future__ import annotations
 import contextlib
 import math
 import os
-import re
 import shlex
 import shutil
 import tempfile
@@ -42,7 +41,7 @@ from typing import Any
 from ..files import safe_name
 from ..players import InvalidPlayerError, Player, PlayerFailed
 from ..protocol import Game, Move, State
-from ..specs import parse_options
+from ..specs import parse_options, split_program_argument
 from ..text import excerpt, quote
 from .process import Process, ProcessEnded, ProcessError, ProcessTimeout, describe_status
 
@@ -59,7 +58,6 @@ __all__ = [
     "parse_command",
     "receive_line",
     "send_line",
-    "split_program_argument",
     "unread_lines",
     "within_range",
 ]
@@ -82,27 +80,6 @@ def within_range(seconds: float) -> float:
     """`seconds` brought into `[0, MAX_SECONDS]` (NaN counts as 0): a wait that the clock and
     the operating system can take."""
     return min(seconds, MAX_SECONDS) if seconds > 0 else 0.0
-
-
-_OPTIONS = re.compile(r"^\s*[A-Za-z_]\w*\s*=")
-
-
-def split_program_argument(argument: str) -> tuple[str | None, str]:
-    """`(options text or None, command text)` of `[OPTIONS:]COMMAND`, nothing parsed yet.
-
-    Examples:
-        >>> split_program_argument("timeout=5,log=logs:./mybot --fast")
-        ('timeout=5,log=logs', './mybot --fast')
-        >>> split_program_argument("./mybot")
-        (None, './mybot')
-    """
-    text = argument.strip()
-    head, colon, rest = text.partition(":")
-    if text.startswith(":"):
-        return "", rest
-    if colon and _OPTIONS.match(head):
-        return head, rest
-    return None, text
 
 
 def parse_command(kind: str, argument: str) -> tuple[dict[str, str], list[str]]:

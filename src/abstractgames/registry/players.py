@@ -25,10 +25,9 @@ from typing import Any
 
 import attrs
 
-from ..engines.external import split_program_argument
 from ..players import HUMAN, InvalidPlayerError, Player
 from ..protocol import AbstractGamesError, Game, InvalidParameterError
-from ..specs import parse_options, parse_value
+from ..specs import parse_options, parse_value, split_program_argument
 from . import games
 from .games import BUILT_IN, import_object
 from .loader import is_import_target, load_class
