@@ -29,6 +29,7 @@ from abstractgames.records import MatchRecord
 from abstractgames.web import create_app
 from abstractgames.web.app import STATIC, WebApp
 from tests.conftest import bad_engine
+from tests.support.bots import SLOW_BOT, with_proc
 
 Json = dict[str, Any]
 
@@ -683,32 +684,6 @@ def test_a_tournament_is_stopped(client: TestClient) -> None:
     assert stopped["status"] == "stopped" and stopped["done"] < stopped["total"]
 
 
-SLOW_BOT = """
-import os
-import time
-from pathlib import Path
-
-from abstractgames.players import Player
-
-made = 0
-
-
-class Slow(Player):
-    \"\"\"Quick in the first match of a process; from the second one, it thinks for a minute
-    (after writing its process id to thinking.pid next to this file).\"\"\"
-
-    def __init__(self, game):
-        global made
-        made += 1
-        self.slow = made >= 2
-
-    def choose(self, state, rng, time_left=None):
-        if self.slow:
-            Path(__file__).with_name("thinking.pid").write_text(str(os.getpid()))
-            time.sleep(60)
-        return state.legal_moves()[0]
-"""
-
 WORKER_KILLER = """
 import os
 from abstractgames.players import Player
@@ -717,8 +692,6 @@ class Die(Player):
     def choose(self, state, rng, time_left=None):
         os._exit(3)
 """
-
-with_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 
 
 def spawned_workers() -> list[int]:
