@@ -8,7 +8,7 @@ uniformly among the legal actions (the random policy), then greedily by Q.
 
 Usage: python q_learning.py [--episodes N] [--seed S] [--eval N] [--role ROLE] [--game SPEC]
 
-It needs the rl extra (numpy and gymnasium): pip install 'abstractgames[rl]'.
+It needs the rl extra (numpy and gymnasium): pip install '.[rl]' in a checkout of the repository.
 """
 
 from __future__ import annotations

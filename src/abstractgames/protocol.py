@@ -32,7 +32,7 @@ from typing import Any
 import attrs
 
 from .specs import format_options, keyword_defaults
-from .text import value_excerpt
+from .text import excerpt, value_excerpt
 
 __all__ = [
     "CHANCE",
@@ -244,6 +244,38 @@ class Game(abc.ABC):
         """The move made for a player out of time in a live game, or `None` if they lose."""
         return None
 
+    def side_line(self, state: State) -> str:
+        """The line below a text diagram of `state` that says who is to move (see
+        [`abstractgames.grid.diagram`][]); [`side_field`][] reads it back.
+
+        By default the last field of the position string and `to move`, e.g. `"O to move"`
+        or `"order to move"`: right for a game whose position string ends with the role to
+        move, as one of [`roles`][]. A game whose last field says more (Entropy's phase)
+        overrides both methods.
+        """
+        return f"{state.position().rsplit(maxsplit=1)[-1]} to move"
+
+    def side_field(self, line: str) -> str:
+        """The last field of a position string that a side-to-move line stands for (the
+        inverse of [`side_line`][]), e.g. `"O"` for `"O to move"`.
+
+        By default the line is a role (in any case) alone or followed by `to move` (or
+        `to play`, `is to move`; words may follow, as in `"O to move and win"`), and the
+        field is the role as [`roles`][] spells it.
+
+        Raises:
+            InvalidPositionError: the line says no side of this game; the message gives the
+                lines that do.
+        """
+        words = _side_words(line)
+        by_word = {role.lower(): role for role in self.roles}
+        if words and words[0].lower() in by_word and _says_to_move(words[1:]):
+            return by_word[words[0].lower()]
+        choices = " or ".join(f"'{role} to move'" for role in self.roles)
+        raise InvalidPositionError(
+            f"'{excerpt(line)}' does not say who is to move in {self.spec}: write {choices}"
+        )
+
     def goal(self, role: str) -> str:
         """What `role` plays for, in a few words for people, e.g. `"fill the board without
         five in a row"`; `""` (nothing to say) by default. The terminal shows it to a person."""
@@ -256,6 +288,17 @@ class Game(abc.ABC):
         """
         doc = inspect.cleandoc(type(self).__doc__ or "")
         return doc.split("\n\n")[0].replace("\n", " ").strip()
+
+    def describe_outcome(self, outcome: Outcome) -> str:
+        """How a finished game ended, in a line for people (the terminal's game-over line).
+
+        By default who won (or `no winner`), the outcome's reason and each role's score, e.g.
+        `"order wins (five in a row); scores: order 1, chaos 0"`. A game whose scores need
+        explaining (Entropy's Order score, which decides its match) says what they mean.
+        """
+        winner = "no winner" if outcome.winner is None else f"{outcome.winner} wins"
+        scores = ", ".join(f"{role} {score:g}" for role, score in outcome.scores.items())
+        return f"{winner} ({outcome.reason}){'; scores: ' + scores if scores else ''}"
 
     def move_kinds(self, state: State) -> tuple[str, ...]:
         """The kinds of move the player to move in `state` can type, each with an example in
@@ -573,6 +616,33 @@ class SingleGameMatch(Match):
     def _check_going_on(self) -> None:
         if self.is_over():
             raise MatchError("the match is already over")
+
+
+def _side_words(line: object) -> list[str]:
+    """The words of a side-to-move line, without a full stop or comma after the last one.
+
+    Raises:
+        InvalidPositionError: the line is not text.
+    """
+    if not isinstance(line, str):
+        raise InvalidPositionError(f"a side-to-move line is text, not {value_excerpt(line)}")
+    words = line[:_SIDE_LINE_LIMIT].split()
+    if words:
+        words[-1] = words[-1].rstrip(".,;:!")
+    return [word for word in words if word]
+
+
+_SIDE_LINE_LIMIT = 200
+"""A side-to-move line is read up to this many characters (what follows is commentary)."""
+
+
+def _says_to_move(words: Sequence[str]) -> bool:
+    """Whether the words after a side are nothing, or `to move` or `to play` (after an optional
+    `is`) and then anything."""
+    lowered = [word.lower() for word in words[:3]]
+    if lowered[:1] == ["is"]:
+        lowered = lowered[1:]
+    return not words or lowered[:2] in (["to", "move"], ["to", "play"])
 
 
 def random_move(state: State, rng: random.Random) -> Move:

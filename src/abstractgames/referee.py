@@ -37,7 +37,9 @@ from .protocol import (
     AbstractGamesError,
     Game,
     IllegalMoveError,
+    InvalidPositionError,
     Match,
+    MatchError,
     Move,
     State,
     random_move,
@@ -52,6 +54,7 @@ __all__ = [
     "Referee",
     "RefereeError",
     "chance_rng",
+    "check_start",
     "player_rng",
 ]
 
@@ -145,6 +148,16 @@ class Referee:
         single: play one game even where the game's match has more (Entropy's two).
         time_source: seconds as a float, monotonic (tests pass a fake one).
         observer: told about every event.
+        start: the position every game of the match starts from (an Entropy match's two
+            games both, the roles swapped as usual), by default the game's own start; its
+            position string is what the record keeps (as each game's `start`), so a history
+            before it (dispersal's repetitions) does not count. A match continued from a record
+            starts its next games where its first game started; [`play`][] refuses to continue
+            a record that started elsewhere than a `start` given.
+
+    Raises:
+        InvalidPositionError: `start` is not a position a match can start from
+            ([`check_start`][]).
     """
 
     def __init__(
@@ -158,7 +171,9 @@ class Referee:
         single: bool = False,
         time_source: Callable[[], float] = time.monotonic,
         observer: Observer | None = None,
+        start: State | None = None,
     ) -> None:
+        self.start = None if start is None else check_start(game, start)
         self.game = game
         self.players = players
         self.seed = random.SystemRandom().randrange(2**32) if seed is None else seed
@@ -180,6 +195,31 @@ class Referee:
             single=self.single,
         )
 
+    def time_rule(self) -> str | None:
+        """What running out of time does in this match, in a line for the people playing it
+        (`None` without a clock), e.g. `"a player out of time loses the game"`.
+
+        It says what [`play`][] does when a flag falls: a game with timeout moves
+        ([`Game.timeout_move`][abstractgames.protocol.Game.timeout_move]) plays on for the player
+        out of time unless time loss forfeits the match; otherwise the player loses the game,
+        and with it a match of several games. The terminal prints it before the first move; any
+        front end can show the same line.
+        """
+        if self.clock is None:
+            return None
+        match = self.new_record().new_match(self.game)
+        try:
+            match.role_of(1, 2)
+            lost = "the whole match"
+        except MatchError:
+            lost = "the game"
+        if not self.time_loss_forfeits and _has_timeout_moves(self.game):
+            return (
+                "a player out of time does not lose: their moves are made for them for the "
+                "rest of that game"
+            )
+        return f"a player out of time loses {lost}"
+
     def play(self, record: MatchRecord | None = None) -> MatchRecord:
         """Play the match to its end, or continue the one in `record`; return its record.
 
@@ -190,9 +230,12 @@ class Referee:
         Raises:
             MatchStopped: any other error during the match (a bot's own bug); it carries the
                 record of the moves so far.
+            RefereeError: `record` cannot be continued: it breaks the rules, or its match
+                started elsewhere than the `start` given.
         """
         try:
             record = self.new_record() if record is None else record
+            self._check_record_start(record)
             match = self._replay(record)
         except BaseException:
             _close(self.players)
@@ -215,6 +258,24 @@ class Referee:
         self.observer.match_ended(record)
         return record
 
+    def _check_record_start(self, record: MatchRecord) -> None:
+        """Refuse to continue a record whose match began elsewhere than `start`."""
+        if self.start is not None and record.games:
+            begun, wanted = record.games[0].start, self.start.position()
+            if begun != wanted:
+                raise RefereeError(
+                    f"cannot continue this record from {excerpt(wanted)}: its match started "
+                    f"from {excerpt(begun)}"
+                )
+
+    def _start_of(self, record: MatchRecord) -> str:
+        """The position string a new game of the match in `record` starts from."""
+        if self.start is not None:
+            return self.start.position()
+        if record.games:
+            return record.games[0].start
+        return self.game.initial_state().position()
+
     def _replay(self, record: MatchRecord) -> Match:
         """The match after the finished games of `record` (the unfinished one stays open)."""
         try:
@@ -225,9 +286,7 @@ class Referee:
 
     def _play_game(self, record: MatchRecord, match: Match, number: int) -> Match:
         if len(record.games) < number:
-            record.games.append(
-                GameRecord(number=number, start=self.game.initial_state().position())
-            )
+            record.games.append(GameRecord(number=number, start=self._start_of(record)))
         game_record = record.games[number - 1]
         states = [self.game.from_position(game_record.start)]
         moves: list[Move] = []
@@ -357,6 +416,63 @@ class Referee:
                     player.moves_taken_back(live.states[-1])
                 return
         self.observer.notice("nothing to undo: this is your first move of the game")
+
+
+def check_start(game: Game, state: State) -> State:
+    """The position a match of `game` starts from when asked to start from `state`; raise
+    [`InvalidPositionError`][abstractgames.protocol.InvalidPositionError] saying why if it
+    cannot: `state` is not a state of `game`, its position string does not read back, the game
+    is over there, or it is a chance node with no chance event to play.
+
+    A match starts from the position string of `state`, read afresh
+    ([`Game.from_position`][abstractgames.protocol.Game.from_position]), as its record keeps
+    it: the history that led to `state` does not count. That fresh state is the one judged and
+    returned, so a dispersal state drawn by a threefold repetition is a fine start (from there,
+    each position has been seen once).
+    """
+    if not isinstance(state, State) or state.game != game:
+        raise InvalidPositionError(
+            f"a match of {game.spec} cannot start from {excerpt(repr(state))}: it is not a "
+            f"position of {game.spec}"
+        )
+    text = state.position()
+    try:
+        fresh = game.from_position(text)
+    except InvalidPositionError as error:
+        raise InvalidPositionError(
+            f"a match cannot start from {excerpt(text)}: its position string does not read "
+            f"back ({error})"
+        ) from None
+    outcome = fresh.outcome()
+    if outcome is not None or fresh.to_move is None:
+        why = "" if outcome is None else f" ({excerpt(outcome.reason)})"
+        raise InvalidPositionError(
+            f"a match cannot start from {excerpt(text)}: the game is over{why}"
+        )
+    if fresh.is_chance():
+        try:
+            outcomes = fresh.chance_outcomes()
+        except AbstractGamesError:
+            outcomes = ()
+        if not any(probability > 0 for _, probability in outcomes):
+            raise InvalidPositionError(
+                f"a match cannot start from {excerpt(text)}: it is a chance node with no "
+                "chance event to play"
+            )
+    return fresh
+
+
+def _has_timeout_moves(game: Game) -> bool:
+    """Whether `game` makes the moves of a player out of time (asked at its first turn)."""
+    state = game.initial_state()
+    while state.is_chance():
+        state = state.apply(state.chance_outcomes()[0][0])
+    if state.to_move is None:
+        return False
+    try:
+        return game.timeout_move(state) is not None
+    except IllegalMoveError:
+        return False
 
 
 def _close(players: tuple[Player, ...]) -> None:

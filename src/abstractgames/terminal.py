@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
@@ -33,7 +34,7 @@ from .protocol import (
 )
 from .records import GameRecord, MatchRecord, MoveRecord
 from .referee import Observer
-from .text import printable
+from .text import counted, printable, wrap
 
 if TYPE_CHECKING:
     from prompt_toolkit import PromptSession
@@ -62,17 +63,26 @@ _RICH_NAMES = {"purple": "magenta", "black": "grey11", "white": "grey93"}
 RESIGN_CONFIRM_MOVES = 10
 """From this many moves played in a game on, `resign` asks for confirmation at a terminal."""
 
-HELP = """\
-Type a move in the notation shown by 'moves', or one of:
-  moves   list the legal moves (at a terminal, Tab completes moves and commands)
-  history the moves of this game so far
-  rules   a short summary of the rules
-  hint    what the search bot would play here, and its evaluation (a learning aid: nothing is
-          recorded; 'hint 3' lets it think 3 seconds)
-  undo    take back your last move (only against bots)
-  resign  resign the match
-  quit    save the game and leave, like Ctrl-C ('exit' too); play --resume FILE continues it
-  help    this text"""
+HELP_INTRO = "Type a move in the notation shown by 'moves', or one of:"
+HELP = (
+    ("moves", "list the legal moves (at a terminal, Tab completes moves and commands)"),
+    ("history", "the moves of this game so far"),
+    ("rules", "a short summary of the rules"),
+    (
+        "hint",
+        "what the search bot would play here, and its evaluation (a learning aid: nothing is "
+        "recorded; 'hint 3' lets it think 3 seconds)",
+    ),
+    ("undo", "take back your last move (only against bots)"),
+    ("resign", "resign the match"),
+    (
+        "quit",
+        "save the game and leave, like Ctrl-C ('exit' too); 'abstractgames play --resume' "
+        "continues it",
+    ),
+    ("help", "this text"),
+)
+"""The commands `help` explains, each with what it does."""
 
 COMMANDS = ("moves", "history", "rules", "hint", "undo", "resign", "quit", "exit", "help")
 
@@ -157,7 +167,7 @@ def show_position(
     if time_left is not None:
         facts.append(f"your clock: {format_clock(time_left)}")
     if facts:
-        console.print(" · ".join(facts))
+        console.print(join_fitting(facts, console.width))
 
 
 def format_clock(seconds: float) -> str:
@@ -165,6 +175,56 @@ def format_clock(seconds: float) -> str:
     tenths = round(max(seconds, 0.0) * 10)
     minutes, rest = divmod(tenths, 600)
     return f"{minutes}:{rest // 10:02d}.{rest % 10}"
+
+
+def join_fitting(parts: Sequence[str], width: int, separator: str = " · ") -> str:
+    """`parts` joined by `separator`, a new line begun where the next part would pass `width`
+    columns (a part too long for a line of its own is wrapped between its words)."""
+    lines: list[str] = []
+    for part in parts:
+        if lines and len(lines[-1]) + len(separator) + len(part) <= width:
+            lines[-1] += separator + part
+        else:
+            lines.extend(wrap(part, width).splitlines() or [""])
+    return "\n".join(lines)
+
+
+def help_text(width: int) -> str:
+    """What `help` prints, fitted to `width` columns: each command, and what it does in a
+    column of its own, aligned however its lines wrap (a command quoted in it, such as
+    `'hint 3'`, stays on one line)."""
+    column = max(len(command) for command, _ in HELP) + 3
+    lines = [wrap(HELP_INTRO, width)]
+    for command, what in HELP:
+        kept = _QUOTED.sub(lambda quoted: quoted[0].replace(" ", _NBSP), what)
+        said = wrap(kept, width, indent=f"  {command}".ljust(column), hang=" " * column)
+        lines.append(said.replace(_NBSP, " "))
+    return "\n".join(lines)
+
+
+_QUOTED = re.compile(r"'[^']*'")
+_NBSP = "\N{NO-BREAK SPACE}"
+"""Joins the words of a quoted command, which `textwrap` does not break at."""
+
+
+_SENTENCE_END = re.compile(r"[.!?][\"')\]]*$")
+
+
+def paragraphs(text: str) -> list[str]:
+    """The paragraphs of a text written in lines (a game's summary of its rules): a blank line,
+    or a line that ends a sentence, ends a paragraph; the other lines run on into the next."""
+    found: list[str] = []
+    current: list[str] = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line:
+            current.append(line)
+        if current and (not line or _SENTENCE_END.search(line)):
+            found.append(" ".join(current))
+            current = []
+    if current:
+        found.append(" ".join(current))
+    return found
 
 
 def changed_squares(before: State, after: State) -> frozenset[int]:
@@ -368,8 +428,9 @@ class Session:
             reader = LiveReader(colour=colour, clock=self.clock) if interactive else LineReader()
         self.reader = reader
         self.view = GameView()
-        self.multi_game = False
-        """Whether the match has more than one game."""
+        self.multi_game: bool | None = None
+        """Whether the match has more than one game, as the [`TerminalObserver`][] saw it;
+        `None` until an observer tells (then a person's seat asks the game's match rules)."""
 
 
 def _title(role: str) -> str:
@@ -395,9 +456,11 @@ class HumanPlayer(Player):
         self.allow_undo = allow_undo
         self.name = name
         self._new_game = True
+        self._game_number = 1
 
     def game_started(self, seat: int, game_number: int, start: State) -> None:
         self._new_game = True
+        self._game_number = game_number
 
     def choose(self, state: State, rng: random.Random, time_left: float | None = None) -> Move:
         session = self.session
@@ -405,7 +468,7 @@ class HumanPlayer(Player):
         deadline = None if time_left is None else started + time_left
         self._show(state, time_left)
         prompt = f"{state.to_move} ({self.name})> "
-        completions = [str(m) for m in state.legal_moves()] + list(COMMANDS)
+        completions = [*self._completions(state), *COMMANDS]
         while True:
             try:
                 text = session.reader.read(prompt, completions=completions, deadline=deadline)
@@ -417,6 +480,26 @@ class HumanPlayer(Player):
             if move is not None:
                 return move
 
+    def _completions(self, state: State) -> list[str]:
+        """What Tab completes to: every legal move in canonical notation, and the shorter forms
+        of it the game reads as the same move (what follows a separator such as `@` or `-`,
+        kept only if the game's `parse_move` gives that move back: Entropy's Chaos may type
+        `d4` for `W@d4`), so a move completes from where the prompt says to start typing."""
+        words: dict[str, None] = {}
+        for move in state.legal_moves():
+            notation = str(move)
+            words[notation] = None
+            for start, char in enumerate(notation[:-1]):
+                if char.isalnum():
+                    continue
+                short = notation[start + 1 :]
+                try:
+                    if str(self.game.parse_move(short, state)) == notation:
+                        words.setdefault(short)
+                except IllegalMoveError:
+                    pass
+        return list(words)
+
     def _command(self, text: str, state: State, deadline: float | None) -> Move | None:
         """Do what `text` asks; the move it names, or `None` to read another line."""
         command = text.strip().lower()
@@ -425,12 +508,15 @@ class HumanPlayer(Player):
             return None
         if command == "moves":
             moves = [str(m) for m in state.legal_moves()]
-            self.console.print(f"{len(moves)} legal moves: " + " ".join(moves))
+            listed = f"{len(moves)} legal moves: " + " ".join(moves)
+            self.console.print(wrap(listed, self.console.width))
         elif command in ("help", "?"):
-            self.console.print(HELP)
+            self.console.print(help_text(self.console.width))
         elif command == "rules":
             summary = self.game.rules_summary() or "(this game has no summary of its rules)"
-            self.console.print(f"{self.game.title or self.game.name}\n{summary}")
+            width = self.console.width
+            shown = [wrap(paragraph, width) for paragraph in paragraphs(summary)]
+            self.console.print("\n".join([wrap(self.game.title or self.game.name, width), *shown]))
         elif command == "history":
             self._print_history()
         elif words[0] == "hint" and len(words) <= 2:
@@ -465,12 +551,12 @@ class HumanPlayer(Player):
         role = state.to_move or ""
         who = "you are" if self.name == "you" else f"{self.name} is"
         goal = self.game.goal(role)
-        self.console.print(
-            f"{who} {_title(role)}{': ' + goal if goal else ''} · {self._what_to_type(state)}"
-        )
+        status = f"{who} {_title(role)}{': ' + goal if goal else ''} · {self._what_to_type(state)}"
+        self.console.print(wrap(status, self.console.width))
         if self._new_game:
             self._new_game = False
-            self.console.print(f"'help' explains the commands: {', '.join(COMMANDS[:-2])}")
+            commands = f"'help' explains the commands: {', '.join(COMMANDS[:-2])}"
+            self.console.print(wrap(commands, self.console.width))
 
     def _what_to_type(self, state: State) -> str:
         kinds = self.game.move_kinds(state)
@@ -486,20 +572,31 @@ class HumanPlayer(Player):
         numbered = self.session.view.numbered()
         if not numbered:
             self.console.print("no move yet in this game")
-        for start in range(0, len(numbered), 6):
-            self.console.print("  ".join(numbered[start : start + 6]))
+        else:
+            self.console.print(join_fitting(numbered, self.console.width, "  "))
 
     def _confirm_resign(self, deadline: float | None) -> bool:
-        """Whether the person means it: asked at a terminal in a match of several games or a
-        game far along."""
+        """Whether the person means it: asked at a terminal in a match of several games (in
+        any of its games) or in a game far along."""
         session = self.session
-        if not session.interactive or not (
-            session.multi_game or session.view.moves >= RESIGN_CONFIRM_MOVES
-        ):
+        several = self._several_games()
+        if not session.interactive or not (several or session.view.moves >= RESIGN_CONFIRM_MOVES):
             return True
-        what = "the whole match" if session.multi_game else "this game"
+        what = "the whole match" if several else "this game"
         answer = session.reader.ask(f"resign {what}? y/N ", deadline=deadline)
         return answer.strip().lower() in ("y", "yes")
+
+    def _several_games(self) -> bool:
+        """Whether resigning loses a match of more than one game: as the observer saw the
+        match; else from the referee's own word to this seat (a game after the first) and the
+        game's match rules (a referee without the terminal's observer, which never told the
+        session, must not resign a match of two games at once)."""
+        told = self.session.multi_game
+        if told is not None:
+            return told
+        if self._game_number > 1:
+            return True
+        return not isinstance(self.game.new_match(), SingleGameMatch)
 
     def _hint(self, state: State, seconds_text: str | None, deadline: float | None) -> None:
         from .registry import HINT_SECONDS, MAX_HINT_SECONDS, NoHint, hint
@@ -564,8 +661,9 @@ class TerminalObserver(Observer):
             if entry.player is not None and entry.auto:
                 self._auto.setdefault(entry.player, []).append(entry.move)
         seats = ", ".join(f"{self._name(p)} is {match.role_of(p)}" for p in (1, 2))
-        resumed = f", resumed after {len(record.moves)} plies" if record.moves else ""
-        self.console.print(f"— game {record.number}: {seats}{resumed}")
+        played = sum(entry.player is not None for entry in record.moves)
+        resumed = f", resumed after {counted(played, 'move')}" if played else ""
+        self._say(f"— game {record.number}: {seats}{resumed}")
 
     def turn_started(self, state: State, player: int, clocks: tuple[float | None, ...]) -> None:
         people = [p for p in self.players if isinstance(p, HumanPlayer)]
@@ -597,11 +695,18 @@ class TerminalObserver(Observer):
             self.console.print(f"  {self._name(player)} plays {move}")
 
     def moves_taken_back(self, state: State, count: int) -> None:
-        self.session.view.took_back(count)
-        self.console.print(f"  took back {count} plies")
+        view = self.session.view
+        taken = sum(role is not None for role, _, _ in view.plies[len(view.plies) - count :])
+        view.took_back(count)
+        self._say(f"took back {counted(taken, 'move')}", indent="  ")
 
     def notice(self, text: str) -> None:
-        self.console.print(f"  {text}")
+        self._say(text, indent="  ")
+
+    def _say(self, text: str, *, indent: str = "") -> None:
+        """Print a line of commentary, wrapped between words to the console's width (a line
+        after the first indented as the first)."""
+        self.console.print(wrap(text, self.console.width, indent=indent, hang=indent))
 
     def game_ended(self, record: GameRecord, state: State, match: Match) -> None:
         for player, moves in sorted(self._auto.items()):
@@ -612,18 +717,14 @@ class TerminalObserver(Observer):
             )
             meanwhile = f"; {others} meanwhile" if others else ""
             self.console.print(
-                f"  {len(moves)} {'move' if len(moves) == 1 else 'moves'} played for "
-                f"{self._you(player)} (out of time): {_summary(moves)}{meanwhile}"
+                f"  {counted(len(moves), 'move')} played for {self._you(player)} (out of time): "
+                f"{_summary(moves)}{meanwhile}"
             )
         if record.outcome is not None:
             if self.verbose:
                 show_position(self.console, state, highlight=self.session.view.last)
-            outcome = record.outcome
-            winner = "no winner" if outcome.winner is None else f"{outcome.winner} wins"
-            scores = ", ".join(f"{role} {score:g}" for role, score in outcome.scores.items())
-            self.console.print(
-                f"— game {record.number} over: {winner} ({outcome.reason}); scores: {scores}"
-            )
+            said = state.game.describe_outcome(record.outcome)
+            self._say(f"— game {record.number} over: {said}")
         following = match.game_number
         people = any(isinstance(p, HumanPlayer) for p in self.players)
         if following is not None and people and self.session.interactive:
@@ -633,7 +734,7 @@ class TerminalObserver(Observer):
         result = record.result
         assert result is not None
         winner = "a draw" if result.winner is None else f"{self._name(result.winner)} wins"
-        self.console.print(f"Result: {winner} — {result.reason}")
+        self._say(f"Result: {winner} — {result.reason}")
 
 
 def _summary(moves: list[str]) -> str:

@@ -10,11 +10,25 @@ Examples:
     'e2\\\\x1b]0;pwned\\\\x07'
     >>> quote("x" * 100, limit=10)
     '"xxxxxxxxx…"'
+
+It also has the few words and layouts that messages share: plurals, counts ([`counted`][]), and
+text fitted to a width ([`wrap`][]).
 """
 
 from __future__ import annotations
 
-__all__ = ["EXCERPT", "excerpt", "plural", "printable", "quote", "value_excerpt"]
+import textwrap
+
+__all__ = [
+    "EXCERPT",
+    "counted",
+    "excerpt",
+    "plural",
+    "printable",
+    "quote",
+    "value_excerpt",
+    "wrap",
+]
 
 EXCERPT = 60
 """How many characters of an outside text a message shows at most."""
@@ -83,3 +97,37 @@ def plural(noun: str) -> str:
         ('games', 'matches')
     """
     return noun + ("es" if noun.endswith(("ch", "sh", "s", "x")) else "s")
+
+
+def counted(count: int, noun: str) -> str:
+    """`count` and its noun, in the plural unless it is one.
+
+    Examples:
+        >>> counted(1, "move"), counted(3, "move"), counted(1_000, "game")
+        ('1 move', '3 moves', '1,000 games')
+    """
+    return f"{count:,} {noun if count == 1 else plural(noun)}"
+
+
+def wrap(text: str, width: int, *, indent: str = "", hang: str = "") -> str:
+    """`text` in lines of at most `width` columns, broken between words only (a word longer
+    than a line stands alone on its own); the first line starts with `indent`, the others with
+    `hang`. A line break in `text` stays one.
+
+    Examples:
+        >>> print(wrap("take back your last move", 12, indent="  ", hang="  "))
+          take back
+          your last
+          move
+    """
+    lines: list[str] = []
+    for line in text.split("\n"):
+        wrapper = textwrap.TextWrapper(
+            width=max(width, 1),
+            initial_indent=hang if lines else indent,
+            subsequent_indent=hang,
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+        lines.extend(wrapper.wrap(line) or [wrapper.initial_indent.rstrip()])
+    return "\n".join(lines)

@@ -79,7 +79,7 @@ def test_human_game_through_stdin(tmp_path: Path) -> None:
     assert "72 legal moves: X@a1 O@a1" in out
     assert "not played: 'z9' is not a square of this board" in out
     assert "not played: cannot read move 'hello'" in out
-    assert "took back 2 plies" in out
+    assert "took back 2 moves" in out
     assert "Result: player 2 (greedy) wins — player 1 resigned" in out
     record = MatchRecord.load(path)
     assert record.games[0].moves[0].move == "X@d4"
@@ -122,7 +122,7 @@ def test_end_of_input_saves_and_resume_finishes_the_same_game(tmp_path: Path) ->
     assert len(saved.games[0].moves) == 4
     code, out = run("play", "--resume", str(path), "--no-color", input="resign\n")
     assert code == 0, out
-    assert "resumed after 4 plies" in out
+    assert "resumed after 4 moves" in " ".join(out.split())  # players' moves, wrapped to fit
     done = MatchRecord.load(path)
     assert done.finished
     assert [m.move for m in done.games[0].moves] == [m.move for m in saved.games[0].moves]

@@ -206,6 +206,22 @@ def test_the_catalog_lists_every_game_and_player(client: TestClient) -> None:
 # --- playing --------------------------------------------------------------------------------------
 
 
+def test_a_finished_match_is_shown_finished_only_once_its_file_is_whole(
+    client: TestClient, games_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    save = MatchRecord.save
+
+    def slow_save(record: MatchRecord, path: Any) -> None:
+        if record.finished:
+            time.sleep(0.3)  # the page must not see "finished" while the file is being written
+        save(record, path)
+
+    monkeypatch.setattr(MatchRecord, "save", slow_save)
+    game = new_game(client, game="orderchaos", players=["random", "random"], seed=5)
+    final = wait_for(client, game["id"], lambda s: s["status"] == "finished")
+    assert MatchRecord.load(final["saved"]).finished
+
+
 def test_a_whole_game_against_a_bot_is_saved_and_replays(
     client: TestClient, games_dir: Path
 ) -> None:
@@ -450,7 +466,7 @@ def test_undo_takes_back_your_move_and_the_bots(client: TestClient) -> None:
     assert client.post(f"/api/games/{game['id']}/undo", json={}).status_code == 202
     back = wait_for(client, game["id"], lambda s: my_turn(s) and not s["plies"])
     assert back["position"]["position"] == first["position"]["position"]
-    assert "took back 2 plies" in back["notices"]
+    assert "took back 2 moves" in back["notices"]
 
 
 def test_undo_is_refused_between_two_people(client: TestClient) -> None:

@@ -27,6 +27,8 @@ from ..protocol import (
     Move,
     Outcome,
     State,
+    _says_to_move,
+    _side_words,
     check_int_param,
 )
 from ..text import excerpt, value_excerpt
@@ -369,6 +371,20 @@ class EntropyGame(Game):
             "A match is two games with the roles swapped; the higher Order score wins."
         )
 
+    def describe_outcome(self, outcome: Outcome) -> str:
+        """A full board and Order's score, with what the score means: a game has no winner,
+        a match goes to the player who scores more as Order, e.g. `"the board is full and
+        Order scored 38 (each palindrome in a rank or file counts its length); a match goes to
+        the player who scores more as Order"`. Any other end is said the usual way.
+        """
+        if outcome.reason != BOARD_FULL or ORDER not in outcome.scores:
+            return super().describe_outcome(outcome)
+        return (
+            f"the board is full and Order scored {outcome.scores[ORDER]:g} (each palindrome in "
+            "a rank or file counts its length); a match goes to the player who scores more as "
+            "Order"
+        )
+
     def move_kinds(self, state: State) -> tuple[str, ...]:
         if not isinstance(state, EntropyState):
             return ()
@@ -396,6 +412,42 @@ class EntropyGame(Game):
         if not isinstance(state, EntropyState) or state.size != self.size:
             raise IllegalMoveError(f"{value_excerpt(state)} is not a state of {self!r}")
         return timeout_move(state)
+
+    def side_line(self, state: State) -> str:
+        """`draw` (a counter is to be drawn), `chaos to place R`, `order to move`, or `end`."""
+        if not isinstance(state, EntropyState) or state.size != self.size:
+            raise InvalidPositionError(f"{value_excerpt(state)} is not a state of {self!r}")
+        if state.to_move == CHAOS:
+            return f"{CHAOS} to place {state.drawn}"
+        return {CHANCE: "draw", ORDER: f"{ORDER} to move", None: "end"}[state.to_move]
+
+    def side_field(self, line: str) -> str:
+        """The phase of a side-to-move line: `draw`, `chaos to place R` (or the colour's name,
+        `chaos to place red`) for `chaos:R`, `order to move` (or `order`, `order is to move`),
+        `end`; any case.
+
+        Raises:
+            InvalidPositionError: the line is none of these, or names no colour of this game.
+        """
+        words = [word.lower() for word in _side_words(line)]
+        if words in (["draw"], ["end"]):
+            return words[0]
+        if words[:1] == [ORDER] and _says_to_move(words[1:]):
+            return ORDER
+        if words[:3] == [CHAOS, "to", "place"] and len(words) >= 4:
+            names = {COLOUR_NAMES[letter]: letter for letter in self.colours}
+            colour = names.get(words[3], words[3].upper())
+            if colour in self.colours:
+                return f"{CHAOS}:{colour}"
+            raise InvalidPositionError(
+                f"'{excerpt(line)}': {excerpt(words[3])} is not a colour of this game "
+                f"({' '.join(self.colours)})"
+            )
+        raise InvalidPositionError(
+            f"'{excerpt(line)}' does not say what is to happen in {self.spec}: write 'draw' "
+            "(a counter is to be drawn), 'chaos to place R' (the colour drawn), 'order to "
+            "move' or 'end'"
+        )
 
     def benchmarks(self, rng: random.Random) -> dict[str, Callable[[], int]]:
         """`{"boards scored": run}`: `run` scores 1,000 random full boards with one call."""

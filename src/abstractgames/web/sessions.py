@@ -38,7 +38,7 @@ from ..protocol import (
 from ..records import ClockSettings, GameRecord, MatchRecord, MoveRecord, ResumePlan
 from ..referee import MatchStopped, Observer, Referee
 from ..registry import make_player, outside_code
-from ..text import excerpt, value_excerpt
+from ..text import counted, excerpt, value_excerpt
 from .errors import BadRequest, Conflict, Forbidden, NotFound
 from .views import (
     clock_view,
@@ -288,9 +288,11 @@ class _Watcher(Observer):
     def moves_taken_back(self, state: State, count: int) -> None:
         session = self.session
         with session.lock:
+            taken = session.plies[len(session.plies) - count :]
             del session.plies[len(session.plies) - count :]
             session.state = state
-        session.notice(f"took back {count} plies")
+        played = sum(ply["player"] is not None for ply in taken)
+        session.notice(f"took back {counted(played, 'move')}")
 
     def notice(self, text: str) -> None:
         self.session.notice(text)
@@ -451,17 +453,17 @@ class GameSession(Live):
             error = str(stopped)
         except Exception as failure:  # the record could not be continued, or our own bug
             error = _describe(failure)
-        with self.lock:
-            if self.record.finished:
-                self.status = "finished"
-            else:
-                self.status = "failed" if error else "stopped"
-            self.error = error
-            self.waiting = None
-            self.stop_clock()
         try:
-            self.save()
+            self.save()  # before the page is told the match is over, so that its file is whole
         finally:
+            with self.lock:
+                if self.record.finished:
+                    self.status = "finished"
+                else:
+                    self.status = "failed" if error else "stopped"
+                self.error = error
+                self.waiting = None
+                self.stop_clock()
             self.changed()
             self.done.set()
 
