@@ -24,11 +24,16 @@ from .text import excerpt, value_excerpt
 
 __all__ = [
     "FILES",
+    "MAX_POSITIONS_TEXT",
+    "MAX_POSITION_TEXT",
     "QUEEN_DIRECTIONS",
     "ROOK_DIRECTIONS",
     "Grid",
+    "diagram",
     "grid",
     "grid_of",
+    "read_position",
+    "read_positions",
     "split_position",
 ]
 
@@ -193,10 +198,13 @@ class Grid:
                     row.append(ch)
                     previous_digit = False
                 else:
-                    raise InvalidPositionError(
+                    raise _UnknownPiece(
                         f"rank {rank_number} '{excerpt(rank_text)}': unknown character "
                         f"'{excerpt(ch)}' "
-                        f"(pieces are {', '.join(pieces)}; digits count empty squares)"
+                        f"(pieces are {', '.join(pieces)}; digits count empty squares)",
+                        rank_number,
+                        ch,
+                        pieces,
                     )
             if len(row) != self.width:
                 raise InvalidPositionError(
@@ -267,3 +275,495 @@ def split_position(text: object, fields: int, example: str) -> list[str]:
             f"position '{excerpt(text)}' has {count} fields, expected {fields} (e.g. {example!r})"
         )
     return parts
+
+
+# --- text diagrams --------------------------------------------------------------------------------
+
+MAX_POSITION_TEXT = 100_000
+"""The longest text [`read_position`][] reads, in characters: a diagram with its e-mail around it
+fits many times over; a longer text is refused before it is read."""
+MAX_POSITIONS_TEXT = 1_000_000
+"""The longest text [`read_positions`][] reads, in characters (thousands of positions)."""
+
+_CELL_GAP = "     "
+"""What [`diagram`][] writes between two cells of a rank, as the FAQ does."""
+_QUOTING = re.compile(r"[ \t>]*")
+"""Indentation and e-mail quoting (`> `, `>> `, `> > `) before a line."""
+_RANK_MARK = re.compile(r"<?-*([0-9]{1,3})", re.ASCII)
+"""A rank number after a rank, alone (`5`) or with the FAQ's arrow (`<---5`)."""
+_ARROW = re.compile(r"<?-+>?|<=+")
+"""An arrow on its own before the rank number (`<--- 5`)."""
+_NUMBER = re.compile(r"[0-9]{1,3}", re.ASCII)
+_SIDE_SHAPE = re.compile(r"\S+\s+(?:is\s+)?to\s+(?:move|play|place)\b", re.IGNORECASE)
+"""What a side-to-move line looks like (`O to move`, `chaos to place R`), so that one the game
+cannot read is refused rather than passed over as text."""
+
+
+class _UnknownPiece(InvalidPositionError):
+    """A rank of a position string holds a character that is no piece (for a diagram to say on
+    which line)."""
+
+    def __init__(self, message: str, rank: int, char: str, pieces: str) -> None:
+        super().__init__(message)
+        self.rank = rank
+        self.char = char
+        self.pieces = pieces
+
+
+class _Line:
+    """A line of a text: its number (from 1) and its text without quoting and indentation."""
+
+    __slots__ = ("number", "text")
+
+    def __init__(self, number: int, text: str) -> None:
+        self.number = number
+        self.text = text
+
+    def quoted(self) -> str:
+        return f"line {self.number} '{excerpt(self.text)}'"
+
+
+class _Rank:
+    """A line of a diagram that is a rank: its cells and the rank numbers written beside it."""
+
+    __slots__ = ("cells", "line", "marks")
+
+    def __init__(self, line: _Line, cells: list[str], marks: list[int]) -> None:
+        self.line = line
+        self.cells = cells
+        self.marks = marks
+
+
+def diagram(state: State) -> str:
+    """The position of `state` as a text diagram in the layout of Carreno's e-mail FAQ.
+
+    One line per rank from the top rank down, the cells (`.` for an empty square) five spaces
+    apart and the rank's arrow and number at the end (`<---5`), a blank line between the lines
+    (so that an e-mail program re-wrapping paragraphs leaves them alone), an underline, the file
+    letters, and last the side-to-move line of the game ([`Game.side_line`][
+    abstractgames.protocol.Game.side_line]). [`read_position`][] reads it back as an equal state,
+    also quoted (`> `), indented, or with a signature below it.
+
+    Raises:
+        NotImplementedError: the game has no board (no `board_width`).
+
+    Examples:
+        >>> from abstractgames import get_game
+        >>> print(diagram(get_game("dispersal").initial_state()))
+        S     S     S     S     S  <---5
+        <BLANKLINE>
+        S     .     .     .     S  <---4
+        <BLANKLINE>
+        .     .     .     .     .  <---3
+        <BLANKLINE>
+        O     .     .     .     O  <---2
+        <BLANKLINE>
+        O     O     O     O     O  <---1
+        <BLANKLINE>
+        _________________________
+        <BLANKLINE>
+        a     b     c     d     e
+        <BLANKLINE>
+        O to move
+    """
+    game = state.game
+    if game.board_width <= 0:
+        raise NotImplementedError(
+            f"{game.spec} has no board, so no diagram: its position is {state.position()!r}"
+        )
+    board = grid_of(state)
+    cells = state.cells()
+    width = board.width
+    lines = []
+    for rank in range(board.height, 0, -1):
+        row = cells[(rank - 1) * width : rank * width]
+        lines += [f"{_CELL_GAP.join(row)}  <---{rank}", ""]
+    lines += ["_" * (len(_CELL_GAP) * (width - 1) + width), ""]
+    lines += [_CELL_GAP.join(FILES[:width]), "", game.side_line(state)]
+    return "\n".join(lines)
+
+
+def read_position(game: Game, text: str, side: str | None = None) -> State:
+    """Read a position of `game` written as a position string or as a text diagram.
+
+    The two are told apart by their shape: a position string is one line, a diagram has one
+    line for each rank. A diagram is the layout of Carreno's e-mail FAQ, as [`diagram`][] writes
+    it, read leniently:
+
+    - a line for each rank from the top down, its cells separated by any spaces or tabs: `.` for
+      an empty square, else the game's piece letters;
+    - at the end of a rank line, its rank number or the FAQ's arrow (`<---5`), if you like (a
+      number before the rank, as the terminal's boards have, too); a number that is not the
+      rank's is refused;
+    - below the ranks, an underline and a line of file letters (`a b c d e`), if you like;
+    - below the diagram, the side-to-move line: `O to move`, `order to move`, and for Entropy
+      `draw`, `chaos to place R`, `order to move` or `end` (see [`Game.side_field`][
+      abstractgames.protocol.Game.side_field]);
+    - blank lines, indentation and e-mail quoting (`> `) anywhere, text above the diagram and
+      text below it (a caption, a signature) are passed over.
+
+    Args:
+        game: the game the position is of.
+        text: the position string or the diagram (at most [`MAX_POSITION_TEXT`][]
+            characters).
+        side: the side-to-move line's words, for a diagram that has none (`"O to move"`, or
+            `"O"` alone); given with a text that says the side too, the two must agree.
+
+    Raises:
+        InvalidPositionError: naming what is wrong, and where a line is to blame its number:
+            a diagram without a side-to-move line (and no `side`), two side-to-move lines, a
+            side the game does not have, an unknown piece letter, a rank of the wrong length, a
+            wrong number of ranks, a second diagram, a text too long, or a position that
+            cannot arise (as [`Game.from_position`][abstractgames.protocol.Game.from_position]
+            refuses it).
+
+    Examples:
+        >>> from abstractgames import get_game
+        >>> text = '''
+        ... > S  .  O  .  S
+        ... > O  .  .  .  O
+        ... > O  S  S  O  S
+        ... > S  .  .  .  .
+        ... > .  .  O  O  S
+        ... >
+        ... > O to move
+        ... '''
+        >>> read_position(get_game("dispersal"), text).position()
+        'S1O1S/O3O/OSSOS/S4/2OOS O'
+    """
+    lines = _lines(text, MAX_POSITION_TEXT)
+    filled = [line for line in lines if line.text]
+    if len(filled) <= 1 and not (filled and _rank(filled[0], 0) is not None):
+        return _read_string(game, filled[0].text if filled else "", side, None)
+    return _read_diagram(game, lines, side, trailing=True)
+
+
+def read_positions(game: Game, text: str, side: str | None = None) -> list[State]:
+    """Every position of a text that holds several, e.g. the openings of a tournament.
+
+    Position strings are one to a line; a diagram (read as by [`read_position`][]) runs from
+    its first rank to its side-to-move line, or to its file letters when it has no side line
+    (and `side` says it for every diagram), or to the next line that is none of its own (blank
+    lines between its ranks are fine, as in the FAQ's layout); with `side`, a diagram ends after
+    its last rank too. Blank lines and lines that start with `#` are passed over.
+
+    Raises:
+        InvalidPositionError: as [`read_position`][], with the line; a text of more than
+            [`MAX_POSITIONS_TEXT`][] characters.
+
+    Examples:
+        >>> from abstractgames import get_game
+        >>> text = '''
+        ... # two openings
+        ... 6/6/6/2X3/6/6 chaos
+        ... .  .  .  .  .  .
+        ... .  .  .  .  .  .
+        ... .  .  .  .  .  .
+        ... .  .  .  .  .  .
+        ... .  .  O  .  .  .
+        ... .  .  .  .  .  .
+        ... chaos to move
+        ... '''
+        >>> [state.position() for state in read_positions(get_game("orderchaos"), text)]
+        ['6/6/6/2X3/6/6 chaos', '6/6/6/6/2O3/6 chaos']
+    """
+    lines = _lines(text, MAX_POSITIONS_TEXT)
+    width = game.board_width
+    most = grid_of(game).height if side is not None and width > 0 else None
+    chunks: list[list[_Line]] = []
+    current: list[_Line] | None = None
+    lettered = False  # the current diagram's file letters are read: a rank starts another
+    ranks = 0
+    for line in lines:
+        if not line.text or line.text.startswith("#"):
+            continue
+        kind = _kind(game, line, width)
+        if current is not None:
+            if kind == "rank" and not lettered and (most is None or ranks < most):
+                current.append(line)
+                ranks += 1
+                continue
+            if kind in ("files", "underline"):
+                lettered = lettered or kind == "files"
+                current.append(line)
+                continue
+            if kind == "side":
+                current.append(line)
+            chunks.append(current)
+            current = None
+            if kind == "side":
+                continue
+        if kind == "rank":
+            current, lettered, ranks = [line], False, 1
+        elif kind == "text":
+            chunks.append([line])
+        else:
+            raise InvalidPositionError(f"{line.quoted()} is not below a diagram")
+    if current is not None:
+        chunks.append(current)
+    states = []
+    for chunk in chunks:
+        if len(chunk) == 1 and _rank(chunk[0], width) is None:
+            states.append(_read_string(game, chunk[0].text, side, chunk[0]))
+        else:
+            states.append(_read_diagram(game, chunk, side, trailing=False))
+    return states
+
+
+def _lines(text: object, limit: int) -> list[_Line]:
+    """The lines of `text`, numbered from 1, each without quoting, indentation and trailing
+    spaces.
+
+    Raises:
+        InvalidPositionError: `text` is not a string, or is longer than `limit`.
+    """
+    if not isinstance(text, str):
+        raise InvalidPositionError(f"a position is text, not {type(text).__name__}")
+    if len(text) > limit:
+        raise InvalidPositionError(
+            f"a text of {len(text):,} characters is too long to read positions from (at most "
+            f"{limit:,})"
+        )
+    out = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        start = _QUOTING.match(raw)
+        out.append(_Line(number, raw[start.end() if start else 0 :].strip()))
+    return out
+
+
+def _read_string(game: Game, text: str, side: str | None, line: _Line | None) -> State:
+    """A position string (one line), checked against `side` if one is given."""
+    try:
+        state = game.from_position(text)
+        if side is not None:
+            field = game.side_field(side)
+            written = state.position().rsplit(maxsplit=1)[-1]
+            if field.lower() != written.lower():
+                raise InvalidPositionError(
+                    f"the position string '{excerpt(text)}' says {written!r} and the side given "
+                    f"says {field!r} ('{excerpt(side)}')"
+                )
+    except InvalidPositionError as error:
+        if line is None:
+            raise
+        raise InvalidPositionError(f"line {line.number}: {error}") from None
+    return state
+
+
+def _file_letters(line: _Line) -> int | None:
+    """How many files a line of file letters (`a b c d e`) names, or `None` if it is not one."""
+    tokens = line.text.split()
+    if len(tokens) >= 2 and tokens == list(FILES[: len(tokens)]):
+        return len(tokens)
+    return None
+
+
+def _underline(line: _Line) -> bool:
+    return len(line.text) >= 3 and not line.text.strip("_-=")
+
+
+def _rank(line: _Line, width: int) -> _Rank | None:
+    """The rank a line of a diagram holds, or `None` if the line is not shaped as one: single
+    characters (one of them `.` or a letter) with rank numbers at either end, if any."""
+    tokens = line.text.split()
+    if len(tokens) > 4 * max(width, 26):
+        return None
+    marks = []
+    if len(tokens) > 1 and _NUMBER.fullmatch(tokens[0]):
+        marks.append(int(tokens.pop(0)))
+    if tokens and (mark := _RANK_MARK.fullmatch(tokens[-1])):
+        marks.append(int(mark[1]))
+        tokens.pop()
+        if tokens and _ARROW.fullmatch(tokens[-1]):
+            tokens.pop()
+    if not tokens or any(len(token) != 1 for token in tokens):
+        return None
+    if not any(token == "." or token.isalpha() for token in tokens):
+        return None
+    if len(tokens) < 2 and not marks:
+        return None
+    return _Rank(line, tokens, marks)
+
+
+def _side(game: Game, line: _Line) -> str | None:
+    """The last field of a position string that a side-to-move line stands for; `None` for a
+    line that is not one.
+
+    Raises:
+        InvalidPositionError: the line is shaped as a side-to-move line that the game refuses.
+    """
+    field, refusal = _side_or_refusal(game, line)
+    if refusal is not None:
+        raise refusal
+    return field
+
+
+def _side_or_refusal(game: Game, line: _Line) -> tuple[str | None, InvalidPositionError | None]:
+    """The side field of a side-to-move line; else `None` and, for a line shaped as one
+    (`X to move`) that the game refuses, the error saying why."""
+    try:
+        return game.side_field(line.text), None
+    except InvalidPositionError as error:
+        if _SIDE_SHAPE.match(line.text):
+            return None, InvalidPositionError(f"line {line.number}: {error}")
+        return None, None
+
+
+def _kind(game: Game, line: _Line, width: int) -> str:
+    """What a line of a text of positions is: `rank`, `files`, `underline`, `side` or `text`."""
+    if _file_letters(line) is not None:
+        return "files"
+    if _underline(line):
+        return "underline"
+    if _rank(line, width) is not None:
+        return "rank"
+    if _side(game, line) is not None:
+        return "side"
+    return "text"
+
+
+def _read_diagram(game: Game, lines: list[_Line], side: str | None, *, trailing: bool) -> State:
+    """The position of the diagram in `lines`; with `trailing`, lines below it that are not
+    its own are text to pass over (else they are refused)."""
+    if game.board_width <= 0:
+        raise InvalidPositionError(
+            f"{game.spec} has no board, so no diagrams: give its position string on one line"
+        )
+    board = grid_of(game)
+    width, height = board.width, board.height
+    ranks: list[_Rank] = []
+    index = 0
+    while index < len(lines) and not ranks:  # text above the diagram is passed over
+        line = lines[index]
+        index += 1
+        if line.text and _file_letters(line) is None and (rank := _rank(line, width)):
+            ranks.append(rank)
+    if not ranks:
+        raise InvalidPositionError(
+            f"no diagram of {game.spec} here: a diagram has a line for each of its {height} "
+            f"ranks, its {width} squares separated by spaces ('.' for an empty one), and a "
+            "position string is one line"
+        )
+    while index < len(lines):
+        line = lines[index]
+        if line.text:
+            if _file_letters(line) is not None or _underline(line):
+                break
+            rank = _rank(line, width)
+            if rank is None:
+                break
+            ranks.append(rank)
+        index += 1
+    _check_ranks(ranks, width, height)
+    field = _side_of(game, lines[index:], side, height, width, trailing)
+    cells = ["."] * board.size
+    for offset, rank in enumerate(ranks):
+        start = (height - 1 - offset) * width
+        cells[start : start + width] = rank.cells
+    text = f"{board.format_ranks(cells)} {field}"
+    try:
+        return game.from_position(text)
+    except _UnknownPiece as error:
+        rank = ranks[height - error.rank]
+        pieces = ", ".join(dict.fromkeys(error.pieces.upper()))
+        raise InvalidPositionError(
+            f"{rank.line.quoted()}: '{excerpt(error.char)}' is not a piece of {game.spec} (the "
+            f"pieces are {pieces}; '.' is an empty square)"
+        ) from None
+    except InvalidPositionError as error:
+        where = f"lines {ranks[0].line.number}-{ranks[-1].line.number}"
+        raise InvalidPositionError(
+            f"the diagram of {where} ('{excerpt(text)}') cannot be: {error}"
+        ) from None
+
+
+def _check_ranks(ranks: list[_Rank], width: int, height: int) -> None:
+    """Refuse ranks of the wrong length, a digit for a cell, a wrong rank number, or a wrong
+    number of ranks."""
+    for offset, rank in enumerate(ranks):
+        if len(rank.cells) != width:
+            raise InvalidPositionError(
+                f"{rank.line.quoted()} has {len(rank.cells)} squares; a rank of this board has "
+                f"{width}"
+            )
+        for cell in rank.cells:
+            if cell.isdigit() or cell == "/":
+                raise InvalidPositionError(
+                    f"{rank.line.quoted()}: '{excerpt(cell)}' is not a piece (a diagram writes "
+                    "'.' for an empty square)"
+                )
+        expected = height - offset
+        for mark in rank.marks:
+            if mark != expected and offset < height:
+                raise InvalidPositionError(
+                    f"{rank.line.quoted()} is numbered {mark}, but it is rank {expected} (the "
+                    f"ranks go from {height} at the top down to 1)"
+                )
+    if len(ranks) != height:
+        first, last = ranks[0].line.number, ranks[-1].line.number
+        raise InvalidPositionError(
+            f"the diagram of lines {first}-{last} has {len(ranks)} ranks; this board has "
+            f"{height} ({width}x{height}), a line for each from the top down"
+        )
+
+
+def _side_of(
+    game: Game, tail: list[_Line], side: str | None, height: int, width: int, trailing: bool
+) -> str:
+    """The side field of a diagram: from its side-to-move line below it, or from `side`."""
+    sides: list[tuple[_Line, str]] = []
+    unreadable: InvalidPositionError | None = None  # a side-to-move line the game refuses
+    ranks_below: list[_Line] = []
+    furniture = True  # the underline and the file letters come right below the ranks
+    for line in tail:
+        if not line.text:
+            continue
+        if furniture:
+            files = _file_letters(line)
+            if files is not None:
+                if files != width:
+                    raise InvalidPositionError(
+                        f"{line.quoted()} names {files} files; this board has {width} "
+                        f"({FILES[0]} to {FILES[width - 1]})"
+                    )
+                continue
+            if _underline(line):
+                continue
+            furniture = False
+        field, refusal = _side_or_refusal(game, line)
+        if field is not None:
+            sides.append((line, field))
+            continue
+        if refusal is not None and unreadable is None:
+            unreadable = refusal
+        if not trailing:
+            raise InvalidPositionError(f"{line.quoted()} is not part of the diagram above it")
+        if _rank(line, width) is not None:
+            ranks_below.append(line)
+            if len(ranks_below) >= height:
+                raise InvalidPositionError(
+                    f"a second diagram at line {ranks_below[0].number}: give one position at a time"
+                )
+    if len(sides) > 1:
+        (first, _), (second, _) = sides[:2]
+        raise InvalidPositionError(
+            f"two side-to-move lines, {first.quoted()} and {second.quoted()}: keep the one "
+            "that is right"
+        )
+    given = None if side is None else game.side_field(side)
+    if sides:
+        line, field = sides[0]
+        if given is not None and given != field:
+            raise InvalidPositionError(
+                f"{line.quoted()} and the side given ('{excerpt(side)}') do not agree"
+            )
+        return field
+    if unreadable is not None:
+        raise unreadable
+    if given is None:
+        example = game.side_line(game.initial_state())
+        raise InvalidPositionError(
+            f"the diagram does not say who is to move: add a line below it such as "
+            f"'{example}', or give the side"
+        )
+    return given
