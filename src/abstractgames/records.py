@@ -41,9 +41,10 @@ from .protocol import (
     UnknownGameError,
 )
 from .registry import get_game, outside_code
-from .text import excerpt, value_excerpt
+from .text import counted, excerpt, value_excerpt
 
 __all__ = [
+    "LATEST_SEARCHED",
     "MAX_CLOCK_SECONDS",
     "MAX_RECORD_SIZE",
     "RECORD_FORMAT",
@@ -58,6 +59,7 @@ __all__ = [
     "RecordError",
     "ResumePlan",
     "ResumeRefusal",
+    "latest_unfinished",
 ]
 
 RECORD_FORMAT = "abstractgames-record"
@@ -437,6 +439,17 @@ class MatchRecord:
         except ValueError as error:
             raise RecordError(f"the record cannot be written as JSON: {error}") from None
 
+    def summary(self) -> str:
+        """The match in a line for people choosing one to continue, e.g. `"orderchaos: human
+        against greedy, game 1 after 4 moves"`."""
+        played = self.games[-1] if self.games else None
+        moves = 0 if played is None else sum(m.player is not None for m in played.moves)
+        where = "not begun"
+        if played is not None:
+            where = f"game {played.number} after {counted(moves, 'move')}"
+        title = self.game + "".join(f":{k}={v}" for k, v in sorted(self.params.items()))
+        return f"{title}: {self.players[0]} against {self.players[1]}, {where}"
+
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the record atomically: the file is either the old one or the whole new one."""
         write_atomic(path, self.dumps())
@@ -741,3 +754,32 @@ def _game_from_json(data: Any, where: str) -> GameRecord:
             )
         record.ended_by = GameEnd(event, player, reason)
     return record
+
+
+LATEST_SEARCHED = 200
+"""How many of the newest files [`latest_unfinished`][] reads at most."""
+
+
+def latest_unfinished(directory: str | os.PathLike[str]) -> tuple[str, MatchRecord] | None:
+    """The newest record file (by modification time) in `directory` whose match is unfinished,
+    with its record, or `None`; files that are not records are passed over, and only the
+    [`LATEST_SEARCHED`][] newest `.json` files are read."""
+    try:
+        entries = [entry for entry in os.scandir(directory) if entry.name.endswith(".json")]
+    except OSError:
+        return None
+    timed = []
+    for entry in entries:
+        try:
+            if entry.is_file(follow_symlinks=False):
+                timed.append((entry.stat().st_mtime, entry.path))
+        except OSError:
+            continue
+    for _, path in sorted(timed, reverse=True)[:LATEST_SEARCHED]:
+        try:
+            record = MatchRecord.load(path)
+        except RecordError:
+            continue
+        if not record.finished:
+            return path, record
+    return None

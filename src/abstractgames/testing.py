@@ -33,7 +33,7 @@ import importlib.util
 import math
 import random
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
@@ -75,15 +75,20 @@ def playout(state: State, rng: random.Random, max_plies: int | None = None) -> l
     return visited
 
 
-def states(game: Game, max_plies: int | None = None) -> st.SearchStrategy[State]:
-    """States reached from the start by random legal play (terminal states included)."""
+def states(
+    game: Game, max_plies: int | None = None, starts: Sequence[State] = ()
+) -> st.SearchStrategy[State]:
+    """States reached by random legal play (terminal states included) from the start, or from
+    one of `starts` (the positions themselves included)."""
     limit = game.max_length if max_plies is None else max_plies
+    origins = list(starts) or [game.initial_state()]
 
     @st.composite
     def strategy(draw: st.DrawFn) -> State:
+        origin = draw(st.sampled_from(origins))
         plies = draw(st.integers(min_value=0, max_value=limit))
         rng = draw(st.randoms(use_true_random=False))
-        return playout(game.initial_state(), rng, plies)[-1]
+        return playout(origin, rng, plies)[-1]
 
     return strategy()
 
@@ -107,10 +112,11 @@ def _numpy_installed() -> bool:
 
 
 def conformance_properties(
-    game: Game | str, *, max_examples: int = 100
+    game: Game | str, *, max_examples: int = 100, starts: Sequence[State] = ()
 ) -> dict[str, Callable[[], None]]:
     """The protocol properties for `game` (a game or its spec), by name; call each to run it
-    with hypothesis."""
+    with hypothesis, on states of random games from the start, or from `starts` if any (the
+    properties of whole games, such as termination, always play from the start)."""
     if isinstance(game, str):
         game = parse_game_spec(game)
     config = settings(
@@ -120,7 +126,7 @@ def conformance_properties(
         database=None,
         report_multiple_bugs=False,
     )
-    any_state = states(game)
+    any_state = states(game, starts=starts)
 
     @config
     @given(any_state, st.data())
@@ -439,6 +445,7 @@ def player_properties(
     max_examples: int = 50,
     time_budget: float = 1.0,
     slack: float = 2.0,
+    starts: Sequence[State] = (),
 ) -> dict[str, Callable[[], None]]:
     """The properties every player keeps in `game`, by name; call each to run it with hypothesis.
 
@@ -475,6 +482,8 @@ def player_properties(
         time_budget: the `time_left`, in seconds, that the player is given on a clock.
         slack: seconds beyond `time_budget` that an answer may take (a generous conformance
             bound for a loaded machine, not a benchmark).
+        starts: positions the random games start from (a puzzle, an opening the player
+            should handle), instead of the game's start.
 
     Returns:
         The properties by name, each a function without arguments that raises
@@ -515,7 +524,7 @@ def player_properties(
         max_examples=min(max_examples, _TIMED_EXAMPLES),
         phases=[Phase.explicit, Phase.reuse, Phase.generate],
     )
-    turns = states(game).filter(_has_a_player_to_move)
+    turns = states(game, starts=starts).filter(_has_a_player_to_move)
     seeds = st.integers(min_value=0, max_value=2**32)
     clocks = st.sampled_from([None, time_budget])
 

@@ -50,6 +50,8 @@ class MatchSummary:
         games: how many games of the match were played.
         ended_by: `(event, seat)` when a player lost outside the rules of the game
             (`"resigned"`, `"out of time"`, `"forfeit"`), else `None`.
+        start: the position string the match started from, as in its [`MatchTask`][]
+            (`None`: the game's own start).
     """
 
     number: int
@@ -61,6 +63,7 @@ class MatchSummary:
     scores: tuple[float | None, float | None]
     games: int
     ended_by: tuple[str, int] | None
+    start: str | None = None
 
     @classmethod
     def from_record(cls, task: MatchTask, record: MatchRecord) -> MatchSummary:
@@ -79,6 +82,7 @@ class MatchSummary:
             scores=result.scores,
             games=len(record.games),
             ended_by=None if ended is None else (ended.event, ended.player),
+            start=task.start,
         )
 
     def points(self, seat: int) -> float:
@@ -98,6 +102,7 @@ class MatchSummary:
             "ended_by": None
             if self.ended_by is None
             else {"event": self.ended_by[0], "player": self.ended_by[1]},
+            "start": self.start,
         }
 
 
@@ -186,7 +191,9 @@ class MatchTable(Sequence[MatchSummary]):
 
     def _summary(self, index: int, outcome: Outcome) -> MatchSummary:
         task = self._tasks[index]
-        return MatchSummary(task.number, task.round, task.players, task.seed, *outcome)
+        return MatchSummary(
+            task.number, task.round, task.players, task.seed, *outcome, start=task.start
+        )
 
 
 class _Repeated(Sequence[float]):
@@ -286,7 +293,8 @@ class ArenaReport:
     Attributes:
         game: the game spec.
         players: the player specs, as given.
-        games: matches per pair of players.
+        games: matches per pair of players, in all (from each of the `positions`, this
+            divided by their number).
         seed: the tournament seed.
         unit: `"game"`, or `"match"` where a match has several games (Entropy).
         scheduled: the number of matches in the schedule.
@@ -298,6 +306,8 @@ class ArenaReport:
         names: the players' short names, in the order of `players`: the tables show them.
         clock: each player's time per game, or `None`.
         time_loss_forfeits: whether running out of time lost the match.
+        positions: the position strings the matches started from (an openings suite), or
+            none: the game's own start.
     """
 
     game: str
@@ -313,6 +323,7 @@ class ArenaReport:
     names: tuple[str, ...] = attrs.field()
     clock: ClockSettings | None = None
     time_loss_forfeits: bool = False
+    positions: tuple[str, ...] = ()
 
     @names.default
     def _names(self) -> tuple[str, ...]:
@@ -332,6 +343,7 @@ class ArenaReport:
         names: Sequence[str] | None = None,
         clock: ClockSettings | None = None,
         time_loss_forfeits: bool = False,
+        positions: Sequence[str] = (),
     ) -> ArenaReport:
         """The results of the finished `matches` (in schedule order) of a round robin.
 
@@ -351,6 +363,7 @@ class ArenaReport:
             names=short_names(players) if names is None else tuple(names),
             clock=clock,
             time_loss_forfeits=time_loss_forfeits,
+            positions=tuple(positions),
         )
 
     @property
@@ -381,6 +394,7 @@ class ArenaReport:
             if self.clock is None
             else {"seconds": self.clock.seconds, "increment": self.clock.increment},
             "time_loss_forfeits": self.time_loss_forfeits,
+            "positions": list(self.positions),
             "games_per_pair": self.games,
             "seed": self.seed,
             "unit": self.unit,
@@ -459,10 +473,13 @@ class ArenaReport:
     def format_table(self) -> str:
         """The standings, the pairs and any losses outside the rules, as plain-text tables."""
         units = plural(self.unit)
-        title = (
-            f"{self.game}: {len(self.players)} players, {self.games} {units} per pair, "
-            f"seed {self.seed}"
-        )
+        per_pair = f"{self.games} {units} per pair"
+        if len(self.positions) == 1:
+            per_pair += " from one position"
+        elif self.positions:
+            each = self.games // len(self.positions)
+            per_pair += f" ({each} from each of {len(self.positions):,} positions)"
+        title = f"{self.game}: {len(self.players)} players, {per_pair}, seed {self.seed}"
         if self.clock is not None:
             title += f", clock {self.clock}"
         if self.time_loss_forfeits:
@@ -589,6 +606,7 @@ class _Counts:
         names: tuple[str, ...],
         clock: ClockSettings | None,
         time_loss_forfeits: bool,
+        positions: tuple[str, ...] = (),
     ) -> ArenaReport:
         """The report of the matches counted (`matches` are stored as they are)."""
         players, n = self.players, len(self.players)
@@ -656,6 +674,7 @@ class _Counts:
             names=names,
             clock=clock,
             time_loss_forfeits=time_loss_forfeits,
+            positions=positions,
         )
 
 
@@ -694,6 +713,7 @@ class RunningReport:
         names: Sequence[str] | None = None,
         clock: ClockSettings | None = None,
         time_loss_forfeits: bool = False,
+        positions: Sequence[str] = (),
     ) -> None:
         self.matches = MatchTable(tasks)
         """The matches added, in schedule order."""
@@ -707,6 +727,7 @@ class RunningReport:
             "names": short_names(players) if names is None else tuple(names),
             "clock": clock,
             "time_loss_forfeits": time_loss_forfeits,
+            "positions": tuple(positions),
         }
 
     def add(self, match: MatchSummary) -> None:

@@ -37,11 +37,13 @@ from typing import overload
 
 import attrs
 
+from ..grid import read_position
 from ..players import Player
-from ..protocol import AbstractGamesError, Game
+from ..protocol import AbstractGamesError, Game, InvalidPositionError, State
 from ..records import ClockSettings
-from ..referee import Referee
+from ..referee import Referee, check_start
 from ..registry import ArgumentKind, PlayerSpec, make_player, parse_game_spec, with_logs
+from ..text import excerpt
 from .errors import ArenaError, MatchInterrupted
 
 __all__ = [
@@ -73,6 +75,8 @@ class MatchTask:
         clock: each player's time per game, or `None` for no clock.
         time_loss_forfeits: whether running out of time loses the match (correspondence).
         logs: a directory that keeps every log of the programs (`log=` where a spec has none).
+        start: the position string every game of the match starts from, or `None` for the
+            game's own start.
     """
 
     number: int
@@ -83,6 +87,7 @@ class MatchTask:
     clock: ClockSettings | None = None
     time_loss_forfeits: bool = False
     logs: str | None = None
+    start: str | None = None
 
     @property
     def key(self) -> tuple[int, str, str]:
@@ -106,6 +111,11 @@ class Tasks(Sequence[MatchTask]):
     A schedule of any length costs only its pairs of players: round `r` holds every pair in
     both seats, on [`round_seed`][] `(seed, r)`. Slices are lists. Every match is played
     under the time control and with the logs given.
+
+    With `positions` (position strings, an openings suite), `games` is the number of matches
+    per pair from each position: round `r` is played from position `(r - 1) % len(positions)`,
+    so every pair plays every position in both seats on the seed of its round, the positions
+    taking turns.
     """
 
     def __init__(
@@ -118,11 +128,13 @@ class Tasks(Sequence[MatchTask]):
         clock: ClockSettings | None = None,
         time_loss_forfeits: bool = False,
         logs: str | None = None,
+        positions: Sequence[str] = (),
     ) -> None:
         self._game = game
         self._seed = seed
         self._settings = (clock, time_loss_forfeits, logs)
-        self._rounds = games // 2
+        self._positions = tuple(positions)
+        self._rounds = games // 2 * max(len(self._positions), 1)
         self._seats = [
             seats
             for i, first in enumerate(players)
@@ -151,16 +163,31 @@ class Tasks(Sequence[MatchTask]):
         round_index, place = divmod(position, len(self._seats))
         seed = round_seed(self._seed, round_index + 1)
         return MatchTask(
-            position + 1, round_index + 1, self._game, self._seats[place], seed, *self._settings
+            position + 1,
+            round_index + 1,
+            self._game,
+            self._seats[place],
+            seed,
+            *self._settings,
+            self.start(round_index + 1),
         )
 
     def __iter__(self) -> Iterator[MatchTask]:
         number = 0
         for round_number in range(1, self._rounds + 1):
             seed = round_seed(self._seed, round_number)
+            start = self.start(round_number)
             for seats in self._seats:
                 number += 1
-                yield MatchTask(number, round_number, self._game, seats, seed, *self._settings)
+                yield MatchTask(
+                    number, round_number, self._game, seats, seed, *self._settings, start
+                )
+
+    def start(self, round_number: int) -> str | None:
+        """The position string the matches of a round start from (`None`: the game's start)."""
+        if not self._positions:
+            return None
+        return self._positions[(round_number - 1) % len(self._positions)]
 
     @property
     def pairs(self) -> int:
@@ -199,9 +226,11 @@ class Schedule:
     Attributes:
         game: the game.
         players: the player specs, each once.
-        games: matches per pair of players (even).
+        games: matches per pair of players (even), from each of the `positions` if any.
         seed: the tournament seed.
         tasks: every match of the tournament, in schedule order.
+        positions: the position strings the matches start from (an openings suite, each
+            played in turn), or none: the game's own start.
     """
 
     game: Game
@@ -209,6 +238,7 @@ class Schedule:
     games: int
     seed: int
     tasks: Tasks
+    positions: tuple[str, ...] = ()
 
     @classmethod
     def round_robin(
@@ -221,14 +251,19 @@ class Schedule:
         clock: ClockSettings | None = None,
         time_loss_forfeits: bool = False,
         logs: str | None = None,
+        positions: Sequence[str | State] = (),
     ) -> Schedule:
         """The schedule of a round robin (see [`Arena`][]).
 
         Raises:
-            ArenaError: fewer than two players, the same one twice, or a bad number of games.
+            ArenaError: fewer than two players, the same one twice, a bad number of games, or
+                the same position twice.
             AbstractGamesError: a bad game or player spec, or a log directory no spec can name.
+            InvalidPositionError: a position that cannot be read, or that a match cannot start
+                from (a finished game).
         """
         the_game = parse_game_spec(game) if isinstance(game, str) else game
+        starts = _starts(the_game, positions)
         specs = tuple(spec.strip() for spec in players)
         if len(specs) < 2:
             raise ArenaError("a tournament needs at least two players")
@@ -250,8 +285,29 @@ class Schedule:
             clock=clock,
             time_loss_forfeits=time_loss_forfeits,
             logs=logs,
+            positions=starts,
         )
-        return cls(the_game, specs, games, seed, tasks)
+        return cls(the_game, specs, games, seed, tasks, starts)
+
+
+def _starts(game: Game, positions: Sequence[str | State]) -> tuple[str, ...]:
+    """The position strings of `positions` (states, position strings or diagrams), checked."""
+    if isinstance(positions, str | State):
+        raise ArenaError("give the positions as a list, one position in each item")
+    starts: dict[str, int] = {}  # each position string, and its number
+    for number, position in enumerate(positions, start=1):
+        try:
+            state = position if isinstance(position, State) else read_position(game, position)
+            text = check_start(game, state).position()
+        except InvalidPositionError as error:
+            raise InvalidPositionError(f"position {number}: {error}") from None
+        if text in starts:
+            raise ArenaError(
+                f"position {number} ({excerpt(text)}) is position {starts[text]} again: give "
+                "each position once"
+            )
+        starts[text] = number
+    return tuple(starts)
 
 
 def play_match(task: MatchTask) -> str:
@@ -268,13 +324,21 @@ def play_match(task: MatchTask) -> str:
         first.close()
         raise
     players: tuple[Player, Player] = (first, second)
-    record = Referee(
-        game,
-        players,
-        seed=task.seed,
-        clock=task.clock,
-        time_loss_forfeits=task.time_loss_forfeits,
-    ).play()
+    try:
+        start = None if task.start is None else game.from_position(task.start)
+        referee = Referee(
+            game,
+            players,
+            seed=task.seed,
+            clock=task.clock,
+            time_loss_forfeits=task.time_loss_forfeits,
+            start=start,
+        )
+    except BaseException:
+        first.close()
+        second.close()
+        raise
+    record = referee.play()
     if not record.finished:
         raise MatchInterrupted(f"match {task.number} was interrupted")
     return record.dumps()

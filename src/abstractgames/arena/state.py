@@ -1,10 +1,11 @@
 """The resumable state of a tournament: its finished matches, kept in a file as they finish.
 
-The file is JSON lines. The first line names the game, the seed and the time control (files written
-before time controls have none: no clock); each further line holds one finished match: its round,
-its whole record, and a SHA-256 digest of both as the arena wrote them. Lines are appended in one
-write each, so a tournament stopped at any moment (Ctrl-C, a crash, a kill) keeps every match that
-finished.
+The file is JSON lines. The first line names the game, the seed, the time control (files written
+before time controls have none: no clock) and the positions the matches start from (files written
+before openings suites have none: the game's start); each further line holds one finished match:
+its round, its whole record, and a SHA-256 digest of both as the arena wrote them. Lines are
+appended in one write each, so a tournament stopped at any moment (Ctrl-C, a crash, a kill) keeps
+every match that finished.
 
 Reading it back trusts nothing: the file must be a regular file, it is read one line at a time
 (a line holds at most [`MAX_LINE`][] bytes, so memory does not grow with the file), numbers are
@@ -31,7 +32,7 @@ from typing import Any, Protocol
 from .. import strictjson
 from ..protocol import AbstractGamesError, Game
 from ..records import MAX_RECORD_SIZE, ClockSettings, MatchRecord
-from ..text import excerpt
+from ..text import counted, excerpt
 from .errors import ArenaError
 from .report import MatchSummary, MatchTable
 from .schedule import ARENA_VERSION, MatchTask, round_seed
@@ -65,6 +66,10 @@ class Tournament(Protocol):
     @property
     def time_loss_forfeits(self) -> bool:
         """Whether running out of time loses the match."""
+
+    @property
+    def positions(self) -> tuple[str, ...]:
+        """The position strings the matches start from (none: the game's own start)."""
 
     @property
     def tasks(self) -> Sequence[MatchTask]:
@@ -117,6 +122,7 @@ class ArenaState:
             "seed": arena.seed,
             "clock": _clock_json(arena.clock),
             "time_loss_forfeits": arena.time_loss_forfeits,
+            "positions": list(arena.positions),
         }
         try:
             _lock(fd, target)
@@ -220,6 +226,27 @@ class ArenaState:
 
 def _clock_json(clock: ClockSettings | None) -> dict[str, float] | None:
     return None if clock is None else {"increment": clock.increment, "seconds": clock.seconds}
+
+
+def _openings(found: object, wanted: list[str]) -> str:
+    """How the positions of a state file (`found`) differ from a tournament's, in words: e.g.
+    `"a tournament from 3 positions, not from the game's start"`."""
+
+    def where(positions: list[str]) -> str:
+        if not positions:
+            return "from the game's start"
+        return f"from {counted(len(positions), 'position')}"
+
+    if not isinstance(found, list) or not all(isinstance(p, str) for p in found):
+        return f"a tournament from {excerpt(found)} (not a list of positions)"
+    if len(found) != len(wanted):
+        return f"a tournament {where(found)}, not {where(wanted)}"
+    number, ours, theirs = next(
+        (n, ours, theirs)
+        for n, (ours, theirs) in enumerate(zip(wanted, found, strict=True), start=1)
+        if ours != theirs
+    )
+    return f"a tournament whose position {number} is {excerpt(theirs)}, not {excerpt(ours)}"
 
 
 def _time_control(clock: ClockSettings | None, time_loss_forfeits: bool) -> str:
@@ -369,6 +396,12 @@ class _Reader:
                 f"{self.path} holds a tournament played {_time_control(clock, forfeits)}, not "
                 f"{_time_control(*wanted)}: resume it with the same --clock and --correspondence"
             )
+        positions = header.get("positions", [])  # none in files written before openings
+        if positions != list(self.arena.positions):
+            raise ArenaError(
+                f"{self.path} holds {_openings(positions, list(self.arena.positions))}: resume "
+                "it with the same positions, in the same order"
+            )
         digest = header.get("digest")
         if digest not in (None, DIGEST):
             raise ArenaError(f"{self.path}: unknown digest {excerpt(digest)}")
@@ -429,6 +462,11 @@ class _Reader:
         task = self.arena.task((round_number, *record.players))
         if task is None:
             return  # another schedule's match: kept in the file, not used
+        start = game.initial_state().position() if task.start is None else task.start
+        if any(game_record.start != start for game_record in record.games):
+            raise self._error(
+                number, f"match {task.number} did not start from its position ({start})"
+            )
         if self.finished.has(task.number):
             raise self._error(number, f"match {task.number} is in the file twice")
         try:

@@ -40,7 +40,7 @@ from typing import Generic, TypeVar, overload
 import attrs
 
 from ..files import safe_name, write_atomic
-from ..protocol import Game, SingleGameMatch
+from ..protocol import Game, SingleGameMatch, State
 from ..records import ClockSettings, MatchRecord
 from .errors import ArenaError
 from .executors import Executor, SerialExecutor
@@ -230,11 +230,18 @@ class Arena:
         logs: a directory that keeps every log of the external programs (those with a `log`
             option of their own keep theirs there); by default only the logs of programs that
             failed are kept, in the temporary directory.
+        positions: an openings suite: the positions the matches start from, each a state, a
+            position string or a text diagram ([`read_position`][abstractgames.grid.read_position]).
+            Every pair plays `games` matches from each, half of them in each seat, the positions
+            taking turns from round to round (see [`Tasks`][]). By default the matches start
+            from the game's own start.
 
     Raises:
-        ArenaError: fewer than two players, the same one twice, a bad number of games, or a
-            bad clock.
+        ArenaError: fewer than two players, the same one twice, a bad number of games, a
+            bad clock, or the same position twice.
         AbstractGamesError: a bad game or player spec.
+        InvalidPositionError: a position that cannot be read or that a match cannot start from
+            (a finished game), naming it.
     """
 
     def __init__(
@@ -247,6 +254,7 @@ class Arena:
         clock: ClockSettings | str | None = None,
         time_loss_forfeits: bool = False,
         logs: str | os.PathLike[str] | None = None,
+        positions: Sequence[str | State] = (),
     ):
         if isinstance(clock, str):
             try:
@@ -261,6 +269,7 @@ class Arena:
             clock=clock,
             time_loss_forfeits=time_loss_forfeits,
             logs=None if logs is None else os.fspath(logs),
+            positions=positions,
         )
         self.game = schedule.game
         self.players = schedule.players
@@ -268,6 +277,8 @@ class Arena:
         """The players' short names ([`short_names`][]), in the same order."""
         self._name = dict(zip(self.players, self.names, strict=True))
         self.games = games
+        self.positions = schedule.positions
+        """The position strings the matches start from, in turn (none: the game's start)."""
         self.seed = seed
         self.clock = clock
         self.time_loss_forfeits = time_loss_forfeits
@@ -299,12 +310,13 @@ class Arena:
             self.tasks,
             game=self.game.spec,
             players=self.players,
-            games=self.games,
+            games=self.games * max(len(self.positions), 1),
             seed=self.seed,
             unit=self.unit,
             names=self.names,
             clock=self.clock,
             time_loss_forfeits=self.time_loss_forfeits,
+            positions=self.positions,
         )
 
     def run(
@@ -356,7 +368,9 @@ class Arena:
             for match in state.finished:
                 task = self.task((match.round, *match.players))
                 if task is not None:
-                    done.add(attrs.evolve(match, number=task.number, seed=task.seed))
+                    done.add(
+                        attrs.evolve(match, number=task.number, seed=task.seed, start=task.start)
+                    )
             if directory is not None:
                 for read, record in state.records():
                     task = self.task(read.key)
