@@ -212,12 +212,18 @@ def cli_reference(command: click.Command | None = None, name: str = "abstractgam
 
         command = main
     context = command.make_context(name, [], resilient_parsing=True)
+    return "\n\n".join(command_sections(command, context))
+
+
+def command_sections(command: click.Command, context: click.Context) -> list[str]:
+    """The sections of ``command`` and, for a group, of each of its commands, nested groups'
+    commands included (``abstractgames mail new``)."""
     sections = [command_section(command, context)]
     if isinstance(command, click.Group):
         for sub_name, sub in subcommands(command, context):
             sub_context = sub.make_context(sub_name, [], parent=context, resilient_parsing=True)
-            sections.append(command_section(sub, sub_context))
-    return "\n\n".join(sections)
+            sections += command_sections(sub, sub_context)
+    return sections
 
 
 def subcommands(group: click.Group, context: click.Context) -> list[tuple[str, click.Command]]:

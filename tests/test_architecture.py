@@ -53,6 +53,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         "front ends",
         (
             "abstractgames.terminal",
+            "abstractgames.mail",
             "abstractgames.bench",
             "abstractgames.testing",
             "abstractgames.rl",

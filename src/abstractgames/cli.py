@@ -19,10 +19,10 @@ import click
 
 from . import __version__
 from .interrupts import EXIT_INTERRUPTED, exit_status, termination_as_interrupt
-from .protocol import AbstractGamesError, Game
+from .protocol import AbstractGamesError, Game, State
 from .records import SEED_LIMIT
 from .registry import available_games, parse_game_spec
-from .text import printable
+from .text import printable, wrap
 
 if TYPE_CHECKING:
     from rich.progress import TaskID
@@ -147,6 +147,106 @@ def _finite(value: float | None) -> float | None:
     return value
 
 
+_LATEST = ""
+"""What `play --resume` without a file stands for: the latest unfinished game kept."""
+
+
+_side_option = click.option(
+    "--side",
+    metavar="TEXT",
+    help="Who is to move in a diagram that does not say it below itself, e.g. 'O to move' or "
+    "'chaos to place R'.",
+)
+"""The `--side TEXT` option of the commands that read a position."""
+
+
+def _position_options(many: bool) -> Callable[[Any], Any]:
+    """`--position TEXT` (repeatable with `many`), `--position-file FILE` and `--side TEXT`."""
+    where = "Start every match from this position" if many else "Start from this position"
+
+    def decorate(command: Any) -> Any:
+        for option in reversed(
+            [
+                click.option(
+                    "--position",
+                    "positions",
+                    multiple=many,
+                    metavar="TEXT",
+                    help=f"{where}: a position string or a text diagram (quoted, on several "
+                    "lines)" + ("; repeat it for an openings suite." if many else "."),
+                ),
+                click.option(
+                    "--position-file",
+                    type=click.Path(dir_okay=False, allow_dash=True),
+                    metavar="FILE",
+                    help="Read the position"
+                    + ("s (one string to a line, or diagrams)" if many else "")
+                    + " from FILE ('-': standard input).",
+                ),
+                _side_option,
+            ]
+        ):
+            command = option(command)
+        return command
+
+    return decorate
+
+
+def _read_text(path: str) -> str:
+    """The text of a file of positions (`-`: standard input), read up to a bound."""
+    from .grid import MAX_POSITIONS_TEXT
+
+    try:
+        if path == "-":
+            text = sys.stdin.read(MAX_POSITIONS_TEXT + 1)
+        else:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                text = handle.read(MAX_POSITIONS_TEXT + 1)
+    except OSError as error:
+        raise click.ClickException(
+            f"cannot read {printable(path)!r}: {error.strerror or error}"
+        ) from None
+    return text
+
+
+def _position_text(words: tuple[str, ...]) -> str:
+    """The text of a POSITION argument: one argument as it is (a diagram keeps its lines),
+    several joined by spaces (quotes are optional around a position string), `-` for the text
+    on standard input."""
+    if words == ("-",):
+        return _read_text("-")
+    return words[0] if len(words) == 1 else " ".join(words)
+
+
+def _one_position(game: Game, text: str | None, path: str | None, side: str | None) -> State | None:
+    """The position of `--position TEXT` or `--position-file FILE` (not both), else `None`."""
+    from .grid import read_position
+
+    if text is not None and path is not None:
+        raise click.UsageError("give --position or --position-file, not both")
+    if text is None and path is None:
+        if side is not None:
+            raise click.UsageError("--side goes with a position (--position or --position-file)")
+        return None
+    return read_position(game, _read_text(path) if path is not None else str(text), side)
+
+
+def _many_positions(
+    game: Game, texts: tuple[str, ...], path: str | None, side: str | None
+) -> list[State]:
+    """The positions of every `--position TEXT` and of `--position-file FILE`."""
+    from .grid import read_position, read_positions
+
+    found = [read_position(game, text, side) for text in texts]
+    if path is not None:
+        found += read_positions(game, _read_text(path), side)
+        if not found:
+            raise click.UsageError(f"{printable(path)!r} holds no position")
+    elif side is not None and not texts:
+        raise click.UsageError("--side goes with a position (--position or --position-file)")
+    return found
+
+
 class _Main(click.Group):
     """The command group: SIGTERM and SIGHUP stop every command the way Ctrl-C does."""
 
@@ -214,26 +314,53 @@ def list_command(as_json: bool) -> None:
             return "NAME:[OPTIONS:]COMMAND"
         return ", ".join(f"{k}={v}" for k, v in values.items()) or "-"
 
-    click.echo("Games (abstractgames play GAME, or GAME:key=value):")
+    width = _width()
+    click.echo(wrap("Games (abstractgames play GAME, or GAME:key=value):", width))
     rows = [[g["name"], g["title"], options(g["params"]), g["origin"]] for g in games]
-    click.echo(_columns(["name", "title", "parameters", "from"], rows))
+    click.echo(_columns(["name", "title", "parameters", "from"], rows, width))
     click.echo("")
-    click.echo("Players (-1/-2 SPEC, --players SPEC ...; SPEC is NAME or NAME:key=value):")
+    players_title = "Players (-1/-2 SPEC, --players SPEC ...; SPEC is NAME or NAME:key=value):"
+    click.echo(wrap(players_title, width))
     rows = [[p["name"], options(p["options"]), p["origin"], p["summary"]] for p in players]
-    click.echo(_columns(["name", "options", "from", "what it is"], rows))
+    click.echo(_columns(["name", "options", "from", "what it is"], rows, width))
     click.echo("")
-    click.echo("A class in a file or module is a player too: path/to/bot.py:MyBot[:key=value,...]")
-    click.echo("or package.module:MyBot[:key=value,...]; 'human' is you at the terminal.")
+    more = (
+        "A class in a file or module is a player too: path/to/bot.py:MyBot[:key=value,...] or "
+        "package.module:MyBot[:key=value,...]; 'human' is you at the terminal."
+    )
+    click.echo(wrap(more, width))
 
 
-def _columns(header: list[str], rows: list[list[str]]) -> str:
-    """A plain table: columns separated by two spaces, the last one left to run on."""
+def _columns(header: list[str], rows: list[list[str]], width: int) -> str:
+    """A plain table in `width` columns: columns separated by two spaces, the last one wrapped
+    between words beside the others (or below them, indented, when they leave it too little
+    room)."""
     widths = [max(len(row[c]) for row in [header, *rows]) for c in range(len(header) - 1)]
+    used = 2 + sum(w + 2 for w in widths)
+    beside = width - used >= _LAST_COLUMN
     lines = []
     for row in [header, *rows]:
-        cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
-        lines.append("  " + "  ".join([*cells, row[-1]]).rstrip())
+        cells = [cell.ljust(w) for cell, w in zip(row, widths, strict=False)]
+        first = "  " + "  ".join(cells)
+        if beside:
+            lines.append(wrap(row[-1], width, indent=first + "  ", hang=" " * used).rstrip())
+            continue
+        if used - 2 > width:  # too narrow to align the columns: each row wrapped on its own
+            first = wrap("  ".join(row[:-1]), width, indent="  ", hang=" " * 6)
+        lines.append(first.rstrip())
+        lines.append(wrap(row[-1], width, indent=" " * 6, hang=" " * 6))
     return "\n".join(lines)
+
+
+_LAST_COLUMN = 24
+"""The fewest columns the last column of a `list` table gets beside the others."""
+
+
+def _width() -> int:
+    """The terminal's width in columns (`COLUMNS` if set; 80 when there is no terminal)."""
+    import shutil
+
+    return max(shutil.get_terminal_size((80, 24)).columns, 20)
 
 
 @main.command()
@@ -404,8 +531,13 @@ def _make_players(game: Game, specs: tuple[str, str], session: Any) -> tuple[Pla
     "--resume",
     "resume_path",
     type=click.Path(dir_okay=False),
-    help="Continue the unfinished match in this record.",
+    is_flag=False,
+    flag_value=_LATEST,
+    metavar="[FILE]",
+    help="Continue the unfinished match in this record; without FILE, the latest unfinished "
+    "game kept in your data directory.",
 )
+@_position_options(many=False)
 @click.option(
     "--no-save",
     is_flag=True,
@@ -427,6 +559,9 @@ def play(
     time_loss_forfeits: bool,
     single: bool,
     resume_path: str | None,
+    positions: str | None,
+    position_file: str | None,
+    side: str | None,
     no_save: bool,
     logs_dir: str | None,
     no_color: bool,
@@ -439,8 +574,11 @@ def play(
     package.module:MyBot, options after a second colon), or an external program:
     'engine:COMMAND' (the engine protocol) or 'codecup:COMMAND' (a CodeCup 2023 Entropy
     program). Type 'help' at the prompt for the commands. Ctrl-C or 'quit' saves the game;
-    'abstractgames play --resume FILE' continues it. A game you play at a terminal is kept in
+    'abstractgames play --resume' continues it. A game you play at a terminal is kept in
     your data directory (the path is printed) unless you give --record or --no-save.
+
+    --position starts the match from a position string or a text diagram (every game of an
+    Entropy match starts there); the record keeps it.
     """
     from . import terminal
     from .players import HUMAN, is_human
@@ -450,6 +588,12 @@ def play(
     console = terminal.make_console(colour=not no_color)
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
     with _user_errors():
+        if resume_path is not None and (positions is not None or position_file is not None):
+            raise click.UsageError(
+                "a resumed match goes on from where it stopped: give --resume or --position"
+            )
+        if resume_path == _LATEST:
+            resume_path = _latest_unfinished(console, interactive)
         if resume_path is not None:
             record = MatchRecord.load(resume_path)
             try:
@@ -472,6 +616,7 @@ def play(
                 "greedy" if player2 is None else player2,
             )
             record = None
+        start = _one_position(the_game, positions, position_file, side)
         humans = any(is_human(spec) for spec in specs)
         session = terminal.Session(console, interactive=interactive and humans)
         if logs_dir is not None:
@@ -489,7 +634,11 @@ def play(
             single=single,
             time_source=session.clock,
             observer=terminal.TerminalObserver(session, players, verbose=verbose or humans),
+            start=start,
         )
+        time_rule = referee.time_rule()
+        if time_rule is not None and humans:
+            console.print(f"clock: {time_rule}")
         default_path = f"abstractgames-{the_game.name}-{referee.seed}.json"
         keep = record_path is None and humans and interactive and not no_save
         if keep:
@@ -520,6 +669,28 @@ def play(
                 sys.exit(EXIT_SAVED_ELSEWHERE)
         if record_path is not None and _save(result, record_path, fallback_name) != record_path:
             sys.exit(EXIT_SAVED_ELSEWHERE)
+
+
+def _latest_unfinished(console: Any, interactive: bool) -> str:
+    """The latest unfinished game in the data directory, offered at a terminal (`y` or Enter
+    takes it); the usage error says where it looked when there is none or it is declined."""
+    from .files import games_directory
+    from .records import latest_unfinished
+
+    folder = games_directory()
+    found = latest_unfinished(folder)
+    if found is None:
+        raise click.UsageError(
+            f"no unfinished game is kept in {printable(str(folder))!r}: give --resume FILE"
+        )
+    path, record = found
+    console.print(f"the latest unfinished game: {printable(str(path))}")
+    console.print(f"  {printable(record.summary())}")
+    if interactive:
+        answer = click.prompt("continue it? [Y/n]", default="y", show_default=False)
+        if answer.strip().lower() not in ("y", "yes"):
+            raise click.UsageError("not resumed: give --resume FILE for another game")
+    return str(path)
 
 
 def _games_file(game: str, seed: int) -> str:
@@ -583,6 +754,10 @@ def replay(file: str, step: bool, no_color: bool) -> None:
 @main.command()
 @click.argument("game")
 @click.argument("position", nargs=-1)
+@_side_option
+@click.option(
+    "--diagram", is_flag=True, help="Print the position as a text diagram, for an e-mail."
+)
 @click.option("--no-color", is_flag=True, help="Draw the board with letters only.")
 @click.option(
     "--svg",
@@ -590,16 +765,38 @@ def replay(file: str, step: bool, no_color: bool) -> None:
     type=click.Path(dir_okay=False),
     help="Also write the position as an SVG picture to this file.",
 )
-def show(game: str, position: tuple[str, ...], no_color: bool, svg_path: str | None) -> None:
-    """Draw a position of GAME (default: the start); quotes around POSITION are optional."""
+def show(
+    game: str,
+    position: tuple[str, ...],
+    side: str | None,
+    diagram: bool,
+    no_color: bool,
+    svg_path: str | None,
+) -> None:
+    """Draw a position of GAME (default: the start).
+
+    POSITION is a position string (quotes around it are optional) or a text diagram (quoted, on
+    several lines), or '-' to read either from standard input; --diagram prints it as a
+    diagram that 'show' and every other command read back.
+    """
+    from .grid import diagram as text_diagram
+    from .grid import read_position
     from .terminal import make_console, show_position
 
     with _user_errors():
         the_game = parse_game_spec(game)
-        state = the_game.from_position(" ".join(position)) if position else the_game.initial_state()
-        console = make_console(colour=not no_color)
-        show_position(console, state)
-        console.print(state.position())
+        if position:
+            state = read_position(the_game, _position_text(position), side)
+        elif side is not None:
+            raise click.UsageError("--side goes with a POSITION")
+        else:
+            state = the_game.initial_state()
+        if diagram:
+            click.echo(text_diagram(state))
+        else:
+            console = make_console(colour=not no_color)
+            show_position(console, state)
+            console.print(state.position())
         if svg_path is not None:
             from .files import write_atomic
 
@@ -863,6 +1060,7 @@ def _progress_bar(
     help="Running out of time loses the match, also in a game whose live rules make the moves "
     "of a player out of time.",
 )
+@_position_options(many=True)
 @_logs_option
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @click.option("-v", "--verbose", is_flag=True, help="A line on stderr for each finished match.")
@@ -881,6 +1079,9 @@ def arena(
     resume: bool,
     clock: Any,
     time_loss_forfeits: bool,
+    positions: tuple[str, ...],
+    position_file: str | None,
+    side: str | None,
     logs_dir: str | None,
     quiet: bool,
     verbose: bool,
@@ -897,6 +1098,10 @@ def arena(
     Tables and record files call a player by the name= option of its spec, or by its spec
     without a program's options (engine:timeout=5:./mybot is engine:./mybot); the JSON results
     keep the whole specs. --clock plays every match under a time control, as in 'play'.
+
+    An openings suite: --position (repeated) or --position-file (position strings one to a
+    line, or text diagrams) gives the positions the matches start from; every pair plays
+    --games matches from each position, half of them in each seat.
 
     Finished matches are kept in the state file as they finish: after Ctrl-C (or SIGTERM,
     SIGHUP), the same command with --resume continues the tournament. Where the results go
@@ -925,6 +1130,7 @@ def arena(
             clock=clock,
             time_loss_forfeits=time_loss_forfeits,
             logs=logs_dir,
+            positions=_many_positions(the_game, positions, position_file, side),
         )
         runner = make_executor(executor, jobs, worker_timeout=dask_wait)
         if records_dir is not None:
@@ -998,9 +1204,20 @@ def arena(
     type=click.IntRange(min=1),
     help="Hypothesis examples per property.",
 )
-def check(game: str, players: tuple[str, ...], examples: int) -> None:
+@_position_options(many=True)
+def check(
+    game: str,
+    players: tuple[str, ...],
+    examples: int,
+    positions: tuple[str, ...],
+    position_file: str | None,
+    side: str | None,
+) -> None:
     """Run the conformance kit on GAME (and on each --player in it): every property of the
     game protocol, and of a player, on positions hypothesis draws from random games.
+
+    With --position (repeatable) or --position-file, the random games start from those
+    positions (a puzzle your bot should handle, say) rather than from the game's start.
 
     Needs hypothesis (pip install hypothesis). Exits with status 1 if a property fails.
     """
@@ -1012,11 +1229,11 @@ def check(game: str, players: tuple[str, ...], examples: int) -> None:
         ) from None
     with _user_errors():
         the_game = parse_game_spec(game)
-        suites = [
-            (f"game {the_game.spec}", conformance_properties(the_game, max_examples=examples))
-        ]
+        starts = _many_positions(the_game, positions, position_file, side)
+        kit = conformance_properties(the_game, max_examples=examples, starts=starts)
+        suites = [(f"game {the_game.spec}", kit)]
         for spec in players:
-            properties = player_properties(spec, the_game, max_examples=examples)
+            properties = player_properties(spec, the_game, max_examples=examples, starts=starts)
             suites.append((f"player {spec}", properties))
     failed = 0
     for title, properties in suites:
@@ -1039,6 +1256,7 @@ def check(game: str, players: tuple[str, ...], examples: int) -> None:
 @main.command()
 @click.argument("game")
 @click.argument("position", nargs=-1, required=True)
+@_side_option
 @click.option(
     "--moves",
     "-n",
@@ -1059,7 +1277,12 @@ def check(game: str, players: tuple[str, ...], examples: int) -> None:
 )
 @click.option("--quiet", "-q", is_flag=True, help="Print the answer only, not the progress.")
 def solve(
-    game: str, position: tuple[str, ...], max_moves: int, time_limit: float | None, quiet: bool
+    game: str,
+    position: tuple[str, ...],
+    side: str | None,
+    max_moves: int,
+    time_limit: float | None,
+    quiet: bool,
 ) -> None:
     """Find a forced win for the side to move in POSITION, or show that none exists.
 
@@ -1068,15 +1291,19 @@ def solve(
     stderr as it goes; the answer is one line on stdout. The games with a solver say so in their
     documentation; e.g.
     abstractgames solve dispersal S1OSO/O3S/O3O/1O2S/SSS1O O
+
+    POSITION is a position string or a text diagram (quoted, on several lines), or '-' to read
+    either from standard input.
     """
     import inspect
 
+    from .grid import read_position
     from .registry import solver_for
 
     with _user_errors():
         the_game = parse_game_spec(game)
         solver = solver_for(the_game)
-        state = the_game.from_position(" ".join(position))
+        state = read_position(the_game, _position_text(position), side)
         try:  # a plugin's solver may not report progress
             takes_progress = "progress" in inspect.signature(solver).parameters
         except (TypeError, ValueError):
@@ -1149,3 +1376,250 @@ def serve(host: str, port: int, open_browser: bool, no_save: bool, allow_program
         raise click.ClickException(printable(error)) from None
     except KeyboardInterrupt:
         sys.exit(_interrupted())
+
+
+# --- correspondence by text -----------------------------------------------------------------------
+
+
+@main.group()
+def mail() -> None:
+    """Play by e-mail: a whole game in one text file, pasted into e-mails and read back.
+
+    'mail new' writes a new game's text; whoever is to move runs 'mail move FILE MOVE' on the
+    text they received (the whole e-mail will do: quoting, re-wrapped lines and a signature are
+    passed over) and sends the text it writes back. 'mail check' reads every move through the
+    rules and the clock; 'mail show' draws the board. In Entropy the bag's draws are made by
+    both players together (a value committed to, then revealed), so neither knows one before it
+    is due and neither can steer it; each player's secret key stays in their data directory.
+    """
+
+
+def _now_option(command: Any) -> Any:
+    return click.option(
+        "--now",
+        metavar="'YYYY-MM-DD HH:MM'",
+        help="The time to act at, in UTC (for examples and tests). [default: now]",
+    )(command)
+
+
+def _mail_time(text: str | None) -> Any:
+    """The time of `--now` (UTC), or the present."""
+    import datetime as dt
+
+    if text is None:
+        return dt.datetime.now(dt.UTC).replace(second=0, microsecond=0)
+    try:
+        return dt.datetime.strptime(text.strip(), "%Y-%m-%d %H:%M").replace(tzinfo=dt.UTC)
+    except ValueError:
+        raise click.BadParameter(
+            f"{printable(text)!r} is not a time: write YYYY-MM-DD HH:MM (UTC)",
+            param_hint="'--now'",
+        ) from None
+
+
+def _write_mail(text: str, out: str | None) -> str | None:
+    """Write the game's text to `out` (`-` or `None`: standard output); where it went."""
+    from .files import write_atomic
+
+    if out is None or out == "-":
+        click.echo(text, nl=False)
+        return None
+    try:
+        write_atomic(out, text)
+    except OSError as error:
+        click.echo(text, nl=False)
+        raise click.ClickException(
+            f"cannot write {printable(out)!r}: {error.strerror or error}; the text is above"
+        ) from None
+    return out
+
+
+@mail.command(name="new")
+@click.argument("game")
+@click.option("-1", "--player1", default="player 1", show_default=True, help="Player 1's name.")
+@click.option("-2", "--player2", default="player 2", show_default=True, help="Player 2's name.")
+@click.option(
+    "--time",
+    "time_control",
+    default="none",
+    show_default=True,
+    metavar="'N days a move[, at most M days a game]'",
+    help="The time control: a player who takes longer loses the match.",
+)
+@_position_options(many=False)
+@click.option(
+    "-o",
+    "--out",
+    type=click.Path(dir_okay=False, allow_dash=True),
+    help="Write the text to this file. [default: standard output]",
+)
+@_now_option
+def mail_new(
+    game: str,
+    player1: str,
+    player2: str,
+    time_control: str,
+    positions: str | None,
+    position_file: str | None,
+    side: str | None,
+    out: str | None,
+    now: str | None,
+) -> None:
+    """Start a game of GAME by e-mail between player 1 (-1 NAME) and player 2 (-2 NAME).
+
+    Player 1 makes the first move of the first game (in Entropy, player 1 is Chaos first). Send
+    the text to whoever is to move (its last line says who).
+    """
+    from .mail import MailGame, TimeControl
+
+    with _user_errors():
+        the_game = parse_game_spec(game)
+        start = _one_position(the_game, positions, position_file, side)
+        if start is not None:
+            from .referee import check_start
+
+            check_start(the_game, start)
+        when = _mail_time(now)
+        made = MailGame.new(
+            the_game,
+            (player1, player2),
+            time=TimeControl.parse(time_control),
+            start=start,
+            when=when,
+        )
+        written = _write_mail(made.render(when), out)
+    if written is not None:
+        turn = made.replay(when).turn
+        assert turn.seat is not None
+        name = made.players[turn.seat - 1]
+        click.echo(
+            f"the game's text is in {printable(written)}; {printable(name)} ({turn.role}) acts "
+            f"first: send it to {printable(name)}, unless that is you"
+        )
+
+
+def _load_mail(file: str) -> Any:
+    """The game in the text (or e-mail) in `file`, `-` for standard input."""
+    from .mail import MailGame
+
+    return MailGame.parse(_read_text(file)) if file == "-" else MailGame.load(file)
+
+
+def _mail_next(game: Any, when: Any) -> str:
+    """Who the text goes to now, in a line."""
+    replay = game.replay(when)
+    if replay.turn.seat is None:
+        return "the match is over; send it to both players"
+    name = game.players[replay.turn.seat - 1]
+    return f"send it to {name}, who is to move"
+
+
+@mail.command(name="move")
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.argument("move", required=False)
+@click.option(
+    "--bot",
+    metavar="SPEC",
+    help="Let this player choose the move (a game against the computer by e-mail), e.g. "
+    "search:time=5.",
+)
+@click.option(
+    "-o",
+    "--out",
+    type=click.Path(dir_okay=False, allow_dash=True),
+    help="Write the new text here ('-': standard output). [default: FILE itself]",
+)
+@_now_option
+def mail_move(
+    file: str, move: str | None, bot: str | None, out: str | None, now: str | None
+) -> None:
+    """Play MOVE in the game in FILE (the text, or an e-mail that holds it) and rewrite it.
+
+    MOVE is a move in the game's notation, 'draw' for a step of an Entropy draw that is due
+    (the text says when), or 'resign'. The rules, the draws and the clock are checked first:
+    a move list that has been changed, or a move sent too late, is refused.
+    """
+
+    if move is not None and bot is not None:
+        raise click.UsageError("give a MOVE or --bot, not both")
+    with _user_errors():
+        game = _load_mail(file)
+        when = _mail_time(now)
+        action = move
+        if bot is not None:
+            action = game.choose(bot, now=when)
+        before = len(game.entries)
+        after = game.play(action, when=when, now=when)
+        text = after.render(when)
+        target = out if out is not None else (None if file == "-" else file)
+        if target is not None and target != "-":
+            _write_mail(text, target)
+        added = [entry.summary() for entry in after.entries[before:]]
+        moved = any(entry.kind == "move" for entry in after.entries[before:])
+        lines = [f"{'played' if moved else 'sent'} {', '.join(added)}"]
+        lines.append(text.rstrip("\n").splitlines()[-1])
+        if target is None or target == "-":
+            click.echo(text, nl=False)
+            click.echo("\n".join(lines), err=True)
+        else:
+            lines.append(f"the game's text is in {printable(target)}: {_mail_next(after, when)}")
+            click.echo("\n".join(lines))
+
+
+@mail.command(name="show")
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--no-color", is_flag=True, help="Draw the board with letters only.")
+@_now_option
+def mail_show(file: str, no_color: bool, now: str | None) -> None:
+    """Draw the position of the game in FILE, with the moves of the game being played and
+    what is to happen next."""
+    from .terminal import make_console, show_position
+
+    with _user_errors():
+        game = _load_mail(file)
+        when = _mail_time(now)
+        replay = game.replay(when)
+        state = game.current(now=when)
+        console = make_console(colour=not no_color)
+        moves = [
+            e.render() for e in game.entries if e.kind == "move" and e.game == replay.game_number
+        ]
+        console.print(
+            f"{game.game.title or game.game.name}: {game.players[0]} against {game.players[1]}"
+        )
+        if moves:
+            console.print(
+                f"game {replay.game_number}: " + ", ".join(" ".join(m.split()[:3]) for m in moves)
+            )
+        show_position(console, state)
+        if state.position() != replay.state.position():
+            console.print(
+                f"your draw: {state.game.side_line(state)} (only your program can make it; your "
+                "move reveals it to the other side)"
+            )
+        console.print(game.render(when).rstrip("\n").splitlines()[-1])
+
+
+@mail.command(name="check")
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option(
+    "--record",
+    "record_path",
+    type=click.Path(dir_okay=False),
+    help="Also write the match as a game record (for 'replay', the arena's tools, the web page).",
+)
+@_now_option
+def mail_check(file: str, record_path: str | None, now: str | None) -> None:
+    """Read every move and draw of the game in FILE through the rules and the clock: say whose
+    move it is and how long each side has had, or how the match ended (a player past their
+    time has lost)."""
+    from .mail import describe
+
+    with _user_errors():
+        game = _load_mail(file)
+        when = _mail_time(now)
+        replay = game.replay(when)
+        click.echo(describe(game, replay, when))
+        if record_path is not None:
+            _check_output(record_path, "the record")
+            replay.record.save(record_path)
