@@ -78,7 +78,7 @@ def test_a_diagram_without_its_side_needs_side() -> None:
 
 
 def test_solve_reads_a_diagram_from_standard_input() -> None:
-    position = "S1OSO/O3S/O3O/1O2S/SSS1O O"
+    position = "S1O1O/O1SOS/S4/OOSSO/S4 S"  # the FAQ's Fig. 3, S to move
     picture = diagram(get_game("dispersal").from_position(position))
     code, from_string = run("solve", "dispersal", position, "-q")
     assert code == 0, from_string
