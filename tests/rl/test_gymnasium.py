@@ -23,6 +23,7 @@ from abstractgames import (
     parse_game_spec,
 )
 from abstractgames.players import InvalidPlayerError, Player, RandomPlayer
+from abstractgames.rl.games import InvalidSeedError
 from abstractgames.rl.gymnasium import AbstractGamesEnv, env_id, register_envs
 from abstractgames.specs import parse_options, split_spec
 from tests.conftest import game_specs
@@ -255,3 +256,31 @@ def test_render_modes() -> None:
     env.reset(seed=2)
     frame = env.render()
     assert frame.dtype == np.uint8 and frame.ndim == 3 and frame.shape[2] == 3
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, "x", True, 2**64, np.float64(3.0), b"\x01"], ids=repr)
+def test_a_seed_is_none_or_an_integer_from_0_below_2_to_the_64(seed: object) -> None:
+    """As the PettingZoo and vector environments: Gymnasium itself took `True` and 2**70."""
+    env = AbstractGamesEnv("orderchaos")
+    with pytest.raises(InvalidSeedError, match=r"^a seed is None or an integer from 0 to 2\*\*64"):
+        env.reset(seed=seed)  # type: ignore[arg-type]
+
+
+def test_numpy_integer_seeds_are_seeds() -> None:
+    first = AbstractGamesEnv("entropy", size=5).reset(seed=np.int64(4))[0]
+    assert np.array_equal(first, AbstractGamesEnv("entropy", size=5).reset(seed=4)[0])
+    AbstractGamesEnv("orderchaos").reset(seed=2**64 - 1)
+
+
+@pytest.mark.parametrize(
+    "action", [1.9, 2.0, float("nan"), float("inf"), -1, -2, True, None, 2**64], ids=repr
+)
+def test_what_is_not_an_action_is_refused_and_changes_nothing(action: object) -> None:
+    """No rounding, no skip: the single environment has no `-1` (that is the vector one's)."""
+    env = AbstractGamesEnv("orderchaos")
+    env.reset(seed=0)
+    before = env.game_state
+    with pytest.raises(InvalidMoveError, match=r"integer|not in 0\.\.71"):
+        env.step(action)  # type: ignore[arg-type]
+    assert env.game_state is before
+    env.step(0)  # and the episode goes on

@@ -18,6 +18,7 @@ from abstractgames import (
     IllegalMoveError,
     InvalidParameterError,
     State,
+    UnknownGameError,
     available_games,
     get_game,
     random_move,
@@ -123,6 +124,64 @@ def test_load_game_names_and_parameters() -> None:
             pyspiel.load_game('abstractgames_entropy(size="x")')
     with pytest.raises(pyspiel.SpielError, match="Unknown parameter 'depth'"):
         pyspiel.load_game("abstractgames_orderchaos(depth=3)")
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"max_plies": 10**18}, "max_plies=1000000000000000000 must be at most 10000"),
+        ({"max_plies": 2**40}, "must be at most 10000"),
+        ({"max_plies": -1}, "max_plies=-1 must be at least 1"),
+        ({"max_plies": 0}, "max_plies=0 must be at least 1"),
+        ({"max_plies": 1.5}, "max_plies must be an integer, not 1.5"),
+        ({"max_plies": "x"}, "max_plies must be an integer, not 'x'"),
+        ({"max_plies": True}, "max_plies must be an integer, not True"),
+        ({"depth": 3}, "no parameter 'depth'"),
+    ],
+)
+def test_load_game_checks_parameters_before_openspiel_converts_them(
+    params: dict[str, object], message: str
+) -> None:
+    """`pyspiel.load_game` casts parameters to C++ before our code runs (10**18 is pybind11's
+    "Unable to cast"); `openspiel.load_game` reads them by the game's rules first."""
+    for call in (
+        lambda: openspiel.load_game("abstractgames_dispersal", params),
+        lambda: openspiel.load_game("dispersal", **params),
+    ):
+        with pytest.raises(InvalidParameterError, match=message):
+            call()
+
+
+def test_load_game_is_pyspiels_game() -> None:
+    openspiel.register()
+    loaded = openspiel.load_game("abstractgames_dispersal", {"max_plies": 12})
+    assert loaded is pyspiel.load_game("abstractgames_dispersal(max_plies=12)")
+    assert openspiel.load_game("dispersal", max_plies=12) is loaded
+    assert openspiel.load_game("orderchaos").game == get_game("orderchaos")
+    with pytest.raises(InvalidParameterError, match="given twice"):
+        openspiel.load_game("dispersal", {"max_plies": 12}, max_plies=13)
+    with pytest.raises(UnknownGameError, match="unknown game 'chess'"):
+        openspiel.load_game("abstractgames_chess")
+    with pytest.raises(UnknownGameError, match="not 3"):
+        openspiel.load_game(3)  # type: ignore[arg-type]
+
+
+def test_load_game_refuses_integers_beyond_a_cpp_int(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A game of ours may take an integer OpenSpiel cannot hold: refused before pybind11."""
+    game = get_game("dispersal", max_plies=12)
+    monkeypatch.setattr(
+        openspiel, "get_game", lambda name, **params: _WithParams(game, {"max_plies": 2**31})
+    )
+    with pytest.raises(InvalidParameterError, match=r"max_plies=2147483648 .* C\+\+ int"):
+        openspiel.load_game("dispersal")
+
+
+class _WithParams:
+    """A game whose `params` say what a test needs, for `load_game`'s check."""
+
+    def __init__(self, game: Game, params: dict[str, object]) -> None:
+        self.name = game.name
+        self.params = params
 
 
 def test_register_is_idempotent() -> None:

@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pettingzoo.test import api_test, render_test, seed_test
 
 from abstractgames import (
@@ -28,7 +30,7 @@ from abstractgames import (
     parse_game_spec,
     random_move,
 )
-from abstractgames.rl.games import UnsupportedGameError
+from abstractgames.rl.games import InvalidSeedError, UnsupportedGameError
 from abstractgames.rl.pettingzoo import env, raw_env
 from abstractgames.rl.render import cairosvg_available, rgb_frame, text_frame
 from tests.conftest import game_specs
@@ -329,3 +331,82 @@ def test_the_raw_environment_pickles() -> None:
     game = raw_env("entropy", size=5, render_mode="ansi")
     copy = pickle.loads(pickle.dumps(game))
     assert copy.game == game.game and copy.render_mode == "ansi"
+
+
+# --- misuse: our errors, never AttributeError or KeyError -----------------------------------------
+
+BAD_SEEDS = st.one_of(
+    st.integers(max_value=-1),
+    st.integers(min_value=2**64),
+    st.floats(),
+    st.text(max_size=3),
+    st.booleans(),
+    st.binary(max_size=2),
+    st.just(np.float64(3.0)),
+)
+"""What `reset(seed=...)` refuses: a seed is None or an integer from 0 to 2**64 - 1."""
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(seed=BAD_SEEDS)
+def test_a_seed_is_none_or_an_integer_from_0_below_2_to_the_64(seed: object) -> None:
+    game = raw_env("orderchaos")
+    with pytest.raises(InvalidSeedError, match=r"^a seed is None or an integer from 0 to 2\*\*64"):
+        game.reset(seed=seed)  # type: ignore[arg-type]
+    with pytest.raises(InvalidSeedError):
+        env("orderchaos").reset(seed=seed)  # type: ignore[arg-type]
+
+
+def test_numpy_integers_and_the_largest_seed_are_seeds() -> None:
+    def draws(seed: object) -> list[str]:
+        game = raw_env("entropy", size=5)
+        game.reset(seed=seed)  # type: ignore[arg-type]
+        return [game.game_state.position()]
+
+    assert draws(np.int64(5)) == draws(np.uint8(5)) == draws(5)
+    draws(2**64 - 1)
+    assert isinstance(InvalidSeedError("x"), InvalidParameterError)
+
+
+def test_misuse_of_the_raw_environment_is_our_error() -> None:
+    """Stepping or asking `last()` before `reset()`, naming an agent the game does not have,
+    and stepping after every agent has left the finished game: our errors, each saying what to
+    do, where PettingZoo's `AECEnv` raised `AttributeError` or `KeyError`."""
+    game = raw_env("orderchaos")
+    for call in (lambda: game.step(0), game.last, lambda: game.observe("order")):
+        with pytest.raises(IllegalMoveError, match=r"call reset\(\) first"):
+            call()
+    game.reset(seed=0)
+    for call in (game.action_space, game.observation_space, game.observe):
+        with pytest.raises(InvalidParameterError, match="'nobody' is not an agent of orderchaos"):
+            call("nobody")
+    with pytest.raises(InvalidParameterError, match=r"^\[1\] is not an agent"):
+        game.action_space([1])  # type: ignore[arg-type]  # not even hashable
+    with pytest.raises(InvalidParameterError, match=r"^\[1\] is not an agent"):
+        game.observe([1])  # type: ignore[arg-type]
+    for _agent in game.agent_iter():
+        observation, _, terminated, truncated, _ = game.last()
+        if terminated or truncated:
+            with pytest.raises(ValueError, match="only valid action is None"):  # PettingZoo's
+                game.step(0)
+            game.step(None)
+        else:
+            game.step(int(np.flatnonzero(observation["action_mask"])[0]))
+    assert game.agents == []
+    for call in (lambda: game.step(None), lambda: game.step(0), game.last):
+        with pytest.raises(IllegalMoveError, match=r"game is over .* call reset\(\)"):
+            call()
+    assert game.observe("order")["action_mask"].sum() == 0  # observing stays possible
+    game.reset(seed=1)
+    assert game.last()[2] is False
+
+
+@pytest.mark.parametrize("spec", ["orderchaos", "entropy:size=5"])
+def test_the_api_test_passes_after_the_checks(
+    spec: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PettingZoo's `api_test` on the unwrapped environment too, with its own misuse checks."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        api_test(raw_env(spec), num_cycles=200)
+    assert "Passed API test" in capsys.readouterr().out

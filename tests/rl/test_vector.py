@@ -3,14 +3,20 @@ environment checker that apply to vector environments."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import data_equivalence
 from gymnasium.vector import AutoresetMode
 from gymnasium.wrappers.vector import RecordEpisodeStatistics
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from abstractgames import InvalidParameterError
+from abstractgames import IllegalMoveError, InvalidMoveError, InvalidParameterError
+from abstractgames.rl.games import InvalidSeedError
 from abstractgames.rl.vector import VectorGameEnv
+from abstractgames.text import value_excerpt
 
 CASES = [
     ("orderchaos", "order", "greedy"),
@@ -94,3 +100,68 @@ def test_bad_options() -> None:
         VectorGameEnv("orderchaos", opponent="oracle")
     with pytest.raises(InvalidParameterError, match="greedy"):
         VectorGameEnv("dispersal", num_envs=2, opponent="greedy")
+
+
+# --- what is not an action, and seeds -------------------------------------------------------------
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(
+    bad=st.one_of(
+        st.floats().filter(lambda x: not (math.isfinite(x) and x.is_integer())),
+        st.integers(max_value=-2),
+        st.integers(min_value=72),
+        st.text(max_size=2),
+    ),
+    lane=st.integers(0, 3),
+)
+def test_actions_that_are_not_actions_are_refused_naming_the_environment(
+    bad: object, lane: int
+) -> None:
+    """1.9 was played as 1, NaN and -2 as "no move": each is now an `InvalidMoveError` naming
+    the environment's index (its lane) and the value, and no game has changed."""
+    env = VectorGameEnv("orderchaos", num_envs=4, role="order")
+    env.reset(seed=lane)
+    before = [state.position() for state in env.batch.to_states()]
+    actions: list[object] = [int(a) for a in env.random_legal_actions()]
+    actions[lane] = bad
+    with pytest.raises(InvalidMoveError, match=rf"^action .* in lane {lane} ") as raised:
+        env.step(actions)
+    assert value_excerpt(bad) in str(raised.value)
+    assert [state.position() for state in env.batch.to_states()] == before
+    env.step(env.random_legal_actions())  # and the games go on
+
+
+def test_illegal_skipped_and_restarting_environments() -> None:
+    env = VectorGameEnv("orderchaos", num_envs=3, role="order")
+    env.reset(seed=0)
+    env.step([0, 0, 0])
+    legal = env.random_legal_actions()
+    with pytest.raises(IllegalMoveError, match=r"^illegal action 0 in lane 1$"):  # occupied
+        env.step([legal[0], 0, legal[2]])
+    with pytest.raises(InvalidMoveError, match=r"^action True in lane 0 is not an integer$"):
+        env.step(np.array([True, True, True]))  # booleans are not integers
+    before = env.batch.to_states()[1].position()
+    legal = env.random_legal_actions()
+    env.step(np.array([[legal[0]], [-1], [legal[2]]], np.float64))  # (num_envs, 1); -1 skips
+    assert env.batch.to_states()[1].position() == before
+    # A finished game ignores the action of the step that restarts it, but not a NaN.
+    while not env.batch.done.any():
+        env.step(env.random_legal_actions())
+    done = int(np.flatnonzero(env.batch.done)[0])
+    actions = env.random_legal_actions().clip(0)
+    actions[done] = 500
+    with pytest.raises(InvalidMoveError, match=rf"in lane {done} is not an integer"):
+        env.step(np.where(np.arange(3) == done, np.nan, actions))
+    _, rewards, terminated, _, _ = env.step(actions)
+    assert rewards[done] == 0 and not terminated[done]
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, "x", True, 2**64, [3, -1]], ids=repr)
+def test_a_seed_is_none_or_an_integer_from_0_below_2_to_the_64(seed: object) -> None:
+    env = VectorGameEnv("orderchaos", num_envs=2)
+    with pytest.raises(InvalidSeedError, match=r"^a seed is None or an integer from 0 to 2\*\*64"):
+        env.reset(seed=seed)  # type: ignore[arg-type]
+    first, _ = env.reset(seed=np.int64(3))  # type: ignore[arg-type]
+    again, _ = env.reset(seed=3)
+    assert np.array_equal(first, again)

@@ -8,6 +8,7 @@ have their tests beside their games in tests/vector/.
 
 from __future__ import annotations
 
+import math
 import random
 
 import numpy as np
@@ -15,8 +16,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from abstractgames import CHANCE, parse_game_spec
-from abstractgames.vector import BatchSimulator, play_out, uniform_from_mask
+from abstractgames import CHANCE, IllegalMoveError, InvalidMoveError, parse_game_spec
+from abstractgames.text import value_excerpt
+from abstractgames.vector import BatchSimulator, as_actions, play_out, uniform_from_mask
 from tests.support.batches import advance, assert_same, batch_of, first_states, play_choices
 
 SPECS = ["orderchaos", "entropy", "entropy:size=5", "dispersal", "dispersal:max_plies=24"]
@@ -156,9 +158,18 @@ def test_step_checks_the_playing_lanes_against_the_mask(spec: str) -> None:
             before = snapshot(batch)
             out = bad[wrong[bad] >= batch.num_actions]  # out of range: named first
             first = int(out[0] if out.size else bad[0])
-            message = rf"^illegal action {wrong[first]} in lane {first}$"
-            with pytest.raises(ValueError, match=message):
+            if out.size:
+                error: type[ValueError] = InvalidMoveError
+                message = (
+                    rf"^action {wrong[first]} in lane {first} is not in "
+                    rf"0\.\.{batch.num_actions - 1} of {batch.game.spec} \(-1 skips a lane\)$"
+                )
+            else:
+                error = IllegalMoveError
+                message = rf"^illegal action {wrong[first]} in lane {first}$"
+            with pytest.raises(error, match=message) as raised:
                 batch.step(wrong)
+            assert type(raised.value) is error
             assert_unchanged(batch, before)
             refused += 1
         positions = [state.position() for state in batch.to_states()]
@@ -166,6 +177,93 @@ def test_step_checks_the_playing_lanes_against_the_mask(spec: str) -> None:
         assert [state.position() for state in batch.to_states()] == positions
         batch.step(actions)
     assert refused > 30
+
+
+NOT_ACTIONS = st.one_of(
+    st.floats().filter(lambda x: not (math.isfinite(x) and x.is_integer())),  # 1.9, nan, ±inf
+    st.floats(min_value=2.0**63, allow_infinity=False).map(lambda x: -x if x % 2 else x),
+    st.integers(max_value=-2),  # -1 skips; less is not an action
+    st.integers(min_value=2**63) | st.integers(max_value=-(2**63) - 1),  # beyond int64
+    st.text(max_size=3),
+    st.none(),
+)
+"""What `step` must refuse in any lane, whether it checks legality or not."""
+
+
+@pytest.mark.parametrize("spec", SPECS)
+@FAST
+@given(
+    bad=NOT_ACTIONS,
+    lane=st.integers(0, 3),
+    steps=st.integers(0, 30),
+    check=st.booleans(),
+    finished=st.booleans(),
+)
+def test_what_is_not_an_action_is_refused_naming_its_lane_and_value(
+    spec: str, bad: object, lane: int, steps: int, check: bool, finished: bool
+) -> None:
+    """A fraction, NaN, an infinity, an integer below -1 or beyond int64, a string or None in
+    one lane (a finished lane too) is refused with `InvalidMoveError`, naming that lane and the
+    value, and no lane changes: nothing is truncated into an action or read as a skip."""
+    batch = batch_of(spec, lanes=4, seed=steps)
+    for _ in range(steps):
+        batch.step(batch.random_actions())
+        batch.reset_done()
+    if finished:
+        play_out(batch)
+    actions: list[object] = [int(a) for a in batch.random_actions()]
+    actions[lane] = bad
+    before = snapshot(batch)
+    with pytest.raises(InvalidMoveError, match=rf"^action .* in lane {lane} ") as raised:
+        batch.step(actions, check=check)
+    assert value_excerpt(bad) in str(raised.value)
+    assert_unchanged(batch, before)
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_integers_of_any_dtype_and_whole_floats_are_the_same_actions(spec: str) -> None:
+    """Only the dtype differs: int8, uint16, int32 and whole floats (2.0, -1.0 to skip) play
+    the same games as int64 actions; booleans, strings and complex numbers are refused."""
+    runs = []
+    for dtype in (
+        np.int64,
+        np.int8 if batch_of(spec).num_actions < 128 else np.int16,
+        np.uint16,
+        np.int32,
+        np.float64,
+        np.float32,
+        object,
+    ):
+        batch = batch_of(spec, lanes=4, seed=9)
+        rng = np.random.default_rng(9)
+        for _ in range(12):
+            actions = batch.random_actions()
+            actions[rng.random(4) < 0.3] = -1
+            if np.dtype(dtype).kind == "u":
+                actions[actions < 0] = 0  # no -1 in unsigned integers: play lane's lowest
+                actions = np.where(actions == 0, np.argmax(batch.legal_action_mask(), 1), actions)
+            batch.step(actions.astype(dtype))
+            batch.reset_done()
+        runs.append([state.position() for state in batch.to_states()])
+    assert runs[0] == runs[1] == runs[3] == runs[4] == runs[5] == runs[6]
+    batch = batch_of(spec, lanes=3)
+    for wrong in (np.ones(3, np.bool_), np.array(["0", "1", "2"]), np.zeros(3, np.complex128)):
+        with pytest.raises(InvalidMoveError, match=r"^action .* in lane 0 is not an integer$"):
+            batch.step(wrong)
+    with pytest.raises(InvalidMoveError, match=r"^action 'x' in lane 2 is not an integer$"):
+        batch.step([0, 0, "x"])
+    with pytest.raises(InvalidMoveError, match=r"in lane 1 is out of range$"):
+        batch.step(np.array([0, 2**64 - 1, 0], np.uint64))
+    with pytest.raises(InvalidMoveError, match=r"must have shape \(3,\), not \(3, 1\)"):
+        batch.step(np.zeros((3, 1), np.int64))
+    with pytest.raises(InvalidMoveError, match="one integer per lane"):
+        batch.step([0, [1, 2], 0])
+
+
+def test_as_actions_returns_an_int64_array_as_it_is() -> None:
+    actions = np.array([3, -1, 0], np.int64)
+    assert as_actions(actions, 3) is actions
+    assert as_actions([1.0, -1.0, 2.0], 3).tolist() == [1, -1, 2]
 
 
 @pytest.mark.parametrize("spec", SPECS)

@@ -2,26 +2,66 @@
 
 [`learning_game`][] makes the game of an environment from a name, a spec or a game, and refuses
 one without integer actions or observations ([`UnsupportedGameError`][]); [`action_mask`][]
-marks a state's legal actions.
+marks a state's legal actions; [`check_seed`][] is what every environment's `reset` accepts as a
+seed.
 """
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from ..protocol import AbstractGamesError, Game, InvalidParameterError, State, UnknownGameError
+from ..records import SEED_LIMIT
 from ..registry import available_games, get_game
 from ..specs import parse_options, split_spec
 from ..text import value_excerpt
 
-__all__ = ["UnsupportedGameError", "action_mask", "learning_game"]
+__all__ = ["InvalidSeedError", "UnsupportedGameError", "action_mask", "check_seed", "learning_game"]
 
 
 class UnsupportedGameError(AbstractGamesError, ValueError):
     """A game the environments cannot run: it has no integer actions or no observations."""
+
+
+class InvalidSeedError(InvalidParameterError):
+    """A seed an environment's `reset` does not take: not `None` or an integer in
+    `0 .. 2**64 - 1`."""
+
+
+def check_seed(seed: object) -> int | None:
+    """`seed` as an `int` (or `None`) if it is a seed of the environments, else raise
+    [`InvalidSeedError`][].
+
+    A seed is `None` (a fresh one from the operating system, or the generator goes on) or an
+    integer, a numpy one too, from 0 to `2**64 - 1`: Gymnasium and numpy take no negative seed,
+    and the library's seeds are below [`SEED_LIMIT`][abstractgames.records.SEED_LIMIT]. Booleans,
+    floats and strings are refused, rather than hashed or rounded into some other seed.
+
+    Examples:
+        >>> check_seed(7), check_seed(None)
+        (7, None)
+        >>> check_seed(1.5)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        abstractgames.rl.games.InvalidSeedError: a seed is None or an integer ... not 1.5
+    """
+    if seed is None:
+        return None
+    try:
+        if isinstance(seed, bool | np.bool_):
+            raise TypeError
+        number = operator.index(seed)  # type: ignore[arg-type]  # int or numpy integer
+    except TypeError:
+        number = -1
+    if not 0 <= number < SEED_LIMIT:
+        raise InvalidSeedError(
+            f"a seed is None or an integer from 0 to 2**64 - 1, not {value_excerpt(seed)}"
+        )
+    return number
 
 
 def learning_game(game: str | Game, **params: Any) -> Game:

@@ -46,7 +46,7 @@ from ..protocol import (
 )
 from ..registry import available_games, make_player
 from . import render
-from .games import learning_game
+from .games import check_seed, learning_game
 
 __all__ = [
     "AbstractGamesEnv",
@@ -131,7 +131,13 @@ class AbstractGamesEnv(gymnasium.Env[Observation, np.int64]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Observation, dict[str, Any]]:
-        super().reset(seed=seed)
+        """Start an episode; `seed` seeds the chance events and the opponent of this and the
+        following episodes.
+
+        Raises:
+            InvalidSeedError: `seed` is not `None` or an integer in `0 .. 2**64 - 1`.
+        """
+        super().reset(seed=check_seed(seed))
         chance_seed, opponent_seed = (int(x) for x in self.np_random.integers(0, 2**63, size=2))
         self._chance = random.Random(chance_seed)
         self._opponent_rng = random.Random(opponent_seed)

@@ -30,15 +30,18 @@ Examples:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ..players.openspiel import PREFIX, game_type, import_pyspiel, openspiel_name, pyspiel_game
 from ..players.openspiel import MCTSPlayer as MCTSPlayer  # importable here as before
-from ..protocol import Game, State
+from ..protocol import Game, InvalidParameterError, State, UnknownGameError
 from ..registry import available_games, get_game
+from ..text import value_excerpt
 
 __all__ = [
     "PREFIX",
+    "load_game",
     "openspiel_game",
     "openspiel_name",
     "openspiel_state",
@@ -102,6 +105,60 @@ class _Creator:
 
     def __call__(self, params: dict[str, Any] | None = None) -> Any:
         return openspiel_game(get_game(self.name, **(params or {})))
+
+
+CPP_INT_LIMIT = 2**31
+"""OpenSpiel holds an integer parameter as a C++ `int`: from `-2**31` to `2**31 - 1`."""
+
+
+def load_game(name: str, params: Mapping[str, Any] | None = None, /, **kwargs: Any) -> Any:
+    """The OpenSpiel game of our game `name` with its parameters, read by our rules first.
+
+    It is the game `pyspiel.load_game` gives (the same object), but `pyspiel.load_game`
+    converts the parameters to OpenSpiel's C++ types before any code of ours runs: a value
+    beyond a C++ `int` (`max_plies=10**18`) is pybind11's `Unable to cast Python instance`, a
+    float or a string OpenSpiel's `Wrong type for parameter`. Here every parameter is checked
+    by the game first (its type and range: dispersal's `max_plies` from 1 to 10,000), so a bad
+    one is our [`InvalidParameterError`][abstractgames.InvalidParameterError] naming it.
+
+    Args:
+        name: our game's name (`"dispersal"`) or its OpenSpiel name
+            (`"abstractgames_dispersal"`).
+        params: the game's parameters, as `pyspiel.load_game(name, params)` takes them.
+        **kwargs: more parameters, as keywords (`max_plies=12`).
+
+    Raises:
+        ImportError: OpenSpiel is not installed.
+        UnknownGameError: no game of ours has that name.
+        InvalidParameterError: a parameter the game does not have or refuses, given twice, or
+            an integer OpenSpiel cannot hold (beyond a C++ `int`).
+        ValueError: the game has no integer actions.
+
+    Examples:
+        >>> load_game("abstractgames_dispersal", {"max_plies": 12}).game.spec
+        'dispersal:max_plies=12'
+        >>> load_game("dispersal", max_plies=10**18)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        abstractgames.protocol.InvalidParameterError: parameter max_plies=... must be at most 10000
+    """
+    if not isinstance(name, str):
+        raise UnknownGameError(f"a game is a name such as 'orderchaos', not {value_excerpt(name)}")
+    ours = name.removeprefix(PREFIX)
+    given = dict(params or {})
+    twice = sorted(set(given) & set(kwargs))
+    if twice:
+        raise InvalidParameterError(
+            f"parameter {', '.join(twice)} is given twice: in params and as a keyword"
+        )
+    game = get_game(ours, **given, **kwargs)
+    for key, value in game.params.items():
+        if isinstance(value, int) and not -CPP_INT_LIMIT <= value < CPP_INT_LIMIT:
+            raise InvalidParameterError(
+                f"parameter {key}={value_excerpt(value)} of {game.name} is beyond what OpenSpiel "
+                "holds (a C++ int, from -2**31 to 2**31 - 1)"
+            )
+    return openspiel_game(game)
 
 
 def openspiel_game(game: Game) -> Any:

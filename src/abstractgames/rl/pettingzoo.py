@@ -48,9 +48,10 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from ..protocol import Game, IllegalMoveError, Move, State, random_move
+from ..protocol import Game, IllegalMoveError, InvalidParameterError, Move, State, random_move
+from ..text import value_excerpt
 from . import render
-from .games import action_mask, learning_game
+from .games import action_mask, check_seed, learning_game
 
 __all__ = ["env", "raw_env"]
 
@@ -128,14 +129,35 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # PettingZoo's name
         return self._state
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
-        return self.observation_spaces[agent]
+        """The observation space of `agent`.
+
+        Raises:
+            InvalidParameterError: `agent` is not one of `possible_agents`.
+        """
+        try:
+            return self.observation_spaces[agent]
+        except (KeyError, TypeError):
+            raise self._unknown(agent) from None
 
     def action_space(self, agent: str) -> spaces.Space[Any]:
-        return self.action_spaces[agent]
+        """The action space of `agent`.
+
+        Raises:
+            InvalidParameterError: `agent` is not one of `possible_agents`.
+        """
+        try:
+            return self.action_spaces[agent]
+        except (KeyError, TypeError):
+            raise self._unknown(agent) from None
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start a new game; `seed` seeds the chance events of this and the following games
-        (without one, the first reset seeds them from the operating system)."""
+        (without one, the first reset seeds them from the operating system).
+
+        Raises:
+            InvalidSeedError: `seed` is not `None` or an integer in `0 .. 2**64 - 1`.
+        """
+        seed = check_seed(seed)
         if seed is not None or self._rng is None:
             self._rng = random.Random(seed)
         self.agents = list(self.possible_agents)
@@ -150,7 +172,15 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # PettingZoo's name
             self.render()
 
     def observe(self, agent: str) -> dict[str, npt.NDArray[Any]]:
+        """The observation of `agent` (any of `possible_agents`, also after its game is over).
+
+        Raises:
+            IllegalMoveError: the environment was not reset yet.
+            InvalidParameterError: `agent` is not one of `possible_agents`.
+        """
         state = self.game_state
+        if agent not in self.possible_agents:
+            raise self._unknown(agent)
         if agent == self.agent_selection:
             mask = action_mask(state)
         else:
@@ -161,10 +191,14 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # PettingZoo's name
         """Play `action` for the agent to move (`None` for an agent whose game is over).
 
         Raises:
-            IllegalMoveError: an illegal action (the wrapped [`env`][] ends the game instead).
+            IllegalMoveError: an illegal action (the wrapped [`env`][] ends the game instead),
+                or the environment was not reset, or every agent has stepped after the end
+                (call `reset()`).
             InvalidMoveError: not an integer in the action space.
+            ValueError: an action other than `None` for an agent whose game is over
+                (PettingZoo's own rule).
         """
-        agent = self.agent_selection
+        agent = self._selected()
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
@@ -176,6 +210,25 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # PettingZoo's name
         self._enter(after)
         if self.render_mode == "human":
             self.render()
+
+    def last(
+        self, observe: bool = True
+    ) -> tuple[dict[str, npt.NDArray[Any]] | None, float, bool, bool, dict[str, Any]]:
+        """The observation, cumulative reward, termination, truncation and information of the
+        agent to move (`agent_selection`), as PettingZoo's `AECEnv.last`.
+
+        Raises:
+            IllegalMoveError: the environment was not reset yet, or every agent has stepped
+                after the end (call `reset()`).
+        """
+        agent = self._selected()
+        return (
+            self.observe(agent) if observe else None,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
 
     def render(self) -> str | npt.NDArray[np.uint8] | None:
         """The frame of the render mode (`None` for `"human"`, which prints it)."""
@@ -192,6 +245,26 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # PettingZoo's name
 
     def close(self) -> None:
         """Nothing to release (no window is opened)."""
+
+    def _selected(self) -> str:
+        """`agent_selection`, if it can step: the environment was reset and its game is not
+        over for every agent yet."""
+        if self._state is None:
+            raise IllegalMoveError("the environment has no position yet: call reset() first")
+        agent = self.agent_selection
+        if agent not in self.terminations:  # every agent has stepped with None after the end
+            outcome = self._state.outcome()
+            raise IllegalMoveError(
+                f"the game is over ({outcome.reason if outcome else 'ended'}) and every agent "
+                "has stepped with None since: call reset() to start another"
+            )
+        return agent
+
+    def _unknown(self, agent: object) -> InvalidParameterError:
+        return InvalidParameterError(
+            f"{value_excerpt(agent)} is not an agent of {self.game.spec}; the agents are "
+            + ", ".join(self.possible_agents)
+        )
 
     def _enter(self, state: State) -> None:
         """Make `state` current after drawing its chance events; score it if the game is over."""

@@ -10,8 +10,12 @@ ones, and the reward is 0 until the end, then the agent's
 simulator.
 Finished games restart on the next step (`AutoresetMode.NEXT_STEP`): that step ignores their
 actions and returns their first observation with reward 0. An illegal action raises
-`ValueError` (a vector environment cannot end one lane's episode early as a penalty without
-hiding it from the others).
+[`IllegalMoveError`][abstractgames.IllegalMoveError] (a vector environment cannot end one lane's
+episode early as a penalty without hiding it from the others), and what is not an action (out of
+range, a fraction, NaN, an infinity, a boolean, below `-1`) raises
+[`InvalidMoveError`][abstractgames.InvalidMoveError]; both are `ValueError`s naming the
+environment's index (its lane in the batch) and the value. `-1` leaves a game as it is for a
+step, as in the simulator.
 
 Examples:
     >>> env = VectorGameEnv("orderchaos", num_envs=8, role="chaos", opponent="greedy")
@@ -37,7 +41,7 @@ from ..protocol import Game, InvalidParameterError
 from ..registry import vector_for
 from ..text import value_excerpt
 from ..vector import Actions, BatchSimulator
-from .games import UnsupportedGameError, learning_game
+from .games import UnsupportedGameError, check_seed, learning_game
 
 __all__ = ["OPPONENTS", "VectorGameEnv"]
 
@@ -111,9 +115,17 @@ class VectorGameEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
     def reset(
         self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[npt.NDArray[np.float32], dict[str, Any]]:
-        """Start a game in every environment; `seed` seeds the simulator and the opponent."""
+        """Start a game in every environment; `seed` seeds the simulator and the opponent.
+
+        A list of seeds is accepted for Gymnasium's sake; its first seed seeds the whole batch.
+
+        Raises:
+            InvalidSeedError: a seed is not `None` or an integer in `0 .. 2**64 - 1`.
+        """
         if isinstance(seed, list):
-            seed = seed[0] if seed else None
+            seeds = [check_seed(one) for one in seed]
+            seed = seeds[0] if seeds else None
+        seed = check_seed(seed)
         if seed is not None:
             self._opponent_rng = np.random.default_rng([seed, 1])
         self.batch.reset(seed)
@@ -132,12 +144,14 @@ class VectorGameEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
     ]:
         """Play each environment's action, then the opponent's answers."""
         batch = self.batch
-        acts = np.asarray(actions, dtype=np.int64).reshape(self.num_envs).copy()
+        if isinstance(actions, np.ndarray) and actions.ndim > 1 and actions.size == self.num_envs:
+            actions = actions.reshape(self.num_envs)  # (num_envs, 1), say
+        # The lanes to restart are still finished: the batch ignores their actions (and
+        # refuses what is not an action at all, in any lane), and they restart after it.
+        batch.step(actions)
         restart = self._restart
         if restart.any():
             batch.reset_lanes(np.flatnonzero(restart))
-            acts[restart] = -1
-        batch.step(acts)
         self._opponent_moves()
         done = batch.done.copy()
         rewards = np.where(done, batch.returns()[:, self.agent], 0.0).astype(np.float64)

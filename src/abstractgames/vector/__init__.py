@@ -23,19 +23,22 @@ Examples:
 from __future__ import annotations
 
 import abc
+import math
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from ..protocol import Game, State
+from ..protocol import Game, IllegalMoveError, InvalidMoveError, State
+from ..text import value_excerpt
 
 __all__ = [
     "Actions",
     "BatchSimulator",
     "Lanes",
     "Mask",
+    "as_actions",
     "play_out",
     "uniform_from_mask",
 ]
@@ -119,21 +122,36 @@ class BatchSimulator(abc.ABC):
 
         Args:
             actions: one integer action per lane; `-1` leaves a live lane as it is (it does
-                not play now).
-            check: raise `ValueError` for an illegal action in a live lane (off: faster, and an
-                illegal action then leaves the lane in an unspecified state).
+                not play now). Every lane's action, a finished lane's too, must be an integer
+                of at least `-1` (an integer-valued float is read as that integer).
+            check: raise for an action out of range or illegal in a lane that plays (off:
+                faster, and such an action then leaves the lane in an unspecified state).
+                What is not an action at all (below `-1`, a fraction, NaN, infinite, a boolean,
+                a string) is refused either way.
             chance: for games with chance, one forced outcome per lane (`-1`: draw it with
                 the simulator's `rng`); ignored by games without.
 
         Raises:
-            ValueError: `actions` is not one integer per lane, or (with `check`) an action is
-                illegal in its lane (the first lane with an action out of range is named, else
-                the first with an illegal one); no lane has changed.
+            InvalidMoveError: `actions` is not one integer of at least `-1` per lane, or (with
+                `check`) an action of a lane that plays is not in `0 .. num_actions - 1`; the
+                message names the first such lane and its value.
+            IllegalMoveError: (with `check`) an action is outside its lane's legal-action mask
+                (the first such lane is named, after any out of range). Both are `ValueError`s,
+                and no lane has changed.
         """
-        acts = self._actions(actions)
+        acts = as_actions(actions, self.batch_size)
         lanes: Lanes
-        if self.done.any() or (acts < 0).any():
+        lowest = acts.min()
+        if lowest < 0:
+            if lowest < -1:
+                lane = int(np.argmax(acts < -1))
+                raise InvalidMoveError(
+                    f"action {int(acts[lane])} in lane {lane} is not an action: actions are "
+                    f"0..{self.num_actions - 1}, and -1 skips a lane"
+                )
             lanes = np.flatnonzero(~self.done & (acts >= 0))
+        elif self.done.any():
+            lanes = np.flatnonzero(~self.done)
         else:
             lanes = slice(None)  # every lane plays: views, not gathers
         if check:
@@ -241,12 +259,6 @@ class BatchSimulator(abc.ABC):
             raise IndexError(f"lanes must be in 0..{self.batch_size - 1}")
         return found
 
-    def _actions(self, actions: npt.ArrayLike) -> Actions:
-        found = np.asarray(actions, dtype=np.int64)
-        if found.shape != (self.batch_size,):
-            raise ValueError(f"actions must have shape ({self.batch_size},), not {found.shape}")
-        return found
-
     def _array_bytes(self) -> int:
         return sum(
             value.nbytes
@@ -254,12 +266,110 @@ class BatchSimulator(abc.ABC):
             if isinstance(value, np.ndarray) and value.shape[:1] == (self.batch_size,)
         )
 
-    def _bad_action(self, lanes: npt.NDArray[np.int64], actions: Actions) -> ValueError:
+    def _bad_action(self, lanes: npt.NDArray[np.int64], actions: Actions) -> IllegalMoveError:
         lane = int(lanes[0])
-        return ValueError(f"illegal action {int(actions[lane])} in lane {lane}")
+        action = int(actions[lane])
+        if action >= self.num_actions:
+            return InvalidMoveError(
+                f"action {action} in lane {lane} is not in 0..{self.num_actions - 1} of "
+                f"{self.game.spec} (-1 skips a lane)"
+            )
+        return IllegalMoveError(f"illegal action {action} in lane {lane}")
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.game.spec} B={self.batch_size}>"
+
+
+_INT64 = np.dtype(np.int64)
+_INT64_LIMIT = 2**63
+
+
+def as_actions(actions: npt.ArrayLike, batch_size: int) -> Actions:
+    """`actions` as `int64[batch_size]`, one integer per lane, without changing any value.
+
+    An `int64` array of the right shape is returned as it is (no copy); other integer arrays
+    and integer-valued floats (`2.0`) are converted. Nothing is rounded or truncated: a float
+    with a fraction (`1.9`), NaN, an infinity, a boolean, a string or any other object is
+    refused, naming the first lane that holds one. The values are not checked against the
+    game's actions here ([`BatchSimulator.step`][] does that).
+
+    Raises:
+        InvalidMoveError: not one integer per lane (a `ValueError`).
+
+    Examples:
+        >>> as_actions([3, -1, 2.0], 3)
+        array([ 3, -1,  2])
+        >>> as_actions([3, 1.9, 0], 3)
+        Traceback (most recent call last):
+        ...
+        abstractgames.protocol.InvalidMoveError: action 1.9 in lane 1 is not an integer
+    """
+    if isinstance(actions, np.ndarray):
+        found = actions
+    else:
+        try:
+            found = np.asarray(actions)
+        except (ValueError, TypeError, OverflowError):
+            raise InvalidMoveError(
+                f"actions must be one integer per lane ({batch_size} lanes), not "
+                f"{value_excerpt(actions)}"
+            ) from None
+    if found.shape != (batch_size,):
+        raise InvalidMoveError(f"actions must have shape ({batch_size},), not {found.shape}")
+    if found.dtype == _INT64:
+        return found
+    if found is not actions:
+        # A sequence that numpy did not read as int64 ([3, "x"] as strings, [2**63, 0] as
+        # floats): look at the values given, to keep each one and name its lane.
+        given = np.empty(batch_size, dtype=object)
+        try:
+            given[:] = list(actions)  # type: ignore[arg-type]  # a sequence, of batch_size
+            found = given
+        except (TypeError, ValueError):
+            pass
+    return _integers(found)
+
+
+def _integers(found: npt.NDArray[Any]) -> Actions:
+    """A one-dimensional array of another dtype than `int64` as `int64`, every value kept."""
+    kind = found.dtype.kind
+    if kind == "i" or (kind == "u" and found.dtype.itemsize < 8):
+        return found.astype(np.int64)
+    if kind == "u":
+        bad = found >= _INT64_LIMIT
+    elif kind == "f":
+        with np.errstate(invalid="ignore"):
+            bad = ~(np.trunc(found) == found) | ~(np.abs(found) < _INT64_LIMIT)
+    elif kind == "O":
+        values = [_whole(value) for value in found]
+        bad = np.array(
+            [value is None or not -_INT64_LIMIT <= value < _INT64_LIMIT for value in values],
+            dtype=np.bool_,
+        )
+        if not bad.any():
+            return np.array(values, dtype=np.int64)
+    else:  # booleans, strings, complex numbers, dates...
+        bad = np.ones(found.shape, np.bool_)
+    if bad.any():
+        lane = int(np.argmax(bad))
+        value = found[lane]
+        value = value.item() if isinstance(value, np.generic) else value
+        reason = "is not an integer" if _whole(value) is None else "is out of range"
+        raise InvalidMoveError(f"action {value_excerpt(value)} in lane {lane} {reason}")
+    converted: Actions = found.astype(np.int64)
+    return converted
+
+
+def _whole(value: object) -> int | None:
+    """`value` as an `int` if it is an integer (a Python or numpy one, not a boolean) or a
+    float with an integer value, else `None`."""
+    if isinstance(value, bool | np.bool_):
+        return None
+    if isinstance(value, int | np.integer):
+        return int(value)
+    if isinstance(value, float | np.floating) and math.isfinite(value) and value.is_integer():
+        return int(value)
+    return None
 
 
 def uniform_from_mask(mask: Mask, rng: np.random.Generator) -> Actions:
