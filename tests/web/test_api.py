@@ -8,6 +8,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -63,10 +64,20 @@ def games_dir(tmp_path: Path) -> Path:
     return tmp_path / "games"
 
 
+@contextmanager
+def signed_in(app: Any, **options: Any) -> Iterator[TestClient]:
+    """A test client of `app` that opened the page's address with the token, as `serve`
+    prints it: the cookie it was given lets its later requests in."""
+    with TestClient(app, **options) as test_client:
+        page = test_client.get(f"/?token={app.state.token}")
+        assert page.status_code == 200 and "<title>" in page.text, page.text
+        assert page.history and page.history[0].status_code == 303
+        yield test_client
+
+
 @pytest.fixture
 def client(games_dir: Path) -> Iterator[TestClient]:
-    app = create_app(save_dir=games_dir, bot_timeout=2.0)
-    with TestClient(app) as test_client:
+    with signed_in(create_app(save_dir=games_dir, bot_timeout=2.0)) as test_client:
         yield test_client
 
 
@@ -366,7 +377,7 @@ def test_requests_from_another_site_are_refused(client: TestClient) -> None:
 
 def test_only_this_machine_is_answered_when_serving_it(tmp_path: Path) -> None:
     app = create_app(hosts=["127.0.0.1", "localhost"])
-    with TestClient(app, base_url="http://127.0.0.1:8000") as local:
+    with signed_in(app, base_url="http://127.0.0.1:8000") as local:
         assert local.get("/api/catalog").status_code == 200
     with TestClient(app, base_url="http://attacker.example:8000") as rebound:
         response = rebound.get("/api/catalog")
@@ -376,7 +387,7 @@ def test_only_this_machine_is_answered_when_serving_it(tmp_path: Path) -> None:
 def test_programs_are_refused_unless_allowed(tmp_path: Path) -> None:
     bot = tmp_path / "bot.py"
     bot.write_text(CRASHING_BOT)
-    with TestClient(create_app(allow_programs=False)) as client:
+    with signed_in(create_app(allow_programs=False)) as client:
         for spec in ["engine:./mybot", f"{bot}:Crash", "codecup:./x"]:
             response = client.post(
                 "/api/games", json={"game": "orderchaos", "players": ["human", spec]}
@@ -423,7 +434,7 @@ def test_a_bot_that_crashes_forfeits_its_game(client: TestClient, tmp_path: Path
     final = wait_for(client, game["id"], over)
     assert final["status"] == "finished"
     assert final["result"]["winner"] == 2
-    assert "failed: RuntimeError: the bot broke" in final["result"]["reason"]
+    assert "reported an error: RuntimeError: the bot broke" in final["result"]["reason"]
     assert final["result"]["reason"] in final["notices"]
     record = MatchRecord.load(final["saved"])
     assert record.games[0].ended_by is not None and record.games[0].ended_by.event == "forfeit"
@@ -433,7 +444,7 @@ def test_a_bot_that_crashes_forfeits_its_game(client: TestClient, tmp_path: Path
 def test_a_bot_that_hangs_forfeits_at_its_deadline(tmp_path: Path) -> None:
     bot = tmp_path / "hang.py"
     bot.write_text(HANGING_BOT)
-    with TestClient(create_app(bot_timeout=0.5)) as client:
+    with signed_in(create_app(bot_timeout=0.5)) as client:
         game = new_game(client, game="orderchaos", players=["random", f"{bot}:Hang"])
         final = wait_for(client, game["id"], over, seconds=10)
         assert final["result"]["winner"] == 1
@@ -737,7 +748,12 @@ def slow_tournament(client: TestClient, tmp_path: Path) -> tuple[str, Path]:
     bot.write_text(SLOW_BOT)
     response = client.post(
         "/api/tournaments",
-        json={"game": "orderchaos", "players": ["random", f"{bot}:Slow"], "games": 4, "seed": 1},
+        json={
+            "game": "orderchaos",
+            "players": ["random", f"inprocess:{bot}:Slow"],
+            "games": 4,
+            "seed": 1,
+        },
     )
     assert response.status_code == 201, response.text
     thinking = tmp_path / "thinking.pid"
@@ -782,7 +798,7 @@ def test_a_tournament_is_stopped_at_once_while_a_bot_thinks(
 
 @with_proc
 def test_the_tournaments_are_stopped_when_the_server_shuts_down(tmp_path: Path) -> None:
-    with TestClient(create_app(save_dir=tmp_path / "games")) as client:
+    with signed_in(create_app(save_dir=tmp_path / "games")) as client:
         tournament_id, thinking = slow_tournament(client, tmp_path)
         tournament = web_of(client).tournaments.get(tournament_id)
         assert spawned_workers() == [int(thinking.read_text())]
@@ -799,7 +815,8 @@ def test_a_tournament_that_fails_says_why(client: TestClient, tmp_path: Path) ->
     bot.write_text(WORKER_KILLER)
     response = client.post(
         "/api/tournaments",
-        json={"game": "orderchaos", "players": [f"{bot}:Die", "random"], "games": 2},
+        # in the arena's worker (in process), so that it is the arena's worker that dies
+        json={"game": "orderchaos", "players": [f"inprocess:{bot}:Die", "random"], "games": 2},
     )
     assert response.status_code == 201, response.text
     # a player that the server could not make when the tournament started
@@ -829,13 +846,13 @@ def test_the_ids_are_unguessable(client: TestClient) -> None:
 
 
 def test_a_game_saved_at_shutdown_is_continued(games_dir: Path) -> None:
-    with TestClient(create_app(save_dir=games_dir)) as first:
+    with signed_in(create_app(save_dir=games_dir)) as first:
         game = new_game(first, game="orderchaos", players=["human", "greedy"], seed=3)
         wait_for(first, game["id"], my_turn)
         first.post(f"/api/games/{game['id']}/move", json={"move": "X@c3"})
         before = wait_for(first, game["id"], lambda s: my_turn(s) and len(s["plies"]) == 2)
     (saved,) = games_dir.glob("*.json")
-    with TestClient(create_app(save_dir=games_dir)) as second:
+    with signed_in(create_app(save_dir=games_dir)) as second:
         response = second.post("/api/games", json={"resume": saved.name})
         assert response.status_code == 201, response.text
         resumed = wait_for(second, response.json()["id"], my_turn)
@@ -854,14 +871,14 @@ def test_a_game_saved_at_shutdown_is_continued(games_dir: Path) -> None:
 
 
 def test_a_program_in_a_record_is_only_started_when_named_again(games_dir: Path) -> None:
-    with TestClient(create_app(save_dir=games_dir)) as client:
+    with signed_in(create_app(save_dir=games_dir)) as client:
         game = new_game(client, game="orderchaos", players=["human", "random"], seed=4)
         wait_for(client, game["id"], my_turn)
     (saved,) = games_dir.glob("*.json")
     data = json.loads(saved.read_text())
     data["players"][1] = "engine:./not-run"
     (games_dir / "program.json").write_text(json.dumps(data))
-    with TestClient(create_app(save_dir=games_dir)) as client:
+    with signed_in(create_app(save_dir=games_dir)) as client:
         response = client.post("/api/games", json={"resume": "program.json"})
         assert response.status_code == 403 and "an external program" in response.json()["error"]
         named = client.post(
@@ -900,7 +917,7 @@ def test_a_game_from_outside_is_played_the_same_way(
 
     monkeypatch.setattr(games, "_games", dict(games._games))
     registry.register_game("tictactoe", TicTacToeGame)
-    with TestClient(create_app(save_dir=games_dir)) as client:
+    with signed_in(create_app(save_dir=games_dir)) as client:
         listed = {g["name"]: g for g in client.get("/api/catalog").json()["games"]}
         assert listed["tictactoe"]["width"] == 3 and listed["tictactoe"]["height"] == 3
         game = new_game(client, game="tictactoe", players=["human", "random"], seed=1)
@@ -910,3 +927,226 @@ def test_a_game_from_outside_is_played_the_same_way(
         assert final["status"] == "finished"
         replay = client.get(f"/api/records/{Path(final['saved']).name}").json()
         assert replay["games"][0]["positions"][-1]["position"] == final["position"]["position"]
+
+
+# --- the token --------------------------------------------------------------------------------
+
+
+def _requests(app: Any) -> Iterator[tuple[str, str]]:
+    """A request (method and path) for every route and method of `app`, and a file of every
+    mount: a route added later is in the list without being named here."""
+    from starlette.routing import Mount, Route
+
+    for route in app.routes:
+        if isinstance(route, Route):
+            path = route.path_format.replace("{number}", "1")
+            path = re.sub(r"\{\w+\}", "x", path)
+            for method in sorted(route.methods or {"GET"}):
+                if method != "HEAD":
+                    yield method, path
+        elif isinstance(route, Mount):
+            yield "GET", route.path + "/app.js"
+
+
+def _sockets(app: Any) -> list[str]:
+    from starlette.routing import WebSocketRoute
+
+    return [
+        re.sub(r"\{\w+\}", "x", route.path_format)
+        for route in app.routes
+        if isinstance(route, WebSocketRoute)
+    ]
+
+
+def test_every_route_refuses_a_request_without_the_token() -> None:
+    app = create_app()
+    token = app.state.token
+    requests = list(_requests(app))
+    assert ("GET", "/") in requests and ("POST", "/api/games") in requests
+    assert ("GET", "/static/app.js") in requests and len(requests) > 20
+    wrong = "x" * len(token)
+    with TestClient(app) as stranger:
+        for method, path in [*requests, ("GET", "/api/no/such/thing")]:
+            for headers, status in [
+                ({}, 401),
+                ({"X-Token": wrong}, 403),
+                ({"Authorization": f"Bearer {wrong}"}, 403),
+                ({"Authorization": f"Basic {token}"}, 401),  # only as a bearer token
+                ({"Cookie": f"abstractgames-token-80={wrong}"}, 403),
+                ({"Cookie": f"abstractgames-token-81={token}"}, 401),  # another port's
+            ]:
+                response = stranger.request(
+                    method, path, headers=headers, json={"game": "orderchaos"}
+                )
+                assert response.status_code == status, (method, path, headers, response.text)
+                assert "token" in response.json()["error"], (method, path)
+            if path != "/":  # the token in the address is only the page's first visit
+                response = stranger.request(method, f"{path}?token={token}")
+                assert response.status_code == 401, (method, path)
+        assert not web_of(stranger).sessions.watchable()  # nothing was started
+        for path in _sockets(app):
+            assert path.endswith("/ws")
+            for headers in [{}, {"X-Token": wrong}, {"Cookie": f"abstractgames-token-80={wrong}"}]:
+                with (
+                    pytest.raises(WebSocketDisconnect) as refused,
+                    stranger.websocket_connect(path, headers=headers) as socket,
+                ):
+                    socket.receive_json()
+                assert refused.value.code == 1008, (path, headers)
+        refused_page = stranger.get(f"/?token={wrong}", follow_redirects=False)
+        assert refused_page.status_code == 403 and "set-cookie" not in refused_page.headers
+
+
+def test_the_token_is_let_in_by_its_cookie_or_a_header() -> None:
+    app = create_app()
+    token = app.state.token
+    assert len(token) >= 43  # 256 bits from secrets, URL-safe
+    assert create_app().state.token != token
+    with TestClient(app) as client:
+        first = client.get(f"/?token={token}", follow_redirects=False)
+        assert first.status_code == 303 and first.headers["location"] == "/"
+        cookie = first.headers["set-cookie"]
+        assert cookie.startswith(f"abstractgames-token-80={token};")
+        assert "HttpOnly" in cookie and "SameSite=strict" in cookie and "Path=/" in cookie
+        assert first.headers["cache-control"] == "no-store"
+        hop = client.get(  # opened from a file or another page: the page goes on by itself
+            f"/?token={token}", headers={"Sec-Fetch-Site": "cross-site"}, follow_redirects=False
+        )
+        assert hop.status_code == 200 and "location.replace" in hop.text
+        assert hop.headers["set-cookie"] == cookie and "<nav" not in hop.text
+        assert client.get("/").status_code == 200  # the cookie from now on
+        assert client.get("/api/catalog").status_code == 200
+        with (
+            pytest.raises(WebSocketDisconnect) as gone,
+            client.websocket_connect("/api/games/nope/ws") as socket,
+        ):
+            socket.receive_json()
+        assert gone.value.code == 4404  # let in, and told there is no such game
+        client.cookies.clear()
+        script = client  # a script, without the cookie
+        assert script.get("/api/catalog").status_code == 401
+        for headers in [{"Authorization": f"Bearer {token}"}, {"X-Token": token}]:
+            assert script.get("/api/catalog", headers=headers).status_code == 200
+        game = script.post(
+            "/api/games",
+            json={"game": "orderchaos", "players": ["random", "random"]},
+            headers={"X-Token": token},
+        )
+        assert game.status_code == 201
+        with script.websocket_connect(
+            f"/api/games/{game.json()['id']}/ws", headers={"Authorization": f"Bearer {token}"}
+        ) as socket:
+            assert socket.receive_json()["id"] == game.json()["id"]
+
+
+def test_programs_from_the_page_need_the_token(tmp_path: Path) -> None:
+    pidfile = tmp_path / "engine.pid"
+    bot = tmp_path / "bot.py"
+    bot.write_text("raise SystemExit('imported')\n")
+    app = create_app()
+    body = {"game": "orderchaos", "players": ["human", bad_engine("good", 1, pidfile)]}
+    with TestClient(app) as stranger:
+        assert stranger.post("/api/games", json=body).status_code == 401
+        files = {"game": "orderchaos", "players": [f"{bot}:Bot", "random"]}
+        assert stranger.post("/api/games", json=files).status_code == 401
+        tournament = {"game": "orderchaos", "players": [f"{bot}:Bot", "random"]}
+        assert stranger.post("/api/tournaments", json=tournament).status_code == 401
+    time.sleep(0.1)
+    assert not pidfile.exists()  # no program was started, no file imported
+
+
+# --- bounds -----------------------------------------------------------------------------------
+
+
+def test_a_match_between_bots_that_think_for_a_day_is_stopped(client: TestClient) -> None:
+    game = new_game(
+        client, game="orderchaos", players=["search:time=86400", "search:time=86400"], seed=1
+    )
+    wait_for(client, game["id"], lambda s: s["thinking"] == 1)
+    started = time.monotonic()
+    response = client.post(f"/api/games/{game['id']}/stop", json={})
+    assert response.status_code == 200, response.text
+    assert time.monotonic() - started < 3
+    snapshot = response.json()
+    assert snapshot["status"] == "stopped" and snapshot["result"] is None
+    record = MatchRecord.load(snapshot["saved"])
+    assert not record.finished  # kept, to be continued
+    deadline = time.monotonic() + 3
+    while any(t.name.startswith("abstractgames-bot-") for t in threading.enumerate()):
+        assert time.monotonic() < deadline, "the bot's search still thinks"
+        time.sleep(0.02)
+    again = client.post(f"/api/games/{game['id']}/stop", json={})
+    assert again.status_code == 409 and "stopped" in again.json()["error"]
+    assert client.post("/api/games/nope/stop", json={}).status_code == 404
+
+
+def test_a_bot_that_runs_past_its_deadline_is_interrupted() -> None:
+    from abstractgames.players import Player
+    from abstractgames.web.sessions import GuardedBot
+
+    loops = []
+
+    class Busy(Player):
+        def choose(self, state: Any, rng: Any, time_left: float | None = None) -> Any:
+            while True:  # a loop in Python that never looks at a clock
+                loops.append(1)
+                del loops[:]
+                with suppress(Exception):  # a bot's own catch-all does not swallow the stop
+                    sum(range(100))
+
+    game = get_game("orderchaos")
+    guarded = GuardedBot(Busy(), 1, threading.Event(), limit=0.2)
+    with pytest.raises(Exception, match=r"did not move within 0\.2 s"):
+        guarded.choose(game.initial_state(), random_source())
+    deadline = time.monotonic() + 3
+    while any(t.name == "abstractgames-bot-1" for t in threading.enumerate()):
+        assert time.monotonic() < deadline, "the bot's thread goes on"
+        time.sleep(0.02)
+
+
+def random_source() -> Any:
+    import random
+
+    return random.Random(0)
+
+
+def test_uploads_at_once_are_capped(client: TestClient) -> None:
+    from abstractgames.web.app import MAX_UPLOADS
+
+    record = json.dumps({"format": "nope"})
+    headers = {"content-type": "application/json"}
+    web = web_of(client)
+    for _ in range(MAX_UPLOADS):
+        assert web.uploads.acquire(blocking=False)  # as many uploads as may be read at once
+    try:
+        busy = client.post("/api/replay", content=record, headers=headers)
+        assert busy.status_code == 503 and "again" in busy.json()["error"]
+    finally:
+        for _ in range(MAX_UPLOADS):
+            web.uploads.release()
+    assert client.post("/api/replay", content=record, headers=headers).status_code == 400
+
+    def chunks() -> Iterator[bytes]:  # no Content-Length: the cap is counted as it streams
+        for _ in range(17):
+            yield b" " * (1024 * 1024)
+
+    too_big = client.post("/api/replay", content=chunks(), headers=headers)
+    assert too_big.status_code == 413 and "larger than 16,777,216 bytes" in too_big.json()["error"]
+    assert client.post("/api/replay", content=record, headers=headers).status_code == 400
+
+
+def test_without_saving_tournaments_go_to_a_private_directory_removed_at_the_end() -> None:
+    import stat
+    import tempfile
+
+    app = create_app(save_dir=None)
+    with signed_in(app) as client:
+        directory = web_of(client).tournaments.directory
+        scratch = directory.parent
+        assert scratch.parent == Path(tempfile.gettempdir())
+        assert scratch.name.startswith("abstractgames-web-") and len(scratch.name) > 18
+        assert stat.S_IMODE(scratch.stat().st_mode) == 0o700
+        other = create_app(save_dir=None).state.web
+        assert other.tournaments.directory != directory  # one for each server
+        other.shutdown()
+    assert not scratch.exists()

@@ -30,7 +30,7 @@ sync_api = pytest.importorskip(
 pytest.importorskip("starlette", reason="the web extra is not installed: pip install '.[web]'")
 
 from tests.conftest import StopAt  # noqa: E402
-from tests.web.test_server import call, server  # noqa: E402
+from tests.web.test_server import call, server, split  # noqa: E402
 
 Json = dict[str, Any]
 
@@ -379,6 +379,56 @@ def test_a_match_between_bots_is_watched(page: Any, url: str) -> None:
     wait_for_board(page, final)
     page.locator(".banner .result").wait_for()
     assert page.locator(".move-form").is_hidden()
+
+
+def test_a_match_between_bots_that_think_for_a_day_is_stopped_from_the_page(
+    page: Any, url: str
+) -> None:
+    page.goto(url + "#/watch")
+    page.select_option("#bots-game", "orderchaos")
+    page.fill("#bots-p1", "search:time=86400")
+    page.fill("#bots-p2", "search:time=86400")
+    page.click("form.bots-form button[type=submit]")
+    game = game_id(page)
+    until(url, game, lambda s: s["thinking"] == 1)
+    page.click(".stop-match-button")
+    final = until(url, game, lambda s: s["status"] == "stopped", seconds=5)
+    assert final["result"] is None and final["saved"]
+    page.wait_for_function("document.querySelector('.status').textContent.includes('stopped')")
+    assert page.locator(".stop-match-button").is_hidden()
+
+
+def test_the_page_is_only_shown_with_the_token(browser: Any, url: str) -> None:
+    base, token = split(url)
+    context = browser.new_context()
+    try:
+        stranger = context.new_page()
+        refused = stranger.goto(base + "/#/play")
+        assert refused is not None and refused.status == 401
+        assert "token" in stranger.content() and stranger.locator("nav").count() == 0
+        wrong = stranger.goto(f"{base}/?token={'x' * len(token)}#/play")
+        assert wrong is not None and wrong.status == 403
+        stranger.goto(url + "#/watch")  # the address serve printed: a cookie, then the page
+        stranger.locator("form.bots-form").wait_for()
+        assert stranger.evaluate("location.search") == ""  # the token is not left in sight
+        assert stranger.evaluate("location.hash") == "#/watch"
+        assert stranger.evaluate("document.cookie") == ""  # HttpOnly: no script reads it
+        stranger.goto(base + "/#/replay")  # the cookie lets the page in from now on
+        stranger.locator("nav").wait_for()
+    finally:
+        context.close()
+    from abstractgames.web.server import _opener
+
+    opener = _opener(url + "#/watch")  # as --open opens it: a file, then the address
+    context = browser.new_context()
+    try:
+        opened = context.new_page()
+        opened.goto(opener.as_uri())  # another site started it: no redirect carries the cookie
+        opened.locator("form.bots-form").wait_for()
+        assert opened.evaluate("location.search") == ""
+    finally:
+        context.close()
+        shutil.rmtree(opener.parent)
 
 
 def test_at_phone_width_nothing_sticks_out(browser: Any, url: str, shots: Path) -> None:

@@ -11,9 +11,10 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -28,14 +29,16 @@ pytest.importorskip("uvicorn", reason="the web extra is not installed: pip insta
 
 from tests.conftest import bad_engine, wait_gone
 
-READY = re.compile(r"serving on (http://\S+/)")
+READY = re.compile(r"serving on (http://\S+/\?token=[\w-]+)")
 
 
 @contextmanager
-def server(data: Path, *args: str) -> Iterator[tuple[subprocess.Popen[str], str, list[str]]]:
-    """`abstractgames serve --port 0 ARGS` with its data in `data`, the page's address, and the
-    lines it wrote before it."""
-    env = {**os.environ, "ABSTRACTGAMES_DATA": str(data), "PYTHONUNBUFFERED": "1"}
+def server(
+    data: Path, *args: str, env: dict[str, str] | None = None
+) -> Iterator[tuple[subprocess.Popen[str], str, list[str]]]:
+    """`abstractgames serve --port 0 ARGS` with its data in `data` (and `env` added to its
+    environment), the page's address (with its `?token=`), and the lines it wrote before it."""
+    env = {**os.environ, "ABSTRACTGAMES_DATA": str(data), "PYTHONUNBUFFERED": "1", **(env or {})}
     process = subprocess.Popen(
         [sys.executable, "-m", "abstractgames", "serve", "--port", "0", *args],
         stdin=subprocess.DEVNULL,
@@ -60,11 +63,20 @@ def server(data: Path, *args: str) -> Iterator[tuple[subprocess.Popen[str], str,
             process.wait()
 
 
-def call(url: str, path: str, body: dict[str, Any] | None = None) -> Any:
+def split(url: str) -> tuple[str, str]:
+    """The server's address (`http://HOST:PORT`) and its token, from the page's address."""
+    base, _, token = url.partition("/?token=")
+    return base, token
+
+
+def call(url: str, path: str, body: dict[str, Any] | None = None, method: str | None = None) -> Any:
+    """The JSON answer to `path` on the server of the page's address `url` (with its token)."""
+    base, token = split(url)
     data = None if body is None else json.dumps(body).encode()
-    method = "GET" if data is None else "POST"
-    request = urllib.request.Request(url.rstrip("/") + path, data=data, method=method)
+    method = method or ("GET" if data is None else "POST")
+    request = urllib.request.Request(base + path, data=data, method=method)
     request.add_header("Content-Type", "application/json")
+    request.add_header("Authorization", f"Bearer {token}")
     with urllib.request.urlopen(request, timeout=20) as response:
         return json.loads(response.read())
 
@@ -114,7 +126,8 @@ def test_a_stop_saves_the_games_in_progress_and_stops_the_engines(
     pidfile = tmp_path / "engine.pid"
     engine = bad_engine("good", 1, pidfile, timeout=5)
     with server(tmp_path / "data") as (process, url, _):
-        page = urllib.request.urlopen(url, timeout=10).read().decode()
+        browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+        page = browser.open(url, timeout=10).read().decode()  # the token, then its cookie
         assert "abstractgames" in page
         game = call(url, "/api/games", {"game": "orderchaos", "players": ["human", engine]})
         until(url, game["id"], lambda s: s["awaiting"] == 1)
@@ -135,8 +148,9 @@ def test_a_stop_saves_the_games_in_progress_and_stops_the_engines(
 
 def test_serving_beyond_this_machine_warns(tmp_path: Path) -> None:
     with server(tmp_path / "data", "--host", "0.0.0.0", "--no-save") as (process, url, before):
-        port = url.rstrip("/").rpartition(":")[2]
-        catalog = call(f"http://127.0.0.1:{port}", "/api/catalog")
+        base, token = split(url)
+        port = base.rpartition(":")[2]
+        catalog = call(f"http://127.0.0.1:{port}/?token={token}", "/api/catalog")
         assert catalog["allow_programs"] is False and catalog["saving"] is False
         process.send_signal(signal.SIGTERM)
         process.communicate(timeout=30)
@@ -174,12 +188,139 @@ def test_serve_opens_the_page_and_stops_when_asked(
     thread = threading.Thread(target=run)
     thread.start()
     assert ready.wait(20)
-    url = opened[0]
+    assert len(opened) == 1 and opened[0].startswith("file://")  # not the token on a command line
+    opener = Path(urllib.parse.urlsplit(opened[0]).path)
+    assert (opener.stat().st_mode & 0o777) == 0o600
+    assert (opener.parent.stat().st_mode & 0o777) == 0o700
+    found = re.search(r'content="0;url=([^"]+)"', opener.read_text())
+    assert found is not None
+    url = found.group(1)
     game = call(url, "/api/games", {"game": "dispersal", "players": ["human", "random"]})
     until(url, game["id"], lambda s: s["awaiting"] == 1)
     stop.set()
     thread.join(30)
     assert not thread.is_alive()
     assert url.startswith("http://127.0.0.1:") and f"serving on {url}" in told.getvalue()
+    assert re.fullmatch(r"http://127\.0\.0\.1:\d+/\?token=[\w-]{43}", url)
     assert [path.parent for path in result[0]] == [tmp_path / "games"]
     assert "1 game in progress saved" in told.getvalue()
+    assert not opener.parent.exists()  # removed at the end
+
+
+@pytest.mark.slow
+def test_no_save_keeps_tournaments_in_a_private_directory_not_a_planted_link(
+    tmp_path: Path,
+) -> None:
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (temporary / "abstractgames-web-tournaments").symlink_to(victim)  # the old fixed path
+    env = {"TMPDIR": str(temporary)}
+    with server(tmp_path / "data", "--no-save", env=env) as (process, url, _):
+        body = {"game": "orderchaos", "players": ["random", "greedy"], "games": 2}
+        tournament = call(url, "/api/tournaments", body)
+        deadline = time.monotonic() + 30
+        while tournament["status"] not in ("finished", "failed"):
+            assert time.monotonic() < deadline, tournament
+            time.sleep(0.1)
+            tournament = call(url, f"/api/tournaments/{tournament['id']}")
+        assert tournament["status"] == "finished", tournament
+        directory = Path(tournament["directory"])
+        scratch = directory.parent.parent
+        assert scratch.parent == temporary and scratch.name.startswith("abstractgames-web-")
+        assert (scratch.stat().st_mode & 0o777) == 0o700
+        assert list((directory / "records").glob("*.json"))
+        process.send_signal(signal.SIGTERM)
+        _, errors = process.communicate(timeout=30)
+    assert process.returncode == 143, errors
+    assert list(victim.iterdir()) == []  # nothing went through the link
+    assert not scratch.exists()  # removed at the end
+    assert [p.name for p in temporary.iterdir()] == ["abstractgames-web-tournaments"]
+
+
+@pytest.mark.slow
+def test_a_client_that_leaves_in_the_middle_of_a_request_is_no_error(tmp_path: Path) -> None:
+    with server(tmp_path / "data", "--no-save") as (process, url, _):
+        base, token = split(url)
+        port = int(base.rpartition(":")[2])
+        game = call(url, "/api/games", {"game": "orderchaos", "players": ["human", "random"]})
+        until(url, game["id"], lambda s: s["awaiting"] == 1)
+        for path, length in [("/api/replay", 1_000_000), (f"/api/games/{game['id']}/move", 500)]:
+            for _ in range(3):
+                with socket.create_connection(("127.0.0.1", port), timeout=10) as client:
+                    client.sendall(
+                        f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                        f"Authorization: Bearer {token}\r\nContent-Type: application/json\r\n"
+                        f"Content-Length: {length}\r\n\r\n".encode()
+                        + b'{"move": "'
+                        + b" " * 100
+                    )
+                    time.sleep(0.05)  # the app is reading the body: the client leaves
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as client:
+            client.sendall(  # and one that asks for a WebSocket, then leaves at once
+                f"GET /api/games/{game['id']}/ws HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                f"Authorization: Bearer {token}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                "Sec-WebSocket-Version: 13\r\n\r\n".encode()
+            )
+        time.sleep(0.2)
+        assert call(url, f"/api/games/{game['id']}")["awaiting"] == 1  # the server goes on
+        process.send_signal(signal.SIGTERM)
+        _, errors = process.communicate(timeout=30)
+    assert process.returncode == 143, errors
+    assert "bug" not in errors and "Traceback" not in errors and "Exception" not in errors, errors
+
+
+def test_slow_clients_are_cut_off_and_the_page_still_answers(tmp_path: Path) -> None:
+    import resource
+    import threading
+
+    from abstractgames.web import serve
+
+    stop = threading.Event()
+    ready: list[str] = []
+    thread = threading.Thread(
+        target=serve,
+        kwargs={
+            "port": 0,
+            "save_dir": None,
+            "out": open(os.devnull, "w"),  # noqa: SIM115  # closed with the process
+            "on_ready": ready.append,
+            "stop": stop,
+            "request_timeout": 1.0,
+        },
+    )
+    thread.start()
+    try:
+        deadline = time.monotonic() + 20
+        while not ready:
+            assert time.monotonic() < deadline and thread.is_alive()
+            time.sleep(0.02)
+        url = ready[0]
+        base, token = split(url)
+        port = int(base.rpartition(":")[2])
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+        count = max(30, min(300, (soft - 100) // 2)) // 3 * 3
+        head = f"POST /api/games HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+        body = f"{head}X-Token: {token}\r\nContent-Type: application/json\r\n"
+        slow = []
+        for number in range(count):
+            client = socket.create_connection(("127.0.0.1", port), timeout=10)
+            part = ["", head + "X-Slow: ", body + "Content-Length: 999\r\n\r\n{"][number % 3]
+            if part:  # nothing, half a head, or a head and a little of the body
+                client.sendall(part.encode())
+            slow.append(client)
+        started = time.monotonic()
+        assert call(url, "/api/catalog")["saving"] is False  # answered meanwhile
+        for client in slow:
+            client.settimeout(max(0.1, started + 10 - time.monotonic()))
+            with suppress(ConnectionResetError):
+                assert client.recv(4096) == b""  # closed by the server: nothing, or no answer
+            client.close()
+        assert time.monotonic() - started < 5  # within the request timeout, give or take
+        assert call(url, "/api/catalog")["saving"] is False
+    finally:
+        stop.set()
+        thread.join(30)
+    assert not thread.is_alive()

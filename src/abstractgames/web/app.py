@@ -8,25 +8,36 @@ Requests that change something must come from the page itself: another site's pa
 start programs or read games through the browser of the person who runs the server (the `Origin`
 header is checked), and on 127.0.0.1 a request must name this machine as its `Host` (so a DNS
 name that points here cannot be used to reach it either).
+
+And every request, the page itself and its files included, must carry the server's secret token
+(see [`TokenGate`][]): `abstractgames serve` prints the page's address with `?token=...`, whose
+first visit sets a cookie, so that no other program or person on the machine can play, start
+programs or read games without it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
+import hmac
 import logging
+import secrets
+import shutil
+import tempfile
+import threading
+import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
 from typing import Any, TypeVar
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 from starlette.applications import Starlette
 from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -47,13 +58,25 @@ from ..records import (
 from ..registry import NoHint, make_player, parse_game_spec
 from ..registry import hint as suggest
 from ..text import excerpt
-from .errors import BadRequest, Conflict, Forbidden, TooLarge, WebError
+from .errors import BadRequest, Busy, Conflict, Forbidden, TooLarge, WebError
 from .saved import SavedGames
 from .sessions import GameSession, Live, Sessions
 from .tournaments import Tournaments
 from .views import catalog, grid_or_none, replay_view, squares_of
 
-__all__ = ["MAX_BODY", "STATIC", "WebApp", "create_app"]
+__all__ = [
+    "MAX_BODY",
+    "MAX_UPLOADS",
+    "STATIC",
+    "TOKEN_COOKIE",
+    "ClientGone",
+    "TokenGate",
+    "WebApp",
+    "client_left",
+    "cookie_name",
+    "create_app",
+    "new_token",
+]
 
 STATIC = Path(__file__).resolve().parent / "static"
 """The page's files: HTML, CSS and JavaScript modules, served as they are (no build step)."""
@@ -66,6 +89,19 @@ MAX_TOURNAMENT_GAMES = 200
 """The most matches per pair of players of a tournament started from the page."""
 PUSH_INTERVAL = 0.05
 """The shortest time between two updates a WebSocket sends (changes in between are merged)."""
+MAX_UPLOADS = 2
+"""The most records (up to [`MAX_RECORD_SIZE`][abstractgames.records.MAX_RECORD_SIZE] each)
+read and replayed at once; one more is answered 503 until one of them is done, so that uploads
+cannot make the server's memory grow without a bound."""
+STOP_WAIT = 10.0
+"""Seconds `POST /api/games/ID/stop` waits for the match to end before it answers (a bot
+written in Python is interrupted at once; see
+[`GuardedBot`][abstractgames.web.sessions.GuardedBot])."""
+TOKEN_COOKIE = "abstractgames-token"
+"""The name of the cookie that carries the token (with the server's port after it: cookies do
+not tell ports apart, two servers on one machine must not share one)."""
+TOKEN_BYTES = 32
+"""The token's length in random bytes (256 bits, from `secrets`)."""
 
 logger = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -81,7 +117,7 @@ class WebApp:
         allow_programs: whether the page may start external programs and bots from files.
         bot_timeout: seconds a bot without a clock has for a move before it forfeits.
         tournament_dir: where tournaments keep their records (default: `save_dir/tournaments`,
-            or a temporary directory).
+            or a new private temporary directory, removed by [`shutdown`][]).
     """
 
     def __init__(
@@ -95,13 +131,14 @@ class WebApp:
         self.sessions = Sessions(
             save_dir=save_dir, allow_programs=allow_programs, bot_timeout=bot_timeout
         )
+        self._scratch: Path | None = None
+        """The private temporary directory of the tournaments when nothing is saved."""
         if tournament_dir is None:
             if save_dir is not None:
                 tournament_dir = save_dir / "tournaments"
-            else:
-                import tempfile
-
-                tournament_dir = Path(tempfile.gettempdir()) / "abstractgames-web-tournaments"
+            else:  # a directory of this server's own (0700, a new name), never a fixed path
+                self._scratch = Path(tempfile.mkdtemp(prefix="abstractgames-web-"))
+                tournament_dir = self._scratch / "tournaments"
         self.tournaments = Tournaments(tournament_dir)
         self.saved = SavedGames(save_dir)
         self.allow_programs = allow_programs
@@ -109,6 +146,8 @@ class WebApp:
         self._catalog: dict[str, Any] | None = None
         self._saved_on_shutdown: list[Path] | None = None
         self._shutdown_lock = asyncio.Lock()
+        self.uploads = threading.BoundedSemaphore(MAX_UPLOADS)
+        """One for each record being read and replayed (see [`MAX_UPLOADS`][])."""
 
     async def run(self, function: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
         """Call `function` in a worker thread, off the event loop."""
@@ -128,6 +167,8 @@ class WebApp:
             saved = self.sessions.shutdown()
             self.tournaments.shutdown()
             self.executor.shutdown(wait=False, cancel_futures=True)
+            if self._scratch is not None:
+                shutil.rmtree(self._scratch, ignore_errors=True)
             self._saved_on_shutdown = saved
         return self._saved_on_shutdown
 
@@ -393,6 +434,18 @@ async def proceed(request: Request) -> Response:
     return JSONResponse({"version": session.version}, status_code=202)
 
 
+async def stop_game(request: Request) -> Response:
+    session = _session(request)
+    (await read_json(request)).finish()
+    if session.done.is_set():
+        raise Conflict("the match is over" if session.record.finished else "the match was stopped")
+    session.close()
+    deadline = time.monotonic() + STOP_WAIT
+    while not session.done.is_set() and time.monotonic() < deadline:
+        await asyncio.sleep(0.02)
+    return JSONResponse(session.snapshot())
+
+
 async def hint(request: Request) -> Response:
     web = _web(request)
     session = _session(request)
@@ -451,12 +504,17 @@ async def record_file(request: Request) -> Response:
 
 async def upload_record(request: Request) -> Response:
     web = _web(request)
-    text = await read_body(request, MAX_RECORD_SIZE)
+    if not web.uploads.acquire(blocking=False):
+        raise Busy(f"{MAX_UPLOADS} records are being read: send this one again in a moment")
+    try:
+        text = await read_body(request, MAX_RECORD_SIZE)
 
-    def replay() -> dict[str, Any]:
-        return replay_view(MatchRecord.loads(text))
+        def replay() -> dict[str, Any]:
+            return replay_view(MatchRecord.loads(text))
 
-    return JSONResponse(await web.run(replay))
+        return JSONResponse(await web.run(replay))
+    finally:
+        web.uploads.release()
 
 
 async def list_tournaments(request: Request) -> Response:
@@ -569,6 +627,40 @@ async def _http_error(request: Request, error: Exception) -> Response:
     return JSONResponse({"error": error.detail}, status_code=error.status_code)
 
 
+ANYIO_GONE = frozenset({"BrokenResourceError", "ClosedResourceError", "EndOfStream"})
+"""The errors of anyio (under Starlette) that say the other end of a stream has gone."""
+
+
+def client_left(error: BaseException) -> bool:
+    """Whether `error` says only that the client went away in the middle of its request (it
+    closed the page, a script was stopped): normal, not a bug."""
+    if isinstance(error, ClientDisconnect):
+        return True
+    kind = type(error)
+    return kind.__module__.partition(".")[0] == "anyio" and kind.__name__ in ANYIO_GONE
+
+
+async def _gone(request: Request, error: Exception) -> Response:
+    logger.debug("the client left during %s %s", request.method, request.url.path)
+    return Response(status_code=400)  # nobody reads it
+
+
+class ClientGone:
+    """Let a request whose client went away end quietly: nobody is there to answer, and it is
+    no error of the server's (Starlette would log it as one)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await self.app(scope, receive, send)
+        except Exception as error:
+            if not client_left(error):
+                raise
+            logger.debug("the client left during %s", scope.get("path"))
+
+
 async def _internal(request: Request, error: Exception) -> Response:
     logger.error("internal error on %s %s", request.method, request.url.path, exc_info=error)
     return JSONResponse(
@@ -610,6 +702,122 @@ class SameOrigin:
             await JSONResponse({"error": problem}, status_code=403)(scope, receive, send)
 
 
+def new_token() -> str:
+    """A new secret token: [`TOKEN_BYTES`][] random bytes from `secrets`, URL-safe."""
+    return secrets.token_urlsafe(TOKEN_BYTES)
+
+
+class TokenGate:
+    """Answer only requests that carry the server's secret token, as notebook servers do: every
+    request, the page and its files, the API and the WebSockets alike.
+
+    The page's address with `?token=TOKEN` (the one `abstractgames serve` prints and `--open`
+    opens) sets a cookie holding the token (HttpOnly, SameSite=Strict, so that the page's
+    scripts cannot read it and no other site's page can send it) and redirects to the address
+    without it (or, when a file or another site's page opened the address, answers a page that
+    goes there itself: see [`HOP`][]). A request is then let in with that cookie, or the token in an
+    `Authorization: Bearer TOKEN` or an `X-Token: TOKEN` header (for scripts). Without any it is
+    answered 401, with a wrong one 403 (`{"error": ...}`; a WebSocket is closed with code 1008).
+    Tokens are compared in constant time.
+
+    Args:
+        app: the application.
+        token: the token.
+    """
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        if len(token) < 16:
+            raise ValueError("the token is too short to be a secret: use new_token()")
+        self.app = app
+        self.token = token.encode("utf-8")
+
+    def _matches(self, given: str) -> bool:
+        return hmac.compare_digest(given.encode("utf-8", "replace"), self.token)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        cookie = cookie_name(scope)
+        if scope["type"] == "http" and scope["path"] == "/":
+            query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+            if "token" in query:
+                if not any(self._matches(value) for value in query["token"]):
+                    await self._refuse(scope, receive, send, 403, WRONG_TOKEN)
+                    return
+                welcome = _welcome(Headers(scope=scope))
+                welcome.set_cookie(cookie, self.token.decode(), httponly=True, samesite="strict")
+                welcome.headers["Cache-Control"] = "no-store"
+                welcome.headers["Referrer-Policy"] = "no-referrer"
+                await welcome(scope, receive, send)
+                return
+        given = _presented(Headers(scope=scope), cookie)
+        if given is None:
+            await self._refuse(scope, receive, send, 401, NO_TOKEN)
+        elif not self._matches(given):
+            await self._refuse(scope, receive, send, 403, WRONG_TOKEN)
+        else:
+            await self.app(scope, receive, send)
+
+    async def _refuse(
+        self, scope: Scope, receive: Receive, send: Send, status: int, why: str
+    ) -> None:
+        if scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1008, "reason": why})
+        else:
+            await JSONResponse({"error": why}, status_code=status)(scope, receive, send)
+
+
+HOP = b"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>abstractgames</title>
+<meta name="referrer" content="no-referrer"></head>
+<body><p><a href="/">Open the page</a></p>
+<script>location.replace("/" + location.hash);</script></body></html>
+"""
+"""The page's first visit when it was opened from another page or a file: the browser does not
+send a SameSite=Strict cookie along a redirect that another site started, so the page goes on
+to the address without the token by itself (a navigation of this site's own)."""
+
+
+def _welcome(headers: Headers) -> Response:
+    """The answer to the first visit: a redirect to the address without the token, or, when
+    another site (a file, another page) opened the address, [`HOP`][] there."""
+    if headers.get("sec-fetch-site", "none") in ("none", "same-origin"):
+        return RedirectResponse("/", status_code=303)
+    return Response(HOP, media_type="text/html")
+
+
+NO_TOKEN = (
+    "this server answers only with its token: open the address 'abstractgames serve' printed "
+    "(the one with ?token=), or send the token as 'Authorization: Bearer TOKEN'"
+)
+WRONG_TOKEN = (
+    "this is not the token of this server (it has a new one each time it starts): open the "
+    "address 'abstractgames serve' printed"
+)
+
+
+def cookie_name(scope: Scope) -> str:
+    """The token's cookie for the server that `scope` reached (its port in the name)."""
+    server = scope.get("server")
+    port = server[1] if server and len(server) > 1 and server[1] else None
+    return TOKEN_COOKIE if port is None else f"{TOKEN_COOKIE}-{port}"
+
+
+def _presented(headers: Headers, cookie: str) -> str | None:
+    """The token a request carries: its `Authorization: Bearer`, `X-Token` or cookie."""
+    scheme, _, credentials = headers.get("authorization", "").strip().partition(" ")
+    if scheme.lower() == "bearer" and credentials.strip():
+        return credentials.strip()
+    if headers.get("x-token"):
+        return headers["x-token"].strip()
+    for part in headers.get("cookie", "").split(";"):
+        name, _, value = part.strip().partition("=")
+        if name == cookie:
+            return value.strip().strip('"')
+    return None
+
+
 def _hostname(host: str) -> str:
     """The name in a Host header, without the port."""
     host = host.strip().lower()
@@ -625,6 +833,7 @@ def create_app(
     bot_timeout: float = 300.0,
     hosts: Sequence[str] | None = None,
     tournament_dir: Path | None = None,
+    token: str | None = None,
 ) -> Starlette:
     """The web app (an ASGI application; `abstractgames serve` runs it with uvicorn).
 
@@ -636,9 +845,13 @@ def create_app(
         bot_timeout: seconds a bot without a clock has for a move before it forfeits.
         hosts: the host names requests may be addressed to (`None`: any; the server passes
             the loopback names when it listens on a loopback address).
-        tournament_dir: where tournaments keep their records (default: in `save_dir`).
+        tournament_dir: where tournaments keep their records (default: in `save_dir`, or a
+            private temporary directory removed at the end).
+        token: the secret every request must carry (see [`TokenGate`][]; default: a new one
+            from [`new_token`][]). The page's first address is `/?token=TOKEN`.
 
-    The app's [`WebApp`][] is `app.state.web`; its `shutdown()` stops every match, saving it.
+    The app's [`WebApp`][] is `app.state.web`, its token `app.state.token`; the web app's
+    `shutdown()` stops every match, saving it.
     """
     web = WebApp(
         save_dir=save_dir,
@@ -666,6 +879,7 @@ def create_app(
         Route("/api/games/{id}/resign", resign, methods=["POST"]),
         Route("/api/games/{id}/hint", hint, methods=["POST"]),
         Route("/api/games/{id}/continue", proceed, methods=["POST"]),
+        Route("/api/games/{id}/stop", stop_game, methods=["POST"]),
         Route("/api/games/{id}/record", game_record),
         WebSocketRoute("/api/games/{id}/ws", game_socket),
         Route("/api/records", list_records),
@@ -685,9 +899,13 @@ def create_app(
         exception_handlers={
             AbstractGamesError: _refused,
             HTTPException: _http_error,
+            ClientDisconnect: _gone,
             Exception: _internal,
         },
     )
     app.state.web = web
+    app.state.token = new_token() if token is None else token
+    app.add_middleware(ClientGone)
+    app.add_middleware(TokenGate, token=app.state.token)
     app.add_middleware(SameOrigin, hosts=hosts)
     return app

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..protocol import AbstractGamesError
 
-__all__ = ["BadRequest", "Conflict", "Forbidden", "NotFound", "TooLarge", "WebError"]
+__all__ = ["BadRequest", "Busy", "Conflict", "Forbidden", "NotFound", "TooLarge", "WebError"]
 
 
 class WebError(AbstractGamesError):
@@ -41,3 +41,9 @@ class TooLarge(WebError):
     """A request body larger than the app reads."""
 
     status = 413
+
+
+class Busy(WebError):
+    """A request the server has no room for now (too many uploads at once): send it again."""
+
+    status = 503

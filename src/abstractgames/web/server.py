@@ -3,15 +3,27 @@
 A stop, however it comes, ends every match in progress with its record saved (the referee keeps
 the moves so far; `abstractgames play --resume FILE` continues it at a terminal) and stops every
 external program and tournament, before the process ends.
+
+The page's address carries the server's secret token (`?token=...`, new at each start; see
+[`TokenGate`][abstractgames.web.app.TokenGate]). What a client may hold is bounded: a request's
+head and body must arrive within [`REQUEST_TIMEOUT`][] seconds (uvicorn has no such timeout of
+its own: [`BoundedH11Protocol`][] adds it), an idle connection is closed after
+[`KEEP_ALIVE`][] seconds, a head is at most [`MAX_HEAD`][] bytes, a WebSocket message from the
+page at most [`MAX_WS_MESSAGE`][] bytes, and at most [`MAX_CONNECTIONS`][] connections and
+requests are served at once (more are answered 503).
 """
 
 from __future__ import annotations
 
 import asyncio
+import html
 import ipaddress
+import os
+import shutil
 import signal
 import socket
 import sys
+import tempfile
 import threading
 import warnings
 import webbrowser
@@ -20,14 +32,96 @@ from pathlib import Path
 from typing import TextIO
 
 import uvicorn
+from uvicorn.protocols.http import h11_impl
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from ..protocol import AbstractGamesError
-from .app import WebApp, create_app
+from .app import WebApp, create_app, new_token
 
-__all__ = ["ServeError", "is_loopback", "serve"]
+__all__ = [
+    "KEEP_ALIVE",
+    "MAX_CONNECTIONS",
+    "MAX_HEAD",
+    "MAX_WS_MESSAGE",
+    "REQUEST_TIMEOUT",
+    "BoundedH11Protocol",
+    "ServeError",
+    "is_loopback",
+    "serve",
+]
 
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 """The names a request may give as its Host when the server listens on a loopback address."""
+
+
+REQUEST_TIMEOUT = 30.0
+"""Seconds a client has to send a whole request (its head and its body), from the moment it
+connects or its last answer was sent; then the connection is closed."""
+KEEP_ALIVE = 5
+"""Seconds an idle connection is kept open for the next request (uvicorn's `timeout_keep_alive`)."""
+MAX_HEAD = 16 * 1024
+"""The largest request head (request line and headers), in bytes (h11's incomplete event size);
+a larger one is answered 400."""
+MAX_WS_MESSAGE = 64 * 1024
+"""The largest message read from a WebSocket (the page sends none)."""
+MAX_CONNECTIONS = 512
+"""The most connections and requests served at once (uvicorn's `limit_concurrency`); one more
+request is answered 503."""
+
+
+class BoundedH11Protocol(H11Protocol):
+    """uvicorn's HTTP/1.1 protocol (h11), with a time limit on receiving each request.
+
+    uvicorn closes a connection left idle after an answer, but not one that sends a request's
+    head or body a byte at a time, or that connects and sends nothing: each of those would hold
+    a socket for ever. Here a timer starts when the connection is made and again after each
+    answer; if the whole request has not arrived when it fires, the connection is closed (a
+    request the app was reading then ends as a client that went away).
+    """
+
+    request_timeout = REQUEST_TIMEOUT
+    _incomplete = (  # the states of h11 (reached through uvicorn, its only user here)
+        h11_impl.h11.IDLE,  # type: ignore[attr-defined]
+        h11_impl.h11.SEND_BODY,  # type: ignore[attr-defined]
+    )
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._receiving: asyncio.TimerHandle | None = None
+        self._start_receiving()
+
+    def _start_receiving(self) -> None:
+        if self._receiving is not None:
+            self._receiving.cancel()
+        self._receiving = self.loop.call_later(self.request_timeout, self._too_slow)
+
+    def _too_slow(self) -> None:
+        self._receiving = None
+        if self.transport.is_closing():
+            return
+        if self.conn.their_state in self._incomplete:  # not all of it yet
+            self.transport.close()
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        if self._receiving is not None and self.conn.their_state not in self._incomplete:
+            self._receiving.cancel()  # the whole request is in (or the connection upgraded)
+            self._receiving = None
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self.transport.is_closing():
+            self._start_receiving()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._receiving is not None:
+            self._receiving.cancel()
+            self._receiving = None
+        super().connection_lost(exc)
+
+
+def _protocol(timeout: float) -> type[BoundedH11Protocol]:
+    return type("BoundedH11Protocol", (BoundedH11Protocol,), {"request_timeout": timeout})
 
 
 class ServeError(AbstractGamesError):
@@ -67,6 +161,24 @@ def _listen(host: str, port: int) -> socket.socket:
     return sock
 
 
+def _opener(url: str) -> Path:
+    """A file (private: in a new 0700 directory, itself 0600) whose page goes on to `url`: the
+    browser is given this file rather than the address with the token, which would be on its
+    command line for every user of the machine to read (in `ps`), as notebook servers do."""
+    directory = Path(tempfile.mkdtemp(prefix="abstractgames-web-open-"))
+    path = directory / "open.html"
+    shown = html.escape(url, quote=True)
+    page = (
+        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="refresh" content="0;url={shown}"><title>abstractgames</title>'
+        f'</head><body><p><a href="{shown}">Open abstractgames</a></p></body></html>\n'
+    )
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+        file.write(page)
+    return path
+
+
 def _url(host: str, port: int) -> str:
     shown = "127.0.0.1" if host in ("0.0.0.0", "") else "[::1]" if host == "::" else host
     if ":" in shown and not shown.startswith("["):
@@ -85,6 +197,8 @@ def serve(
     out: TextIO | None = None,
     on_ready: Callable[[str], None] | None = None,
     stop: threading.Event | None = None,
+    token: str | None = None,
+    request_timeout: float = REQUEST_TIMEOUT,
 ) -> list[Path]:
     """Serve the web app until Ctrl-C, SIGTERM or SIGHUP; return the records of the matches
     that were still being played (saved in `save_dir`).
@@ -92,14 +206,19 @@ def serve(
     Args:
         host: the address to listen on; anything but a loopback address gives a warning.
         port: the port (0: a free one, printed).
-        open_browser: open the page in the default browser once the server is up.
+        open_browser: open the page in the default browser once the server is up (through a
+            private file that goes on to the address, so that the token is on no command line).
         save_dir: where the records of matches are kept (`None`: nowhere).
         allow_programs: whether the page may start external programs and bots from files
             (default: only when listening on a loopback address).
         bot_timeout: seconds a bot without a clock has for a move before it forfeits.
         out: where the address and the stop are told (default: standard error).
-        on_ready: called with the page's address once the server listens.
+        on_ready: called with the page's address (with its `?token=`) once the server listens.
         stop: setting this event stops the server as Ctrl-C does (to serve from a thread).
+        token: the secret every request must carry (default: a new one at each start); the
+            address printed and opened carries it.
+        request_timeout: seconds a client has to send a whole request (see
+            [`BoundedH11Protocol`][]).
 
     Raises:
         ServeError: the server cannot listen there.
@@ -108,39 +227,58 @@ def serve(
     local = is_loopback(host)
     if not local:
         warnings.warn(
-            f"serving on {host}: anyone who can reach this machine can play here and read the "
-            "games; programs and bots from files are refused unless --allow-programs is given",
+            f"serving on {host}: the page's address and its token travel unencrypted, so "
+            "anyone who can see the traffic can play here and read the games; programs and "
+            "bots from files are refused unless --allow-programs is given",
             stacklevel=2,
         )
     if allow_programs is None:
         allow_programs = local
     sock = _listen(host, port)
     port = sock.getsockname()[1]
-    url = _url(host, port)
+    token = new_token() if token is None else token
+    url = f"{_url(host, port)}?token={token}"
     hosts = [*LOOPBACK_NAMES, host.strip("[]").lower()] if local else None
-    app = create_app(
-        save_dir=save_dir, allow_programs=allow_programs, bot_timeout=bot_timeout, hosts=hosts
-    )
+    try:
+        app = create_app(
+            save_dir=save_dir,
+            allow_programs=allow_programs,
+            bot_timeout=bot_timeout,
+            hosts=hosts,
+            token=token,
+        )
+    except BaseException:
+        sock.close()
+        raise
     web: WebApp = app.state.web
     config = uvicorn.Config(
         app,
         log_level="warning",
         access_log=False,
         lifespan="on",
+        http=_protocol(request_timeout),
         ws="auto",
+        ws_max_size=MAX_WS_MESSAGE,
+        timeout_keep_alive=KEEP_ALIVE,
+        h11_max_incomplete_event_size=MAX_HEAD,
+        limit_concurrency=MAX_CONNECTIONS,
         timeout_graceful_shutdown=3,
     )
     server = uvicorn.Server(config)
+
+    opened: list[Path] = []  # the directories of the files given to the browser
 
     def ready() -> None:
         while not server.started and not server.should_exit:
             threading.Event().wait(0.05)
         if server.started:
             print(f"abstractgames: serving on {url} (Ctrl-C stops)", file=out, flush=True)
+            if open_browser:
+                opener = _opener(url)
+                opened.append(opener.parent)
+                webbrowser.open(opener.as_uri())
             if on_ready is not None:
                 on_ready(url)
-            if open_browser:
-                webbrowser.open(url)
 
     threading.Thread(target=ready, name="abstractgames-web-ready", daemon=True).start()
     if stop is not None:
@@ -161,6 +299,8 @@ def serve(
             signal.signal(hangup, previous)
         sock.close()
         saved = web.shutdown()
+        for directory in opened:
+            shutil.rmtree(directory, ignore_errors=True)
         if saved:
             where = saved[0].parent
             print(

@@ -13,6 +13,7 @@ match and nothing else. What happens is kept by an observer in the [`GameSession
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import queue
 import random
 import secrets
@@ -53,11 +54,13 @@ from .views import (
 
 __all__ = [
     "BOT_GRACE",
+    "BotInterrupted",
     "GameSession",
     "GuardedBot",
     "Live",
     "Sessions",
     "WebHuman",
+    "interrupt",
 ]
 
 BOT_GRACE = 5.0
@@ -98,6 +101,29 @@ class Live:
         """Stop waking `event`."""
         with self.lock:
             self._waiters.pop(event, None)
+
+
+class BotInterrupted(BaseException):
+    """Raised inside a bot's thinking thread to end it: its match was stopped, or its time is
+    up (a `BaseException`, so that a bot's own `except Exception` does not swallow it)."""
+
+
+def interrupt(thread: threading.Thread) -> bool:
+    """Raise [`BotInterrupted`][] in `thread` at its next Python instruction (CPython's
+    `PyThreadState_SetAsyncExc`); return whether the thread was there to get it.
+
+    A thread inside a long call into C (a `time.sleep`, a read from a pipe) gets it when that
+    call returns; a program behind a pipe is stopped by closing its player instead."""
+    ident = thread.ident
+    if ident is None or not thread.is_alive():
+        return False
+    found: int = ctypes.pythonapi.PyThreadState_SetAsyncExc(
+        ctypes.c_ulong(ident), ctypes.py_object(BotInterrupted)
+    )
+    if found > 1:  # cannot happen for one thread id; undo as the C API asks
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), None)
+        return False
+    return found == 1
 
 
 class WebHuman(Player):
@@ -158,8 +184,14 @@ class GuardedBot(Player):
 
     Whatever goes wrong is the bot's forfeit, with the reason: an exception from `choose` or
     from a hook, an answer that is not a move, or no answer within its time (its clock plus
-    [`BOT_GRACE`][], or `limit` seconds without a clock; a thread that hangs is left behind).
-    When the match is stopped (the server shuts down), `choose` gives up at once.
+    [`BOT_GRACE`][], or `limit` seconds without a clock). When the match is stopped (from the
+    page, or the server shuts down), `choose` gives up at once.
+
+    Either way the thinking thread is ended too, with [`BotInterrupted`][] raised in it (see
+    [`interrupt`][]): a search that would think for a day stops within a few milliseconds, at its
+    next Python instruction. What cannot be interrupted so is a bot blocked in one long call
+    into C, or one that catches `BaseException` and goes on: its thread is left behind (a
+    daemon, it does not keep the server from stopping), and its match is over all the same.
     """
 
     def __init__(self, inner: Player, number: int, stop: threading.Event, limit: float) -> None:
@@ -179,22 +211,41 @@ class GuardedBot(Player):
             raise PlayerFailed(self._failure)
         answer: dict[str, Any] = {}
         done = threading.Event()
+        gate = threading.Lock()
+        thinking = [True]
 
         def think() -> None:
             try:
-                answer["move"] = self.inner.choose(state, rng, time_left)
-            except BaseException as error:  # whatever it is, it is the bot's
-                answer["error"] = error
+                try:
+                    answer["move"] = self.inner.choose(state, rng, time_left)
+                except BaseException as error:  # whatever it is, it is the bot's
+                    answer["error"] = error
+                finally:
+                    with gate:
+                        thinking[0] = False
+            except BotInterrupted:  # the stop came as the bot answered
+                pass
             finally:
                 done.set()
 
+        def stop_thinking(thread: threading.Thread) -> None:
+            with gate:  # only while the bot is inside its choose, and only once
+                if thinking[0]:
+                    thinking[0] = False
+                    interrupt(thread)
+
         limit = self.limit if time_left is None else max(time_left, 0.0) + BOT_GRACE
         deadline = time.monotonic() + limit
-        threading.Thread(target=think, name=f"abstractgames-bot-{self.number}", daemon=True).start()
+        thread = threading.Thread(
+            target=think, name=f"abstractgames-bot-{self.number}", daemon=True
+        )
+        thread.start()
         while not done.wait(0.05):
             if self.stop.is_set():
+                stop_thinking(thread)
                 raise EOFError
             if time.monotonic() > deadline:
+                stop_thinking(thread)
                 raise PlayerFailed(f"{self._who()} did not move within {limit:g} s")
         error = answer.get("error")
         if isinstance(error, Resign | UndoRequest | PlayerFailed):

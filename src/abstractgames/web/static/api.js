@@ -1,4 +1,7 @@
 // Talking to the server: JSON requests, and live updates by WebSocket (polling if that fails).
+// The server's token travels in a cookie (HttpOnly: no script here reads it), set when the page
+// was first opened at the address with ?token= that abstractgames serve printed; a 401 or 403
+// means this page no longer has it (the server was started again, with a new one).
 
 export class ApiError extends Error {
   constructor(status, message) {
@@ -47,7 +50,7 @@ export function follow(path, onData, onError = () => {}) {
       onData(await api(path));
     } catch (error) {
       onError(error);
-      if (error.status === 404) return;
+      if (error.status === 404 || error.status === 401 || error.status === 403) return;
     }
     if (!closed) timer = setTimeout(failures > 3 ? poll : connect, 1000);
   }

@@ -1,5 +1,5 @@
 // What a person asks for besides pressing squares: a typed move or command (hint, undo, resign,
-// moves), the buttons under the board, the next game of a match. Each goes to the server and the
+// moves), the buttons under the board, the next game of a match, the stop of a match of bots. Each goes to the server and the
 // message line under the board says how it went (a hint also marks its squares on the board).
 //
 // `page` is the match view play.js puts together: {match, view (its elements), calls, board, render()}.
@@ -70,6 +70,19 @@ async function askResign(page) {
   }
 }
 
+// Stop a match between bots (the server interrupts the bot that thinks; the record is kept).
+async function askStop(page) {
+  page.view.stop.disabled = true;
+  say(page, "stopping the match…");
+  try {
+    await page.calls.stop();
+    say(page, "");
+  } catch (error) {
+    say(page, error.message, "error");
+    page.view.stop.disabled = false;
+  }
+}
+
 // Start the next game of the match (`button` is the one pressed: disabled until it fails).
 export async function startNextGame(page, button) {
   button.disabled = true;
@@ -106,6 +119,7 @@ export function listenToCommands(page) {
   view.hint.addEventListener("click", () => askHint(page));
   view.undo.addEventListener("click", () => askUndo(page));
   view.resign.addEventListener("click", () => askResign(page));
+  view.stop.addEventListener("click", () => askStop(page));
 }
 
 // Show the move box and the buttons to people at the page while the match runs; enable what can
@@ -123,6 +137,7 @@ export function renderControls(page) {
   view.undo.hidden = hidden || match.people() !== 1;
   view.undo.disabled = !match.snap.can_undo;
   view.resign.hidden = hidden;
+  view.stop.hidden = match.snap.players.some((p) => p.human) || match.over();
   renderFreeMoves(page);
   if (match.newTurn() && matchMedia("(pointer: fine)").matches && document.activeElement === document.body) {
     view.input.focus();

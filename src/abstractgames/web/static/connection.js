@@ -1,5 +1,5 @@
 // A match's traffic with the server: what the page asks of it (a move, a hint, undo, resign, the
-// next game) and its snapshots followed live (follow in api.js reconnects; this says when the
+// next game, a stop) and its snapshots followed live (follow in api.js reconnects; this says when the
 // server was lost, when it answers again, and when the match is gone).
 
 import { api, follow } from "./api.js";
@@ -13,11 +13,13 @@ export function matchCalls(id) {
     undo: () => post("undo"),
     resign: () => post("resign"),
     proceed: () => post("continue"),
+    stop: () => post("stop"),
   };
 }
 
 // Follow the match's snapshots: onSnapshot(data) for each; onLost(error) when the server stops
-// answering and onBack() before the first snapshot after that; onGone(error) for no such match.
+// answering (or no longer lets this page in: a new token) and onBack() before the first snapshot
+// after that; onGone(error) for no such match.
 // Returns the subscription ({close()}).
 export function followMatch(id, { onSnapshot, onLost, onBack, onGone }) {
   let lost = false;
@@ -31,7 +33,7 @@ export function followMatch(id, { onSnapshot, onLost, onBack, onGone }) {
       onSnapshot(data);
     },
     (error) => {
-      if (error.status === 0) {
+      if (error.status === 0 || error.status === 401 || error.status === 403) {
         lost = true;
         onLost(error);
       }

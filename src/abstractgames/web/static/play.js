@@ -121,6 +121,7 @@ function gameView(main) {
     hint: find(".hint-button"),
     undo: find(".undo-button"),
     resign: find(".resign-button"),
+    stop: find(".stop-match-button"),
     title: find(".title"),
     banner: find(".banner"),
     status: find(".status"),
