@@ -283,25 +283,46 @@ def main() -> None:
 
 @main.command(name="list")
 @click.option("--json", "as_json", is_flag=True, help="Print the listing as JSON.")
-def list_command(as_json: bool) -> None:
+@click.option(
+    "--load",
+    is_flag=True,
+    help="Import the plugins' code to show their titles, parameters and options "
+    "(otherwise a plugin is listed from its distribution's metadata alone).",
+)
+def list_command(as_json: bool, load: bool) -> None:
     """List the games and players: built in, and added by installed plugins.
 
+    A plugin's game or player is listed with its distribution from the metadata, its code
+    not imported (not loaded); --load imports it to show its title, parameters and options.
     Besides these, a player can be a class in a Python file or module:
     path/to/bot.py:MyBot or package.module:MyBot, with options after a second colon
     (bot.py:MyBot:depth=3), and 'human' is you at the terminal (abstractgames play).
     """
     import attrs
 
-    from .registry import available_players, describe_game, describe_player
+    from .registry import (
+        GameInfo,
+        PlayerInfo,
+        available_players,
+        describe_game,
+        describe_player,
+        plugin_game,
+        plugin_player,
+    )
 
     listing: dict[str, list[dict[str, Any]]] = {"games": [], "players": []}
-    for kind, names, describe in (
-        ("games", available_games(), describe_game),
-        ("players", available_players(), describe_player),
+    for kind, names, describe, from_metadata, info in (
+        ("games", available_games(), describe_game, plugin_game, GameInfo),
+        ("players", available_players(), describe_player, plugin_player, PlayerInfo),
     ):
         for name in names:
+            plugin = None if load else from_metadata(name)
+            if plugin is not None:  # its code not imported: what its metadata says
+                unknown = dict.fromkeys(attrs.fields_dict(info))
+                listing[kind].append({**unknown, **attrs.asdict(plugin), "loaded": False})
+                continue
             try:
-                listing[kind].append(attrs.asdict(describe(name)))
+                listing[kind].append({**attrs.asdict(describe(name)), "loaded": True})
             except AbstractGamesError as error:  # a broken plugin: say so, list the others
                 click.echo(f"abstractgames: warning: {error}", err=True)
     games, players = listing["games"], listing["players"]
@@ -309,19 +330,25 @@ def list_command(as_json: bool) -> None:
         click.echo(json.dumps({"games": games, "players": players}, indent=2, sort_keys=True))
         return
 
-    def options(values: dict[str, Any] | None) -> str:
+    def options(entry: dict[str, Any], key: str) -> str:
+        values = entry[key]
+        if not entry["loaded"]:
+            return "?"
         if values is None:
             return "NAME:[OPTIONS:]COMMAND"
         return ", ".join(f"{k}={v}" for k, v in values.items()) or "-"
 
+    not_loaded = "(not loaded)"
     width = _width()
     click.echo(wrap("Games (abstractgames play GAME, or GAME:key=value):", width))
-    rows = [[g["name"], g["title"], options(g["params"]), g["origin"]] for g in games]
+    rows = [[g["name"], g["title"] or not_loaded, options(g, "params"), g["origin"]] for g in games]
     click.echo(_columns(["name", "title", "parameters", "from"], rows, width))
     click.echo("")
     players_title = "Players (-1/-2 SPEC, --players SPEC ...; SPEC is NAME or NAME:key=value):"
     click.echo(wrap(players_title, width))
-    rows = [[p["name"], options(p["options"]), p["origin"], p["summary"]] for p in players]
+    rows = [
+        [p["name"], options(p, "options"), p["origin"], p["summary"] or not_loaded] for p in players
+    ]
     click.echo(_columns(["name", "options", "from", "what it is"], rows, width))
     click.echo("")
     more = (
@@ -329,6 +356,13 @@ def list_command(as_json: bool) -> None:
         "package.module:MyBot[:key=value,...]; 'human' is you at the terminal."
     )
     click.echo(wrap(more, width))
+    if not all(entry["loaded"] for entry in [*games, *players]):
+        unloaded = (
+            "Plugins are listed from their distributions' metadata, their code not imported "
+            "(not loaded): abstractgames list --load imports them to show their titles, "
+            "parameters and options."
+        )
+        click.echo(wrap(unloaded, width))
 
 
 def _columns(header: list[str], rows: list[list[str]], width: int) -> str:
@@ -806,13 +840,6 @@ def show(
                 raise click.ClickException(f"cannot write {svg_path}: {error.strerror}") from None
 
 
-def _serve_lines() -> Iterator[str]:
-    """Standard input as lines of text; bytes that are not UTF-8 are replaced."""
-    import io
-
-    yield from io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
-
-
 @main.command()
 @click.argument("game", required=False, metavar="[GAME]")
 @click.option(
@@ -833,25 +860,27 @@ def engine(game: str | None, player_spec: str, seed: int | None) -> None:
     import random
 
     from .engines.agp import serve
-    from .registry import check_player_spec, make_player
+    from .engines.external import private_stdio
+    from .registry import check_player_spec, make_in_process
 
     with _user_errors():
         the_game = None if game is None else parse_game_spec(game)
         if the_game is not None:
-            make_player(player_spec, the_game).close()  # reject a bad spec before serving
+            make_in_process(player_spec, the_game).close()  # reject a bad spec before serving
         else:
             check_player_spec(player_spec)  # what can be checked without a game
         rng = random.Random(seed)
         try:
-            code = serve(
-                lambda game: make_player(player_spec, game),
-                _serve_lines(),
-                sys.stdout,
-                read_game=parse_game_spec,
-                name=f"abstractgames {player_spec}",
-                game=the_game,
-                rng=rng,
-            )
+            with private_stdio() as (lines, output):  # the bot's print goes to stderr
+                code = serve(
+                    lambda game: make_in_process(player_spec, game),
+                    lines,
+                    output,
+                    read_game=parse_game_spec,
+                    name=f"abstractgames {player_spec}",
+                    game=the_game,
+                    rng=rng,
+                )
             sys.exit(code)
         except KeyboardInterrupt:
             sys.exit(_interrupted())
@@ -880,13 +909,16 @@ def codecup(player_spec: str, seed: int | None) -> None:
     import random
 
     from .engines.codecup_entropy import serve_codecup
-    from .registry import make_player
+    from .engines.external import private_stdio
+    from .registry import make_in_process
 
     with _user_errors():
         rng = random.Random(seed)
         try:
-            make = lambda game: make_player(player_spec, game)  # noqa: E731
-            sys.exit(serve_codecup(make, _serve_lines(), sys.stdout, rng=rng))
+            make = lambda game: make_in_process(player_spec, game)  # noqa: E731
+            with private_stdio() as (lines, output):  # the bot's print goes to stderr
+                code = serve_codecup(make, lines, output, rng=rng)
+            sys.exit(code)
         except KeyboardInterrupt:
             sys.exit(_interrupted())
         except BrokenPipeError:
@@ -1344,7 +1376,7 @@ def solve(
     "--allow-programs",
     is_flag=True,
     help="Let the page start engines and bots from files also when serving beyond this machine "
-    "(on 127.0.0.1 it always may).",
+    "(on 127.0.0.1 it always may; either way only with the page's token).",
 )
 def serve(host: str, port: int, open_browser: bool, no_save: bool, allow_programs: bool) -> None:
     """Play, watch and replay in your web browser: a local web app (pip install
@@ -1354,6 +1386,10 @@ def serve(host: str, port: int, open_browser: bool, no_save: bool, allow_program
     on the board or typing moves; watch bots play a match or a tournament live; replay any
     game record. The games are kept in your data directory as the same records 'play --record'
     writes. Ctrl-C (or SIGTERM) stops the server and saves the games in progress.
+
+    The address printed (and opened by --open) carries a secret token, new at each start:
+    without it the server answers nothing, so no other program or person on this machine can
+    use it.
     """
     try:
         from .web import ServeError
@@ -1376,6 +1412,17 @@ def serve(host: str, port: int, open_browser: bool, no_save: bool, allow_program
         raise click.ClickException(printable(error)) from None
     except KeyboardInterrupt:
         sys.exit(_interrupted())
+
+
+@main.command(hidden=True)
+@click.argument("path")
+@click.argument("spec")
+def worker(path: str, spec: str) -> None:
+    """Serve one player from outside over the engine protocol, for the referee's isolated
+    player (registry.isolation starts it; people do not)."""
+    from .registry.worker import main as serve
+
+    sys.exit(serve([path, spec]))
 
 
 # --- correspondence by text -----------------------------------------------------------------------

@@ -907,6 +907,15 @@ class DispersalState(_Fields, State):
     def __reduce__(self) -> tuple[Any, ...]:
         return (_restore, (self._game, self.history()))
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> DispersalState:
+        # Every slot holds an immutable value (the history is a chain of tuples) or the game:
+        # a new state with the same slots is a deep copy that shares the game.
+        fields = _new(_Fields)
+        for name in _Fields.__slots__:
+            setattr(fields, name, getattr(self, name))
+        fields.__class__ = DispersalState
+        return cast(DispersalState, fields)
+
 
 _set = object.__setattr__
 _new = object.__new__

@@ -383,6 +383,10 @@ class OrderChaosState(State):
     def __reduce__(self) -> tuple[Any, ...]:
         return (GAME.from_position, (self.position(),))
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> OrderChaosState:
+        # Every slot holds an immutable value: a new state with the same slots is a deep copy.
+        return _make(self.x, self.o, self._outcome, self._legal)
+
 
 def _outcome_of(x: int, o: int) -> Outcome | None:
     for window in WINDOWS:

@@ -13,6 +13,13 @@ the [`Player`][] hooks: `game_started` (a resumed game is told from its start, e
 through `move_played`), `move_played` after every ply, `moves_taken_back` after an undo, and
 `game_ended`.
 
+The states a player is handed (in `choose` and in the hooks) are its own copies, equal to the
+referee's (`copy.deepcopy`, which the built-in games make cheap): a player that writes into a
+state it was given (with `object.__setattr__`, say) changes its copy only. The referee judges
+every move against its own state, read again from the move's notation
+([`Game.parse_move`][abstractgames.protocol.Game.parse_move]), so a move object that is not what
+it says is judged by what it says.
+
 Examples:
     >>> from abstractgames import get_game, make_player
     >>> game = get_game("orderchaos")
@@ -24,11 +31,10 @@ Examples:
 
 from __future__ import annotations
 
+import copy
 import random
 import time
-import traceback
 from collections.abc import Callable
-from pathlib import Path
 
 import attrs
 
@@ -45,7 +51,7 @@ from .protocol import (
     random_move,
 )
 from .records import ClockSettings, GameEnd, GameRecord, MatchRecord, MoveRecord, RecordError
-from .text import excerpt
+from .text import described, excerpt, quote
 
 __all__ = [
     "ClockSettings",
@@ -74,9 +80,10 @@ class MatchStopped(RefereeError):
 
 
 class _PlayerError(Exception):
-    """A player's `choose` raised an error that is not a move, a resignation or a failure."""
+    """A player's `choose` or hook raised an error that is not a move, a resignation or a
+    failure (or called `sys.exit`)."""
 
-    def __init__(self, player: int, error: Exception) -> None:
+    def __init__(self, player: int, error: BaseException) -> None:
         super().__init__(player, error)
         self.player = player
         self.error = error
@@ -154,6 +161,10 @@ class Referee:
             before it (dispersal's repetitions) does not count. A match continued from a record
             starts its next games where its first game started; [`play`][] refuses to continue
             a record that started elsewhere than a `start` given.
+        failures_forfeit: a player whose own code fails (an error raised by its `choose` or
+            one of its hooks, or `sys.exit`) loses the match by forfeit, the reason naming the
+            error and where in its code, instead of stopping the match with [`MatchStopped`][]
+            (the arena plays so: one failing bot loses its own matches).
 
     Raises:
         InvalidPositionError: `start` is not a position a match can start from
@@ -172,8 +183,10 @@ class Referee:
         time_source: Callable[[], float] = time.monotonic,
         observer: Observer | None = None,
         start: State | None = None,
+        failures_forfeit: bool = False,
     ) -> None:
         self.start = None if start is None else check_start(game, start)
+        self.failures_forfeit = failures_forfeit
         self.game = game
         self.players = players
         self.seed = random.SystemRandom().randrange(2**32) if seed is None else seed
@@ -238,7 +251,7 @@ class Referee:
             self._check_record_start(record)
             match = self._replay(record)
         except BaseException:
-            _close(self.players)
+            _close(self.players, self.observer)
             raise
         try:
             while (number := match.game_number) is not None:
@@ -246,17 +259,30 @@ class Referee:
         except (KeyboardInterrupt, EOFError):
             return record
         except _PlayerError as failure:
-            who = f"player {failure.player} ({self.players[failure.player - 1].spec})"
-            raise MatchStopped(f"{who} failed: {_describe(failure.error)}", record) from (
-                failure.error
-            )
+            raise MatchStopped(self._failure_reason(failure), record) from failure.error
         except Exception as error:
             raise MatchStopped(f"the match stopped: {_describe(error)}", record) from error
         finally:
-            _close(self.players)
+            _close(self.players, self.observer)
         record.result = match.result()
         self.observer.match_ended(record)
         return record
+
+    def _failure_reason(self, failure: _PlayerError) -> str:
+        who = f"player {failure.player} ({self.players[failure.player - 1].spec})"
+        return f"{who} failed: {_describe(failure.error)}"
+
+    def _view(self, state: State) -> State:
+        """A copy of `state` for a player: equal to it, sharing nothing it could change."""
+        return copy.deepcopy(state, {id(self.game): self.game})
+
+    def _tell(self, call: Callable[[Player, int], object]) -> None:
+        """`call(player, seat)` for both players; a player's own error is a `_PlayerError`."""
+        for seat, player in enumerate(self.players, start=1):
+            try:
+                call(player, seat)
+            except (Exception, SystemExit) as error:
+                raise _PlayerError(seat, error) from error
 
     def _check_record_start(self, record: MatchRecord) -> None:
         """Refuse to continue a record whose match began elsewhere than `start`."""
@@ -301,25 +327,50 @@ class Referee:
             if entry.auto and entry.player is not None:
                 live.flagged.add(entry.player)
         self.observer.game_started(game_record, states[-1], match)
-        for seat, player in enumerate(self.players, start=1):
-            player.game_started(seat, number, states[0])
+
+        def tell_the_game(player: Player, seat: int) -> None:
+            player.game_started(seat, number, self._view(states[0]))
             for move, after in zip(moves, states[1:], strict=True):
-                player.move_played(move, after)
+                player.move_played(move, self._view(after))
+
+        try:
+            self._tell(tell_the_game)
+        except _PlayerError as failure:
+            match = self._forfeit(live, match, failure)
+        else:
+            match = self._play_plies(live, match)
+        self.observer.game_ended(game_record, live.states[-1], match)
+        final = live.states[-1]
+        try:
+            self._tell(lambda player, seat: player.game_ended(self._view(final)))
+        except _PlayerError as failure:  # the game is over: its result stands
+            if not self.failures_forfeit:
+                raise
+            self.observer.notice(self._failure_reason(failure))
+        return match
+
+    def _play_plies(self, live: _GameInProgress, match: Match) -> Match:
+        """Play the game of `live` to its end; the match after it."""
         while True:
             state = live.states[-1]
             if state.outcome() is not None:
-                game_record.final = state.position()
-                game_record.outcome = state.outcome()
-                match = match.record_game(state)
-                break
-            ended = self._next_ply(live, match)
+                live.record.final = state.position()
+                live.record.outcome = state.outcome()
+                return match.record_game(state)
+            try:
+                ended = self._next_ply(live, match)
+            except _PlayerError as failure:
+                return self._forfeit(live, match, failure)
             if ended is not None:
-                match = ended
-                break
-        self.observer.game_ended(game_record, live.states[-1], match)
-        for player in self.players:
-            player.game_ended(live.states[-1])
-        return match
+                return ended
+
+    def _forfeit(self, live: _GameInProgress, match: Match, failure: _PlayerError) -> Match:
+        """The match after `failure`, a player's own error: lost by forfeit where
+        `failures_forfeit`; otherwise the error goes on (and stops the match)."""
+        if not self.failures_forfeit:
+            raise failure
+        end = GameEnd("forfeit", failure.player, self._failure_reason(failure))
+        return self._end(live, match, end)
 
     def _next_ply(self, live: _GameInProgress, match: Match) -> Match | None:
         """Play one ply; return the match if it ended by resignation or time, else `None`."""
@@ -343,8 +394,8 @@ class Referee:
         self.observer.turn_started(state, player, tuple(live.clocks))
         started = self.time_source()
         try:
-            move = self.players[player - 1].choose(
-                state, player_rng(self.seed, number, ply, player), time_left
+            chosen = self.players[player - 1].choose(
+                self._view(state), player_rng(self.seed, number, ply, player), time_left
             )
         except Resign:
             return self._end(live, match, GameEnd("resigned", player, f"player {player} resigned"))
@@ -355,9 +406,16 @@ class Referee:
             return self._end(live, match, GameEnd("forfeit", player, str(failure)))
         except EOFError:  # a person closed the input: the match stops, to be continued
             raise
-        except Exception as error:
+        except (Exception, SystemExit) as error:
             raise _PlayerError(player, error) from error
         spent = self.time_source() - started
+        try:
+            move = self.game.parse_move(str(chosen), state)  # judged on the referee's own state
+        except AbstractGamesError as error:
+            reason = f"illegal move {quote(str(chosen))} by player {player}: {excerpt(error, 300)}"
+            return self._end(live, match, GameEnd("forfeit", player, reason))
+        except Exception as error:  # its __str__ failed
+            raise _PlayerError(player, error) from error
         if time_left is not None and self.clock is not None:
             remaining = time_left - spent
             if remaining < 0:
@@ -401,8 +459,7 @@ class Referee:
         live.states.append(after)
         live.record.moves.append(entry)
         self.observer.move_played(state, move, entry, after)
-        for player in self.players:
-            player.move_played(move, after)
+        self._tell(lambda player, seat: player.move_played(move, self._view(after)))
 
     def _undo(self, live: _GameInProgress, role: str) -> None:
         """Go back to the previous position where `role` was to move (chance events included)."""
@@ -411,9 +468,13 @@ class Referee:
                 count = len(live.states) - 1 - index
                 del live.states[index + 1 :]
                 del live.record.moves[index:]
-                self.observer.moves_taken_back(live.states[-1], count)
-                for player in self.players:
-                    player.moves_taken_back(live.states[-1])
+                now = live.states[-1]
+                self.observer.moves_taken_back(now, count)
+
+                def take_back(player: Player, seat: int, now: State = now) -> None:
+                    player.moves_taken_back(self._view(now))
+
+                self._tell(take_back)
                 return
         self.observer.notice("nothing to undo: this is your first move of the game")
 
@@ -475,20 +536,19 @@ def _has_timeout_moves(game: Game) -> bool:
         return False
 
 
-def _close(players: tuple[Player, ...]) -> None:
-    """Close every player, even when closing one of them is interrupted or fails."""
+def _close(players: tuple[Player, ...], observer: Observer) -> None:
+    """Close every player, even when closing one of them is interrupted or fails.
+
+    A player's own error in `close` (or its `sys.exit`) is told to the observer and goes no
+    further: the match is over, and its record must not be lost for it.
+    """
     if players:
         try:
             players[0].close()
+        except (Exception, SystemExit) as error:
+            observer.notice(f"closing {players[0].spec or 'a player'} failed: {_describe(error)}")
         finally:
-            _close(players[1:])
+            _close(players[1:], observer)
 
 
-def _describe(error: BaseException) -> str:
-    """`Type: message (at file, line N)`: where in the code the error came from."""
-    where = ""
-    frames = traceback.extract_tb(error.__traceback__)
-    if frames:
-        where = f" (at {Path(frames[-1].filename).name}, line {frames[-1].lineno})"
-    text = excerpt(str(error), 200)
-    return f"{type(error).__name__}: {text}{where}" if text else f"{type(error).__name__}{where}"
+_describe = described

@@ -50,7 +50,7 @@ from .protocol import (
     State,
     random_move,
 )
-from .registry import build_player, make_player, parse_game_spec
+from .registry import build_player, make_in_process, parse_game_spec
 
 __all__ = [
     "check_game",
@@ -386,8 +386,8 @@ class _Seats:
         self.game = game
 
     def _make(self) -> Player:
-        if isinstance(self.player, str):
-            return make_player(self.player, self.game)
+        if isinstance(self.player, str):  # in this process, where the kit can watch it
+            return make_in_process(self.player, self.game)
         assert callable(self.player)
         return build_player(self.player, self.game, what=self.name)
 
@@ -469,12 +469,14 @@ def player_properties(
 
     Args:
         player: the player: a spec for [`make_player`][] (`"greedy"`,
-            `"mybot.py:MyBot"`); a function or `Player` class that makes one from the game
-            (called as `make_player` calls a class: `MyBot(game)`, or `MyBot()`); or a
-            `Player` itself. The kit makes a fresh player for each property, and two per example
-            of `same_seed_same_move`, and closes them; a `Player` you give is used for every
-            example and not closed (give a spec or a factory if your player keeps something from
-            one move to the next).
+            `"mybot.py:MyBot"`), made in this process (as `inprocess:SPEC`, even a bot from a
+            file or a plugin's player: only there can the kit see the state it is given, the
+            time it takes and the `random` module's global generator); a function or `Player`
+            class that makes one from the game (called as `make_player` calls a class:
+            `MyBot(game)`, or `MyBot()`); or a `Player` itself. The kit makes a fresh player
+            for each property, and two per example of `same_seed_same_move`, and closes them;
+            a `Player` you give is used for every example and not closed (give a spec or a
+            factory if your player keeps something from one move to the next).
         game: the game, or its spec (`"entropy:size=5"`).
         max_examples: hypothesis examples per property (at most 5 for the time budget, each of
             which may take the whole budget). A search player should get a fixed depth or a

@@ -18,10 +18,13 @@ text fitted to a width ([`wrap`][]).
 from __future__ import annotations
 
 import textwrap
+import traceback
+from pathlib import Path
 
 __all__ = [
     "EXCERPT",
     "counted",
+    "described",
     "excerpt",
     "plural",
     "printable",
@@ -131,3 +134,14 @@ def wrap(text: str, width: int, *, indent: str = "", hang: str = "") -> str:
         )
         lines.extend(wrapper.wrap(line) or [wrapper.initial_indent.rstrip()])
     return "\n".join(lines)
+
+
+def described(error: BaseException) -> str:
+    """`Type: message (at file, line N)`: an error of outside code in one line, with where in
+    the code it was raised (the file's name alone), its message escaped and cut."""
+    where = ""
+    frames = traceback.extract_tb(error.__traceback__)
+    if frames:
+        where = f" (at {Path(frames[-1].filename).name}, line {frames[-1].lineno})"
+    text = excerpt(str(error), 200)
+    return f"{type(error).__name__}: {text}{where}" if text else f"{type(error).__name__}{where}"

@@ -135,7 +135,7 @@ def test_a_stop_event_interrupts_the_workers_match_at_once_and_keeps_the_finishe
     bot = tmp_path / "slowbot.py"
     bot.write_text(SLOW_BOT)
     thinking = tmp_path / "thinking.pid"
-    arena = Arena("orderchaos", ["random", f"{bot}:Slow"], games=4, seed=1)
+    arena = Arena("orderchaos", ["random", f"inprocess:{bot}:Slow"], games=4, seed=1)
     path = tmp_path / "state.jsonl"
     stop = threading.Event()
     stopped_at: list[float] = []

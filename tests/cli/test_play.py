@@ -553,11 +553,13 @@ def test_a_crashing_bot_leaves_the_game_on_disk(tmp_path: Path) -> None:
         )
     )
     record = tmp_path / "game.json"
-    done = run_process("play", "orderchaos", "-1", f"{bot}:Fragile", "-2", "random", "--seed", "1",
-                       "--record", str(record))  # fmt: skip
+    # In this process (inprocess:), a bot's error stops the match; run apart, it forfeits.
+    done = run_process("play", "orderchaos", "-1", f"inprocess:{bot}:Fragile", "-2", "random",
+                       "--seed", "1", "--record", str(record))  # fmt: skip
     assert done.returncode == 1
-    assert f"player 1 ({bot}:Fragile) failed: RuntimeError: out of ideas (at fragile.py" in (
-        done.stderr
+    assert (
+        f"player 1 (inprocess:{bot}:Fragile) failed: RuntimeError: out of ideas (at fragile.py"
+        in (done.stderr)
     )
     assert "Traceback" not in done.stderr and f"game saved to {record}" in done.stderr
     saved = MatchRecord.load(record)

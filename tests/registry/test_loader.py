@@ -25,7 +25,7 @@ CENTRE_BOT = ROOT / "examples" / "custom_bot.py"
 
 def test_a_bot_from_a_file_with_a_constructor_that_takes_nothing() -> None:
     game = get_game("orderchaos")
-    spec = f"{CENTRE_BOT}:CentreBot"
+    spec = f"inprocess:{CENTRE_BOT}:CentreBot"
     bot = make_player(spec, game)
     assert type(bot).__name__ == "CentreBot" and bot.spec == spec
     assert str(bot.choose(game.initial_state(), random.Random(0))) in (
@@ -36,6 +36,7 @@ def test_a_bot_from_a_file_with_a_constructor_that_takes_nothing() -> None:
     )
     assert type(make_player(spec, game)) is type(bot)  # the file runs once per process
     assert outside_code(spec) is OutsideCode.PYTHON
+    assert outside_code(f"{CENTRE_BOT}:CentreBot") is OutsideCode.PYTHON
     assert outside_code("search:depth=2") is None
     assert outside_code("engine:./mybot") is OutsideCode.PROGRAM
     with pytest.raises(InvalidPlayerError, match="has no option 'depth'; its options: none"):

@@ -290,16 +290,27 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Venv:
 
 @pytest.mark.slow
 def test_list_shows_the_game_and_the_player_with_their_distribution(venv: Venv) -> None:
-    done = venv.cli("list")
+    done = venv.cli("list")  # from the metadata, the plugin's code not imported
+    assert done.stderr == ""
+    rows = [line.split() for line in done.stdout.splitlines()]
+    assert ["tictactoe", "(not", "loaded)", "?", *DISTRIBUTION.split()] in rows
+    assert ["perfect", "?", *DISTRIBUTION.split()] in [row[:5] for row in rows]
+    perfect = done.stdout.split("  perfect ")[1].splitlines()[:2]  # its summary beside or below
+    assert "(not loaded)" in " ".join(perfect)
+    done = venv.cli("list", "--load")
     assert done.stderr == ""
     rows = [line.split() for line in done.stdout.splitlines()]
     assert ["tictactoe", "Tic-tac-toe", "-", *DISTRIBUTION.split()] in rows
     assert any(row[:2] == ["perfect", "-"] and DISTRIBUTION in " ".join(row) for row in rows)
-    listing = json.loads(venv.cli("list", "--json").stdout)
+    listing = json.loads(venv.cli("list", "--json", "--load").stdout)
     games = {game["name"]: game for game in listing["games"]}
     assert set(games) == {*BUILTIN_GAMES, "tictactoe"}
     assert games["tictactoe"]["roles"] == ["x", "o"]
     assert games["tictactoe"]["origin"] == DISTRIBUTION
+    unloaded = json.loads(venv.cli("list", "--json").stdout)["games"]
+    assert {g["name"]: g["entry_point"] for g in unloaded if not g["loaded"]} == {
+        "tictactoe": "abstractgames_tictactoe:ENTRY"
+    }
 
 
 @pytest.mark.slow
@@ -477,7 +488,13 @@ def test_a_plugin_that_fails_to_import(broken: dict[str, Venv]) -> None:
         "Error: game 'brokenimport' of distribution abstractgames-broken-import 0.1 cannot be "
         "loaded from 'broken_import:Game': RuntimeError: the rules are not written yet"
     )
-    listing = venv.cli("list")
+    listing = venv.cli("list")  # from the metadata: the module is not imported
+    assert listing.stderr == ""
+    assert games_listed(listing.stdout) == {
+        **{name: "built in" for name in BUILTIN_GAMES},
+        "brokenimport": "distribution abstractgames-broken-import 0.1",
+    }
+    listing = venv.cli("list", "--load")
     assert games_listed(listing.stdout) == {name: "built in" for name in BUILTIN_GAMES}
     assert one_line(listing.stderr) == (
         "abstractgames: warning: game 'brokenimport' of distribution abstractgames-broken-import "

@@ -234,7 +234,7 @@ def _worker_main(connection: Any, shipped: Shipped) -> None:
 
     SIGINT, SIGTERM and SIGHUP (Ctrl-C, or the signal sent to the whole process group) stop the
     match being played, whose players are closed as after Ctrl-C; the main process then stops the
-    worker. The signals were blocked while the process started (see `_signals_held`).
+    worker. The signals were ignored while the process started (see `_ignored_in_the_child`).
     """
     sys.unraisablehook = _unraisable
     for signum in _SIGNALS:
@@ -338,6 +338,27 @@ def _signals_held() -> Iterator[list[int]]:
                 signal.raise_signal(signum)
 
 
+@contextmanager
+def _ignored_in_the_child() -> Iterator[None]:
+    """Ignore SIGINT, SIGTERM and SIGHUP while a worker process is started, so that it starts
+    with them ignored (what is ignored stays ignored across `exec`; a blocked mask does not
+    survive multiprocessing's start): a signal in its first moments, before `_worker_main`
+    sets its handlers, is not a `KeyboardInterrupt` traceback in the middle of its imports.
+    The main process nudges a worker with SIGINT until it ends, so a signal it ignored is sent
+    again. In the main thread only (where handlers can be set); the signals are held there
+    already (`_signals_held`), and one that comes in the few milliseconds of the start is lost.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {signum: signal.signal(signum, signal.SIG_IGN) for signum in _SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
 class _Worker:
     """A worker process, the main process's end of its pipe, and the matches sent to it."""
 
@@ -350,7 +371,8 @@ class _Worker:
         self.tasks: deque[MatchTask] = deque()
         """The matches sent, in order: the first is being played."""
         try:
-            self.process.start()
+            with _ignored_in_the_child():
+                self.process.start()
         finally:
             theirs.close()  # so that the worker sees the end of the pipe when we go
 

@@ -333,6 +333,7 @@ def play_match(task: MatchTask) -> str:
             clock=task.clock,
             time_loss_forfeits=task.time_loss_forfeits,
             start=start,
+            failures_forfeit=True,  # a failing bot loses its own matches, the others go on
         )
     except BaseException:
         first.close()

@@ -18,6 +18,11 @@ writes commands, the engine answers some of them, one item per line:
 [`EnginePlayer`][] the player that seats an engine (`engine:COMMAND`); [`serve`][] is the
 engine's side: it seats one of our players behind the protocol, so that `abstractgames engine`
 makes any player an engine that plays exactly as it does in-process.
+
+Two commands beyond the protocol serve our own worker processes (a bot from a file run apart,
+see `abstractgames.registry.isolation`), which [`serve`][] understands only with
+`hooks=True`: `seat SEAT GAME` after `newgame` (the player's seat and the game's number, for
+its `game_started` hook) and `gameover` after the final `position` (for `game_ended`).
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from typing import Any, TextIO
 
 from ..players import Player, Resign, SeededRandom
 from ..protocol import AbstractGamesError, Game, Move, State
-from ..text import excerpt, quote
+from ..text import described, excerpt, quote
 from .external import (
     MESSAGE_LIMIT,
     QUIT_GRACE,
@@ -47,9 +52,11 @@ from .process import Process
 
 __all__ = [
     "PROTOCOL_VERSION",
+    "REASON_LIMIT",
     "EngineClient",
     "EnginePlayer",
     "EngineResigned",
+    "GameRefused",
     "engine_player",
     "format_go",
     "format_position",
@@ -140,6 +147,19 @@ def parse_go(argument: str) -> dict[str, str]:
 # --- the referee's side ---------------------------------------------------------------------------
 
 
+class GameRefused(EngineFailure):
+    """The engine answered `game SPEC` with `error REASON`."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+        """The engine's reason, escaped and cut to [`REASON_LIMIT`][] characters."""
+
+
+REASON_LIMIT = 1000
+"""The most characters of an engine's reason for refusing a game that [`GameRefused`][] keeps."""
+
+
 class EngineClient:
     """Talks to an engine running in `process`, for a referee.
 
@@ -175,7 +195,8 @@ class EngineClient:
         self._send(f"game {game.spec}")
         word, rest, line = self._expect(f"game {game.spec}", self.timeout)
         if word == "error":
-            raise EngineFailure(f"does not play {game.spec}: {_reason(rest)}")
+            reason = excerpt(rest, REASON_LIMIT) if rest else "no reason given"
+            raise GameRefused(f"does not play {game.spec}: {_reason(rest)}", reason)
         if word != "gameok":
             raise self._unexpected(line, "gameok")
 
@@ -306,6 +327,7 @@ class EnginePlayer(ExternalPlayer):
             if self._new_game:
                 self._client.new_game()
                 self._new_game = False
+                self._game_begins(self._client)
             text = self._client.request_move(
                 start,
                 [str(move) for move in self.moves],
@@ -323,6 +345,9 @@ class EnginePlayer(ExternalPlayer):
         except AbstractGamesError as error:
             raise self._illegal(text, str(error)) from None
         return move
+
+    def _game_begins(self, client: EngineClient) -> None:
+        """A new game was sent to the engine (`newgame`); a subclass may tell it more."""
 
     def _stop_program(self) -> None:
         if self._client is not None:
@@ -349,7 +374,15 @@ class _Server:
         name: str,
         output: TextIO,
         rng: random.Random,
+        hooks: bool = False,
+        contain: bool = False,
+        limit: int = MESSAGE_LIMIT,
     ) -> None:
+        self.limit = limit
+        self.hooks = hooks
+        self.contain = contain
+        self.seat, self.number = 1, 1
+        self.told: tuple[str, list[str]] | None = None  # the game the hooks told: start, moves
         self.fixed_game = fixed_game
         self.make_player = make_player
         self.read_game = read_game
@@ -373,13 +406,17 @@ class _Server:
         if command == "quit":
             return False
         handler = getattr(self, f"do_{command}", None)
-        if handler is None:
+        if handler is None or (command in _WORKER_COMMANDS and not self.hooks):
             self.say(f"error unknown command {quote(command)}")
             return True
         try:
             handler(argument)
         except (AbstractGamesError, ValueError) as error:
-            self.say(f"error {excerpt(' '.join(str(error).split()), MESSAGE_LIMIT)}")
+            self.say(f"error {excerpt(' '.join(str(error).split()), self.limit)}")
+        except BaseException as error:
+            if not self.contain:
+                raise
+            self.say(f"error {excerpt(' '.join(described(error).split()), self.limit)}")
         return True
 
     def do_agp(self, argument: str) -> None:
@@ -404,15 +441,51 @@ class _Server:
 
     def do_newgame(self, argument: str) -> None:
         self.state = None
+        self.told = None
+
+    def do_seat(self, argument: str) -> None:
+        words = argument.split()
+        if len(words) != 2 or not all(word.isdigit() for word in words):
+            raise ValueError("'seat' takes the seat and the game's number")
+        self.seat, self.number = int(words[0]), int(words[1])
+
+    def do_gameover(self, argument: str) -> None:
+        if self.state is not None and self.player is not None:
+            self.told = None
+            self.player.game_ended(self.state)
 
     def do_position(self, argument: str) -> None:
         game = self._game()
         self.state = None
         start, moves = parse_position(argument)
         state = game.initial_state() if start is None else game.from_position(start)
+        states = [state]
+        played = []
         for move in moves:
-            state = state.apply(game.parse_move(move, state))
+            played.append(game.parse_move(move, state))
+            state = state.apply(played[-1])
+            states.append(state)
+        if self.hooks and self.player is not None:
+            self._tell(start or "startpos", moves, played, states)
         self.state = state
+
+    def _tell(self, start: str, moves: list[str], played: list[Move], states: list[State]) -> None:
+        """Tell the player, through its hooks, how the game went since it was last told."""
+        player = self.player
+        assert player is not None
+        told = self.told
+        self.told = None  # until the hooks are through
+        if told is not None and told[0] == start and moves[: len(told[1])] == told[1]:
+            begin = len(told[1])
+        elif told is not None and told[0] == start and told[1][: len(moves)] == moves:
+            player.moves_taken_back(states[-1])
+            begin = len(moves)
+        else:
+            player.game_started(self.seat, self.number, states[0])
+            begin = 0
+        for index in range(begin, len(moves)):
+            player.move_played(played[index], states[index + 1])
+        self.told = (start, list(moves))
 
     def do_go(self, argument: str) -> None:
         self._game()
@@ -441,6 +514,10 @@ class _Server:
         return self.game
 
 
+_WORKER_COMMANDS = frozenset({"seat", "gameover"})
+"""The commands only our worker processes take (`serve(hooks=True)`)."""
+
+
 def serve(
     make_player: Callable[[Game], Player],
     lines: Iterable[str],
@@ -450,6 +527,9 @@ def serve(
     name: str = "abstractgames",
     game: Game | None = None,
     rng: random.Random | None = None,
+    hooks: bool = False,
+    contain: bool = False,
+    limit: int = MESSAGE_LIMIT,
 ) -> int:
     """Be an engine: read protocol commands from `lines`, answer on `output`, return 0.
 
@@ -465,13 +545,28 @@ def serve(
         game: the only game to accept; any game the referee names if `None`.
         rng: the generator for every `go` without a seed (a `go ... seed S` uses
             `random.Random(S)`, as the referee's generator labelled `S`).
+        hooks: tell the player the game through its hooks, as the referee does in-process
+            (`game_started`, `move_played`, `moves_taken_back`, and `game_ended` on
+            `gameover`), and take the commands `seat` and `gameover`; for our worker
+            processes.
+        contain: any error of the player's code, even `SystemExit`, `KeyboardInterrupt` or
+            `MemoryError`, is answered with `error TYPE: MESSAGE (at FILE, line N)` instead
+            of ending the session; for our worker processes, where no signal of the user's
+            arrives.
+        limit: the most characters of an error message sent.
     """
-    server = _Server(game, make_player, read_game, name, output, rng or random.Random())
+    server = _Server(
+        game, make_player, read_game, name, output, rng or random.Random(), hooks, contain, limit
+    )
     try:
         for line in lines:
             if not server.handle(line):
                 break
     finally:
         if server.player is not None:
-            server.player.close()
+            try:
+                server.player.close()
+            except BaseException:
+                if not contain:
+                    raise
     return 0

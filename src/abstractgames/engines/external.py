@@ -28,15 +28,17 @@ far in its protocol ([`agp`][], [`codecup_entropy`][]).
 from __future__ import annotations
 
 import contextlib
+import io
 import math
 import os
 import shlex
 import shutil
+import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from ..files import safe_name
 from ..players import InvalidPlayerError, Player, PlayerFailed
@@ -56,6 +58,7 @@ __all__ = [
     "check_running",
     "make_external_player",
     "parse_command",
+    "private_stdio",
     "receive_line",
     "send_line",
     "unread_lines",
@@ -217,6 +220,55 @@ def check_running(process: Process) -> None:
     """
     if process.output_ended:
         raise EngineFailure(describe_status(process.wait(2.0)))
+
+
+# --- the program's side: a protocol on standard input and output ---------------------------------
+
+
+@contextlib.contextmanager
+def private_stdio() -> Iterator[tuple[TextIO, TextIO]]:
+    """This process's standard input and output, kept for a protocol and out of reach of the
+    code it serves.
+
+    Yields `(lines, output)`: the protocol's input (text, bytes that are not UTF-8 replaced) and
+    output (written through at once). Meanwhile file descriptor 0 reads `/dev/null` and 1 writes
+    to standard error, and so do `sys.stdin` and `sys.stdout`: a bot's `print` (or a program it
+    starts) writes to standard error, never into the protocol, and `input()` reads nothing. The
+    protocol's own descriptors are not inherited by the processes started meanwhile. Both are
+    put back at the end.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    protocol_in, protocol_out = os.dup(0), os.dup(1)  # not inheritable
+    saved = sys.stdin, sys.stdout
+    nothing = os.open(os.devnull, os.O_RDONLY)
+    try:
+        os.dup2(nothing, 0)
+        os.dup2(2, 1)
+    finally:
+        os.close(nothing)
+    lines = io.TextIOWrapper(
+        io.BufferedReader(io.FileIO(protocol_in, "rb")), encoding="utf-8", errors="replace"
+    )
+    output = io.TextIOWrapper(
+        io.FileIO(protocol_out, "wb"), encoding="utf-8", errors="replace", write_through=True
+    )
+    sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 (closed below)
+    sys.stdout = sys.stderr
+    try:
+        yield lines, output
+    finally:
+        with contextlib.suppress(OSError, ValueError):
+            output.flush()
+        sys.stdin.close()
+        sys.stdin, sys.stdout = saved
+        os.dup2(protocol_in, 0)
+        os.dup2(protocol_out, 1)
+        with contextlib.suppress(OSError, ValueError):
+            lines.close()
+        with contextlib.suppress(OSError, ValueError):
+            output.close()
 
 
 # --- the players ----------------------------------------------------------------------------------

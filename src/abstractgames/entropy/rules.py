@@ -890,6 +890,15 @@ class EntropyState(_StateFields, State):
     def __reduce__(self) -> tuple[Any, ...]:
         return (_restore, (self._v.size, self.position()))
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> EntropyState:
+        # Every slot holds an immutable value or the shared tables of the board size: a new
+        # state with the same slots is a deep copy.
+        fields = _new(_StateFields)
+        for name in _StateFields.__slots__:
+            setattr(fields, name, getattr(self, name))
+        fields.__class__ = EntropyState
+        return cast(EntropyState, fields)
+
 
 @functools.cache
 def _game(size: int) -> EntropyGame:

@@ -20,7 +20,8 @@ any move).
 Its modules: `games` (the games and what the generic players need of them), `players` (the
 players, their specs read as [`PlayerSpec`][] values), `plugins` (the entry points),
 `loader` (bots from files and modules), `generic` (the `greedy`, `mc` and `search` players
-and the [`hint`][]), `listing` (what `abstractgames list` says); everything public is named here.
+and the [`hint`][]), `listing` (what `abstractgames list` says, of a plugin from its metadata
+alone unless asked to load it); everything public is named here.
 
 Examples:
     >>> from abstractgames import get_game, make_player
@@ -55,7 +56,16 @@ from .generic import (
     mc_player,
     search_player,
 )
-from .listing import GameInfo, PlayerInfo, describe_game, describe_player
+from .isolation import IsolatedPlayer
+from .listing import (
+    GameInfo,
+    PlayerInfo,
+    PluginInfo,
+    describe_game,
+    describe_player,
+    plugin_game,
+    plugin_player,
+)
 from .players import (
     ArgumentKind,
     OutsideCode,
@@ -64,6 +74,7 @@ from .players import (
     available_players,
     build_player,
     check_player_spec,
+    make_in_process,
     make_player,
     outside_code,
     player_entry,
@@ -87,12 +98,14 @@ __all__ = [
     "GameEntry",
     "GameInfo",
     "Hint",
+    "IsolatedPlayer",
     "NoHint",
     "OutsideCode",
     "PlayerEntry",
     "PlayerInfo",
     "PlayerSpec",
     "PluginError",
+    "PluginInfo",
     "PluginWarning",
     "available_games",
     "available_players",
@@ -106,12 +119,15 @@ __all__ = [
     "greedy_player",
     "hint",
     "import_object",
+    "make_in_process",
     "make_player",
     "mc_player",
     "outside_code",
     "parse_game_spec",
     "player_entry",
     "player_origin",
+    "plugin_game",
+    "plugin_player",
     "refresh_plugins",
     "register_game",
     "register_player",

@@ -18,7 +18,15 @@ import attrs
 from ..players import Player
 from ..protocol import AbstractGamesError, Game, InvalidParameterError, UnknownGameError
 from ..specs import keyword_defaults, parse_options, split_spec
-from .plugins import GAME_GROUP, PluginError, check_name, outside_code_errors, plugins, quoted
+from .plugins import (
+    GAME_GROUP,
+    Plugin,
+    PluginError,
+    check_name,
+    outside_code_errors,
+    plugins,
+    quoted,
+)
 
 __all__ = [
     "BUILT_IN",
@@ -26,6 +34,7 @@ __all__ = [
     "available_games",
     "evaluation_for",
     "game_entry",
+    "game_plugin",
     "get_game",
     "import_object",
     "parse_game_spec",
@@ -112,8 +121,16 @@ def import_object(target: str) -> Any:
     return getattr(importlib.import_module(module), attr, None)
 
 
-def _plugins() -> dict[str, Any]:
+def _plugins() -> dict[str, Plugin]:
     return plugins(GAME_GROUP, frozenset(_BUILTIN_GAMES))
+
+
+def game_plugin(name: str) -> Plugin | None:
+    """The entry point that makes `name` a plugin's game, read from the metadata without
+    importing the plugin's code; `None` for a built-in, registered or unknown name."""
+    if name in _BUILTIN_GAMES or name in _games:
+        return None
+    return _plugins().get(name)
 
 
 def register_game(
@@ -288,7 +305,8 @@ def solver_for(game: Game) -> Callable[..., Any]:
     """
     entry = _entry_of(game)
     if entry is None or entry.solver is None:
-        names = ", ".join(n for n in available_games() if _has_solver(n))
+        known = sorted({*_BUILTIN_GAMES, *_games})  # never imports a plugin not asked for
+        names = ", ".join(n for n in known if _has_solver(n))
         raise PluginError(
             f"there is no solver for {quoted(game.name)} (solvers: {names or 'none'})"
         )

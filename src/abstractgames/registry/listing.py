@@ -1,5 +1,11 @@
 """What listings say of the games and players (`abstractgames list`, the web page's forms, the
-documentation)."""
+documentation).
+
+[`describe_game`][] and [`describe_player`][] import what they describe (a plugin's code too);
+[`plugin_game`][] and [`plugin_player`][] say what the installed distributions' metadata says of a
+plugin's game or player, without importing its code, so that a listing never runs (nor waits
+for) a plugin it was not asked to load.
+"""
 
 from __future__ import annotations
 
@@ -10,11 +16,20 @@ from typing import Any
 import attrs
 
 from ..players import InvalidPlayerError
-from .games import game_entry, get_game
-from .players import ArgumentKind, factory_of, option_defaults, player_entry
-from .plugins import quoted
+from .games import game_entry, game_plugin, get_game
+from .players import ArgumentKind, factory_of, option_defaults, player_entry, player_origin
+from .players import _plugins as _player_plugins
+from .plugins import Plugin, quoted
 
-__all__ = ["GameInfo", "PlayerInfo", "describe_game", "describe_player"]
+__all__ = [
+    "GameInfo",
+    "PlayerInfo",
+    "PluginInfo",
+    "describe_game",
+    "describe_player",
+    "plugin_game",
+    "plugin_player",
+]
 
 
 @attrs.frozen
@@ -54,6 +69,57 @@ class PlayerInfo:
     origin: str
     options: dict[str, Any] | None
     summary: str
+
+
+@attrs.frozen
+class PluginInfo:
+    """A plugin's game or player as its distribution's metadata describes it (its code not
+    imported).
+
+    Attributes:
+        name: the entry point's name, the game's or the player's.
+        origin: `"distribution NAME VERSION"`, as in [`GameInfo`][] and [`PlayerInfo`][].
+        distribution: the distribution's name (`None` if the metadata does not say).
+        version: the distribution's version (`None` if the metadata does not say).
+        entry_point: what the entry point names, `"module:attribute"`.
+    """
+
+    name: str
+    origin: str
+    distribution: str | None
+    version: str | None
+    entry_point: str
+
+
+def _plugin_info(plugin: Plugin) -> PluginInfo:
+    dist = plugin.entry_point.dist
+    return PluginInfo(
+        name=plugin.name,
+        origin=plugin.origin,
+        distribution=None if dist is None else dist.name,
+        version=None if dist is None else dist.version,
+        entry_point=plugin.target,
+    )
+
+
+def plugin_game(name: str) -> PluginInfo | None:
+    """What the metadata says of the plugin game `name`, without importing it; `None` when
+    `name` is not a plugin's game (built in, registered or unknown)."""
+    plugin = game_plugin(name)
+    return None if plugin is None else _plugin_info(plugin)
+
+
+def plugin_player(name: str) -> PluginInfo | None:
+    """What the metadata says of the plugin player `name`, without importing it; `None` when
+    `name` is not a plugin's player (built in, registered or unknown)."""
+    try:
+        origin = player_origin(name)
+    except InvalidPlayerError:
+        return None
+    plugin = _player_plugins().get(name)
+    if plugin is None or origin != plugin.origin:  # built in or registered
+        return None
+    return _plugin_info(plugin)
 
 
 def _summary(target: Any) -> str:

@@ -9,7 +9,13 @@ A player spec is one of:
   `NAME:[OPTIONS:]COMMAND` for one that runs a program ([`ArgumentKind.PROGRAM`][]:
   `engine:timeout=5:./mybot --fast`);
 - `path/to/file.py:Class[:option=value,...]` or `package.module:Class[:option=value,...]`: a
-  class in a Python file or an importable module ([`ArgumentKind.CLASS`][]).
+  class in a Python file or an importable module ([`ArgumentKind.CLASS`][]);
+- `isolated:[OPTIONS:]SPEC` and `inprocess:SPEC`: the player SPEC in a worker process of its
+  own, with the worker's options (`timeout`, `grace`, `log`), or in this process.
+
+A bot from a file or module and a plugin's player run in a worker process of their own (see
+`abstractgames.registry.isolation`): `bot.py:Bot` is `isolated:bot.py:Bot`. Only
+`inprocess:bot.py:Bot` runs it in this process, for speed or a debugger.
 
 [`PlayerSpec`][] is a spec read into these parts; `str()` writes it back, so a spec is edited as
 a value (an option added or taken out), never as text.
@@ -30,6 +36,7 @@ from ..protocol import AbstractGamesError, Game, InvalidParameterError
 from ..specs import parse_options, parse_value, split_program_argument
 from . import games
 from .games import BUILT_IN, import_object
+from .isolation import IN_PROCESS, ISOLATED, IsolatedPlayer
 from .loader import is_import_target, load_class
 from .plugins import PLAYER_GROUP, Plugin, check_name, describe_error, plugins, quoted
 
@@ -41,6 +48,7 @@ __all__ = [
     "available_players",
     "build_player",
     "check_player_spec",
+    "make_in_process",
     "make_player",
     "outside_code",
     "player_entry",
@@ -108,6 +116,12 @@ _BUILTIN_PLAYERS: dict[str, PlayerEntry] = {
         "abstractgames.engines.agp:engine_player", ArgumentKind.PROGRAM, BUILT_IN
     ),
     "greedy": PlayerEntry("abstractgames.registry.generic:greedy_player", origin=BUILT_IN),
+    IN_PROCESS: PlayerEntry(
+        "abstractgames.registry.players:in_process_player", ArgumentKind.RAW, BUILT_IN
+    ),
+    ISOLATED: PlayerEntry(
+        "abstractgames.registry.isolation:isolated_player", ArgumentKind.PROGRAM, BUILT_IN
+    ),
     "mc": PlayerEntry("abstractgames.registry.generic:mc_player", origin=BUILT_IN),
     "openspiel-mcts": PlayerEntry("abstractgames.players.openspiel:MCTSPlayer", origin=BUILT_IN),
     "random": PlayerEntry("abstractgames.players:RandomPlayer", origin=BUILT_IN),
@@ -281,6 +295,8 @@ class PlayerSpec:
     @property
     def outside_code(self) -> OutsideCode | None:
         """What code from outside the library this player runs, if any."""
+        if self.name in (ISOLATED, IN_PROCESS):  # a player from outside, even without a spec
+            return outside_code(self.argument or "") or OutsideCode.PYTHON
         if self.kind is ArgumentKind.PROGRAM:
             return OutsideCode.PROGRAM
         if self.kind is ArgumentKind.CLASS:
@@ -393,6 +409,10 @@ def make_player(spec: str, game: Game) -> Player:
     - `path/to/file.py:Class[:option=value,...]`: a class defined in a Python file;
     - `package.module:Class[:option=value,...]`: a class in an importable module.
 
+    A bot from a file or module, or a plugin's player, is played from a worker process of its
+    own (an [`IsolatedPlayer`][abstractgames.registry.IsolatedPlayer], started here);
+    `inprocess:SPEC` makes it in this process.
+
     The class (or factory) is called as `Class(game, **options)`, or as `Class()` when its
     constructor takes no argument; it must make a [`Player`][abstractgames.players.Player]. The
     player's [`spec`][abstractgames.players.Player.spec] is set to `spec`, so a record can make
@@ -402,6 +422,38 @@ def make_player(spec: str, game: Game) -> Player:
         InvalidPlayerError: an unknown name, a file or class that is not there, a class that is
             not a Player, options the player does not take, or `human` (a person is seated by a
             front end, not made).
+    """
+    text = spec.strip()
+    parsed = PlayerSpec.parse(text)
+    if runs_apart(parsed):
+        player: Player = IsolatedPlayer(game, text)
+        player.spec = text
+        return player
+    return make_in_process(text, game)
+
+
+def runs_apart(spec: PlayerSpec) -> bool:
+    """Whether [`make_player`][] plays `spec` from a worker process: a bot from a file or a
+    module, or a plugin's player (not a built-in or registered one)."""
+    if spec.kind is ArgumentKind.CLASS:
+        return True
+    entry = player_entry(spec.name)
+    return entry is not None and entry.origin not in (BUILT_IN, "registered")
+
+
+def in_process_player(game: Game, argument: str) -> Player:
+    """inprocess:SPEC: the player SPEC made in this process, even a bot from a file."""
+    if not argument.strip():
+        raise InvalidPlayerError("give the player to run here, e.g. 'inprocess:mybot.py:MyBot'")
+    return make_in_process(argument, game)
+
+
+def make_in_process(spec: str, game: Game) -> Player:
+    """The player of `spec` made in this process, as [`make_player`][] makes it but never in a
+    worker process (the worker itself calls it, and `inprocess:SPEC`).
+
+    Raises:
+        InvalidPlayerError: what [`make_player`][] would say.
     """
     text = spec.strip()
     parsed = PlayerSpec.parse(text)

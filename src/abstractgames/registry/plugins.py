@@ -2,22 +2,32 @@
 
 A distribution adds a game through the group [`GAME_GROUP`][] and a player through
 [`PLAYER_GROUP`][]; an entry point whose name is not a valid name, or is taken already, is
-ignored with a [`PluginWarning`][]. What cannot be loaded is a [`PluginError`][] naming the
-distribution.
+ignored with a [`PluginWarning`][]. Reading the groups reads the distributions' metadata only: a
+plugin's code is imported when its game or player is asked for by name ([`Plugin.load`][]).
+
+What cannot be loaded is a [`PluginError`][] naming the distribution, whatever the import raised:
+an exception, but also `SystemExit` (a plugin calling `sys.exit`), `KeyboardInterrupt` raised by
+the plugin's own code, `GeneratorExit`. A Ctrl-C (or SIGTERM, SIGHUP) that arrives while the
+plugin is imported still stops the program: its `KeyboardInterrupt` goes on (see
+[`Plugin.load`][]).
 """
 
 from __future__ import annotations
 
 import functools
 import re
+import signal
+import threading
 import warnings
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from importlib import metadata
+from types import FrameType
 from typing import Any
 
 import attrs
 
+from ..interrupts import Terminated
 from ..protocol import AbstractGamesError, InvalidParameterError
 from ..text import value_excerpt
 
@@ -93,6 +103,17 @@ class Plugin:
 
     entry_point: metadata.EntryPoint
     distribution: str
+    """The distribution's name and version, `"NAME VERSION"` (`"(unknown)"` if not known)."""
+
+    @property
+    def name(self) -> str:
+        """The entry point's name: the game's or the player's."""
+        return self.entry_point.name
+
+    @property
+    def target(self) -> str:
+        """What the entry point names, `"module:attribute"` (read from the metadata)."""
+        return self.entry_point.value
 
     @property
     def origin(self) -> str:
@@ -100,18 +121,73 @@ class Plugin:
         return f"distribution {self.distribution}"
 
     def load(self, what: str) -> Any:
-        """The object the entry point names.
+        """The object the entry point names, its module imported (once per process).
+
+        Whatever the import raises is a [`PluginError`][] naming the distribution and its
+        version: an exception, `SystemExit` (the plugin called `sys.exit`), a `KeyboardInterrupt`
+        the plugin's code raised itself. A `KeyboardInterrupt` is the person's, and goes on,
+        when a SIGINT, SIGTERM or SIGHUP handler ran during the import (in the main thread,
+        where Python runs them; in another thread no signal can raise one); whatever else the
+        import ends with after such a signal is that signal's interrupt
+        ([`Terminated`][abstractgames.interrupts.Terminated] for SIGTERM and SIGHUP). What no
+        process can catch in itself, such as `os._exit` or a crash of the interpreter, ends it.
 
         Raises:
             PluginError: its module cannot be imported, or has no such object.
+            KeyboardInterrupt: a signal arrived while its module was imported.
         """
+        signalled: list[int] = []
         try:
-            return self.entry_point.load()
-        except Exception as error:  # a plugin's own bug must not end the program with a traceback
+            with _signals_seen(signalled):
+                return self.entry_point.load()
+        except BaseException as error:  # a plugin's own bug or exit must not end the program
+            if signalled:  # Ctrl-C (or SIGTERM, SIGHUP): the person stops the program
+                if isinstance(error, KeyboardInterrupt):
+                    raise
+                first = signalled[0]  # the plugin turned it into something else (sys.exit)
+                raise (
+                    KeyboardInterrupt() if first == signal.SIGINT else Terminated(first)
+                ) from error
             raise PluginError(
-                f"{what} {quoted(self.entry_point.name)} of distribution {self.distribution} "
-                f"cannot be loaded from {quoted(self.entry_point.value)}: {describe_error(error)}"
+                f"{what} {quoted(self.name)} of distribution {self.distribution} "
+                f"cannot be loaded from {quoted(self.target)}: {describe_error(error)}"
             ) from error
+
+
+_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+
+
+@contextmanager
+def _signals_seen(seen: list[int]) -> Iterator[None]:
+    """Within the block, each SIGINT/SIGTERM/SIGHUP whose handler is a Python function is
+    appended to `seen` before that handler runs (and raises, as Ctrl-C's does).
+
+    Outside the main thread nothing changes: Python runs signal handlers in the main thread
+    only, so there a `KeyboardInterrupt` never comes from a signal.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    watchers = {}
+    for signum in _SIGNALS:
+        handler = signal.getsignal(signum)
+        if not callable(handler):  # ignored, or the system's default: never a KeyboardInterrupt
+            continue
+
+        def watch(signum: int, frame: FrameType | None, handler: Any = handler) -> None:
+            seen.append(signum)
+            handler(signum, frame)
+
+        signal.signal(signum, watch)
+        watchers[signum] = (watch, handler)
+    try:
+        yield
+    finally:
+        for signum, (watch, handler) in watchers.items():
+            if signal.getsignal(signum) is watch:  # not changed by the plugin meanwhile
+                signal.signal(signum, handler)
 
 
 @functools.cache
