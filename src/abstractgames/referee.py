@@ -13,9 +13,11 @@ the [`Player`][] hooks: `game_started` (a resumed game is told from its start, e
 through `move_played`), `move_played` after every ply, `moves_taken_back` after an undo, and
 `game_ended`.
 
-The states a player is handed (in `choose` and in the hooks) are its own copies, equal to the
-referee's (`copy.deepcopy`, which the built-in games make cheap): a player that writes into a
-state it was given (with `object.__setattr__`, say) changes its copy only. The referee judges
+The states a player from outside is handed (in `choose` and in the hooks: a player whose class
+is not this library's) are its own copies, equal to the referee's (`copy.deepcopy`, which the
+built-in games make cheap): a player that writes into a state it was given (with
+`object.__setattr__`, say) changes its copy only. The library's own players, and a bot played
+from a worker process, are given the referee's states. The referee judges
 every move against its own state, read again from the move's notation
 ([`Game.parse_move`][abstractgames.protocol.Game.parse_move]), so a move object that is not what
 it says is judged by what it says.
@@ -272,8 +274,12 @@ class Referee:
         who = f"player {failure.player} ({self.players[failure.player - 1].spec})"
         return f"{who} failed: {_describe(failure.error)}"
 
-    def _view(self, state: State) -> State:
-        """A copy of `state` for a player: equal to it, sharing nothing it could change."""
+    def _view(self, state: State, player: Player) -> State:
+        """`state` for `player`: for a player from outside (a class not of this library), a
+        copy equal to it that shares nothing it could change; our own players, and players
+        played by another process, are given the referee's state as it is."""
+        if type(player).__module__.startswith(_OURS):
+            return state
         return copy.deepcopy(state, {id(self.game): self.game})
 
     def _tell(self, call: Callable[[Player, int], object]) -> None:
@@ -329,9 +335,9 @@ class Referee:
         self.observer.game_started(game_record, states[-1], match)
 
         def tell_the_game(player: Player, seat: int) -> None:
-            player.game_started(seat, number, self._view(states[0]))
+            player.game_started(seat, number, self._view(states[0], player))
             for move, after in zip(moves, states[1:], strict=True):
-                player.move_played(move, self._view(after))
+                player.move_played(move, self._view(after, player))
 
         try:
             self._tell(tell_the_game)
@@ -342,7 +348,7 @@ class Referee:
         self.observer.game_ended(game_record, live.states[-1], match)
         final = live.states[-1]
         try:
-            self._tell(lambda player, seat: player.game_ended(self._view(final)))
+            self._tell(lambda player, seat: player.game_ended(self._view(final, player)))
         except _PlayerError as failure:  # the game is over: its result stands
             if not self.failures_forfeit:
                 raise
@@ -394,8 +400,9 @@ class Referee:
         self.observer.turn_started(state, player, tuple(live.clocks))
         started = self.time_source()
         try:
-            chosen = self.players[player - 1].choose(
-                self._view(state), player_rng(self.seed, number, ply, player), time_left
+            seated = self.players[player - 1]
+            chosen = seated.choose(
+                self._view(state, seated), player_rng(self.seed, number, ply, player), time_left
             )
         except Resign:
             return self._end(live, match, GameEnd("resigned", player, f"player {player} resigned"))
@@ -459,7 +466,7 @@ class Referee:
         live.states.append(after)
         live.record.moves.append(entry)
         self.observer.move_played(state, move, entry, after)
-        self._tell(lambda player, seat: player.move_played(move, self._view(after)))
+        self._tell(lambda player, seat: player.move_played(move, self._view(after, player)))
 
     def _undo(self, live: _GameInProgress, role: str) -> None:
         """Go back to the previous position where `role` was to move (chance events included)."""
@@ -472,11 +479,15 @@ class Referee:
                 self.observer.moves_taken_back(now, count)
 
                 def take_back(player: Player, seat: int, now: State = now) -> None:
-                    player.moves_taken_back(self._view(now))
+                    player.moves_taken_back(self._view(now, player))
 
                 self._tell(take_back)
                 return
         self.observer.notice("nothing to undo: this is your first move of the game")
+
+
+_OURS = f"{__package__}."
+"""The prefix of this library's modules: a player whose class is defined in one is ours."""
 
 
 def check_start(game: Game, state: State) -> State:
