@@ -58,6 +58,7 @@ __all__ = [
     "check_running",
     "make_external_player",
     "parse_command",
+    "player_options",
     "private_stdio",
     "receive_line",
     "send_line",
@@ -105,8 +106,13 @@ def parse_command(kind: str, argument: str) -> tuple[dict[str, str], list[str]]:
     return options, argv
 
 
-def _player_options(kind: str, options: dict[str, str]) -> dict[str, Any]:
-    """The keyword arguments of [`ExternalPlayer`][] from the spec's options."""
+def player_options(kind: str, options: dict[str, str]) -> dict[str, Any]:
+    """The keyword arguments of [`ExternalPlayer`][] from the options of a spec `kind:...`
+    (`timeout`, `grace`, `log`), checked.
+
+    Raises:
+        InvalidPlayerError: an option it does not have, or a bad number of seconds.
+    """
     unknown = sorted(set(options) - {"timeout", "grace", "log"})
     if unknown:
         raise InvalidPlayerError(
@@ -420,6 +426,6 @@ def make_external_player(
         InvalidPlayerError: a bad option or command, or a program that is not there.
     """
     options, argv = parse_command(kind, argument)
-    keywords = _player_options(kind, options)
+    keywords = player_options(kind, options)
     _check_program(kind, argv[0])
     return cls(game, argv, **keywords)

@@ -37,6 +37,7 @@ from ..engines.external import (
     DEFAULT_TIMEOUT,
     EngineFailure,
     parse_command,
+    player_options,
     send_line,
 )
 from ..players import InvalidPlayerError
@@ -147,19 +148,5 @@ def isolated_player(game: Game, argument: str) -> IsolatedPlayer:
     options: dict[str, str] = {}
     if options_text:
         options = parse_command(ISOLATED, f"{options_text}:x")[0]
-    unknown = sorted(set(options) - {"timeout", "grace", "log"})
-    if unknown:
-        raise InvalidPlayerError(
-            f"{ISOLATED} has no option {', '.join(map(repr, unknown))}; "
-            "its options: timeout, grace, log"
-        )
-    keywords: dict[str, Any] = {}
-    for name in ("timeout", "grace"):
-        if name in options:
-            try:
-                keywords[name] = float(options[name])
-            except ValueError:
-                keywords[name] = float("nan")  # refused by the player, with the usual message
-    if options.get("log"):
-        keywords["log_dir"] = options["log"]
+    keywords = player_options(ISOLATED, options)
     return IsolatedPlayer(game, spec.strip(), **keywords)
