@@ -1414,17 +1414,6 @@ def serve(host: str, port: int, open_browser: bool, no_save: bool, allow_program
         sys.exit(_interrupted())
 
 
-@main.command(hidden=True)
-@click.argument("path")
-@click.argument("spec")
-def worker(path: str, spec: str) -> None:
-    """Serve one player from outside over the engine protocol, for the referee's isolated
-    player (registry.isolation starts it; people do not)."""
-    from .registry.worker import main as serve
-
-    sys.exit(serve([path, spec]))
-
-
 # --- correspondence by text -----------------------------------------------------------------------
 
 

@@ -60,9 +60,10 @@ ISOLATED = "isolated"
 IN_PROCESS = "inprocess"
 """The name of the player spec `inprocess:SPEC`: SPEC in this process."""
 WORKER = ("-m", "abstractgames", "worker")
-"""How the interpreter is told to run a worker: the command line's hidden `worker` command,
-which runs [`abstractgames.registry.worker`][]. A worker is another program, as an engine is:
-nothing here imports it (it imports the players' table, which imports this module)."""
+"""How the interpreter is told to run a worker: `python -m abstractgames worker`, which runs
+[`abstractgames.registry.worker`][] (without loading the command line). A worker is another
+program, as an engine is: nothing here imports it (it imports the players' table, which imports
+this module)."""
 
 
 def worker_command(spec: str) -> list[str]:

@@ -2,7 +2,7 @@
 served over our engine protocol on standard input and output for an
 [`IsolatedPlayer`][abstractgames.registry.isolation.IsolatedPlayer].
 
-`python -m abstractgames worker PATH SPEC` (a hidden command of the command line): `PATH` is the
+`python -m abstractgames worker PATH SPEC` (`abstractgames.__main__` runs it): `PATH` is the
 referee's import path (JSON), so that the same modules are found; `SPEC` the player, made in
 this process. The protocol's input and output are kept out of the bot's reach
 ([`private_stdio`][]: its `print` goes to standard error, which is the worker's log); the bot is
