@@ -1633,7 +1633,7 @@ def mail_show(file: str, no_color: bool, now: str | None) -> None:
                 f"your draw: {state.game.side_line(state)} (only your program can make it; your "
                 "move reveals it to the other side)"
             )
-        console.print(game.render(when).rstrip("\n").splitlines()[-1])
+        console.print(game.next_line(replay))
 
 
 @mail.command(name="check")

@@ -450,14 +450,15 @@ class MailGame:
         out.append("")
         out.append(diagram(replay.state))
         out.append("")
-        out.append(self._next(replay))
+        out.append(self.next_line(replay))
         return "\n".join(out) + "\n"
 
     def _game_line(self, match: Match, number: int) -> str:
         roles = [match.role_of(seat, number) for seat in (1, 2)]
         return f"Game {number}: {self.players[0]} is {roles[0]}, {self.players[1]} is {roles[1]}"
 
-    def _next(self, replay: Replay) -> str:
+    def next_line(self, replay: Replay) -> str:
+        """The text's last line: `Next: NAME (ROLE) to ...`, or `Result: ...` once over."""
         turn = replay.turn
         if turn.action == "over":
             result = replay.match.result()
@@ -641,7 +642,7 @@ class MailGame:
         when = when or _now()
         replay = self.replay(now or when)
         if replay.turn.action == "over":
-            raise MailError(f"the match is over: {self._next(replay)}")
+            raise MailError(f"the match is over: {self.next_line(replay)}")
         return self._act(replay, action, when, keys or Keys())
 
     def _act(self, replay: Replay, action: str | None, when: dt.datetime, keys: Keys) -> MailGame:
@@ -726,7 +727,7 @@ class MailGame:
         when = now or _now()
         replay = self.replay(when)
         if replay.turn.action == "over":
-            raise MailError(f"the match is over: {self._next(replay)}")
+            raise MailError(f"the match is over: {self.next_line(replay)}")
         if replay.turn.action in ("commit", "give"):
             return "draw"
         _, state = self._drawn(replay, keys or Keys(), when)
@@ -902,7 +903,7 @@ def describe(game: MailGame, replay: Replay, now: dt.datetime | None = None) -> 
         lines.append(f"Result: {winner} ({result.reason})")
         return "\n".join(lines)
     wait = now - replay.since
-    lines.append(game._next(replay))
+    lines.append(game.next_line(replay))
     left = []
     time = game.time
     if time.days_per_move is not None:
