@@ -14,4 +14,12 @@ if __name__ == "__main__":
         sys.exit(worker(sys.argv[2:]))
     from .cli import main
 
-    main()
+    try:
+        main()
+    finally:
+        # CPython remembers a KeyboardInterrupt that ended code run from a string (`exec` of a
+        # dataclass's methods, a plugin's own `exec`) even when it was caught, and under
+        # `python -m` then kills itself with SIGINT after exiting, whatever status we chose.
+        # Each string evaluation forgets the previous one's, so this one clears it; a
+        # KeyboardInterrupt that does leave `main` is remembered again as it leaves.
+        eval("None")

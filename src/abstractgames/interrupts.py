@@ -51,8 +51,8 @@ def exit_status(interrupt: KeyboardInterrupt) -> int:
 def termination_as_interrupt() -> Iterator[list[int]]:
     """Within the block, the first SIGINT/SIGTERM/SIGHUP raises; later ones are only recorded.
 
-    Yields the list of the signals received, in order. Once one was received, the signals stay
-    recorded, not raised, after the block too, so the run ends with the status it chose. Outside
+    Yields the list of the signals received, in order. Once one was received, the signals are
+    ignored after the block, so the run ends with the status it chose. Outside
     the main thread, or where a signal does not exist, nothing changes.
     """
     received: list[int] = []
@@ -71,7 +71,9 @@ def termination_as_interrupt() -> Iterator[list[int]]:
     finally:
         if received:  # stopping already: a late signal must not change how the run ends
             for signum in _SIGNALS:
-                signal.signal(signum, lambda signum, frame: received.append(signum))
+                # Ignored, not handled: Python resets its handlers to the default as it exits,
+                # and a signal then would kill the process rather than let it exit as it chose.
+                signal.signal(signum, signal.SIG_IGN)
         else:
             for signum, handler in previous.items():
                 signal.signal(signum, handler)

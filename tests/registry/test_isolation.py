@@ -369,24 +369,28 @@ def test_a_stop_in_the_first_second_of_the_arena_prints_no_worker_traceback(
         assert is_gone(process.pid)
 
 
-def test_the_arena_workers_start_with_the_signals_ignored(tmp_path: Path) -> None:
+def test_the_arena_workers_start_with_the_signals_held(tmp_path: Path) -> None:
+    # Before: the first worker started multiprocessing's resource tracker, which unblocks SIGINT
+    # and SIGTERM in the thread that starts it: the workers started with them unblocked, and a
+    # Ctrl-C in those milliseconds was lost (the main process had them ignored for its
+    # children's sake), so `arena` played its 2000 games to the end and exited 0.
     script = textwrap.dedent(
         """
-        import signal
-        from abstractgames.arena.executors import _ignored_in_the_child
-        import multiprocessing
+        import multiprocessing, signal
+        from abstractgames.arena.executors import _signals_held, _start_the_resource_tracker
 
-        def look(queue):
-            queue.put(signal.getsignal(signal.SIGINT))
+        def look(connection):
+            connection.send(signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, []))
 
         if __name__ == "__main__":
             context = multiprocessing.get_context("spawn")
-            queue = context.Queue()
-            with _ignored_in_the_child():
-                process = context.Process(target=look, args=(queue,))
+            ours, theirs = context.Pipe()
+            _start_the_resource_tracker()
+            with _signals_held():
+                process = context.Process(target=look, args=(theirs,))
                 process.start()
-            ignored = queue.get(timeout=30) == signal.SIG_IGN
-            print(ignored, callable(signal.getsignal(signal.SIGINT)))
+                here = signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, [])
+            print(ours.recv(), here)
             process.join()
         """
     )

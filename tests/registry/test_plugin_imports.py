@@ -43,6 +43,7 @@ BODIES = {
     "interrupting": "raise KeyboardInterrupt\n",
     "crashing": "raise RuntimeError('the rules are not written yet')\n",
     "hanging": "import time\ntime.sleep(60)\n",
+    "execing": "exec('raise KeyboardInterrupt', {})\n",  # inside code run from a string
 }
 
 
@@ -182,6 +183,20 @@ def test_list_load_names_each_plugin_that_fails_to_import(tmp_path: Path) -> Non
     games = done.stdout.split("\n\n")[0].splitlines()[2:]
     assert [line.split()[0] for line in games] == list(BUILTIN_GAMES)
     assert "(not loaded)" not in done.stdout
+
+
+def test_an_interrupt_caught_from_code_run_from_a_string_does_not_kill_the_command(
+    tmp_path: Path,
+) -> None:
+    # Before: under `python -m abstractgames`, CPython remembers a KeyboardInterrupt that ends a
+    # string `exec` even when it is caught, and kills itself with SIGINT once it has exited:
+    # `play` said what was wrong and then died of the signal (return code -2, not 1). A Ctrl-C
+    # that lands in such code (a dataclass being made) did it to `arena` now and then.
+    plugin(tmp_path / "site", "execing")
+    for args in (["play", "execing-game"], ["show", "execing-game"]):
+        done = cli(tmp_path, *args)
+        assert done.returncode == 1, done.stderr
+        assert done.stderr == f"Error: {error_line('execing', 'game', 'KeyboardInterrupt')}\n"
 
 
 # --- play and arena: only the plugin named is imported --------------------------------------------

@@ -234,7 +234,8 @@ def _worker_main(connection: Any, shipped: Shipped) -> None:
 
     SIGINT, SIGTERM and SIGHUP (Ctrl-C, or the signal sent to the whole process group) stop the
     match being played, whose players are closed as after Ctrl-C; the main process then stops the
-    worker. The signals were ignored while the process started (see `_ignored_in_the_child`).
+    worker. The process starts with the signals blocked (it inherits the mask of `_signals_held`),
+    so one that comes while it imports waits for these handlers rather than being a traceback.
     """
     sys.unraisablehook = _unraisable
     for signum in _SIGNALS:
@@ -338,25 +339,17 @@ def _signals_held() -> Iterator[list[int]]:
                 signal.raise_signal(signum)
 
 
-@contextmanager
-def _ignored_in_the_child() -> Iterator[None]:
-    """Ignore SIGINT, SIGTERM and SIGHUP while a worker process is started, so that it starts
-    with them ignored (what is ignored stays ignored across `exec`; a blocked mask does not
-    survive multiprocessing's start): a signal in its first moments, before `_worker_main`
-    sets its handlers, is not a `KeyboardInterrupt` traceback in the middle of its imports.
-    The main process nudges a worker with SIGINT until it ends, so a signal it ignored is sent
-    again. In the main thread only (where handlers can be set); the signals are held there
-    already (`_signals_held`), and one that comes in the few milliseconds of the start is lost.
+def _start_the_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker now, before any signal is held.
+
+    The first process started with `spawn` starts the tracker too, and doing so unblocks SIGINT
+    and SIGTERM in the calling thread: inside [`_signals_held`][] that would let a signal through
+    while the workers start, and start them with the signals unblocked. Once the tracker runs,
+    starting a worker leaves the signal mask alone.
     """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = {signum: signal.signal(signum, signal.SIG_IGN) for signum in _SIGNALS}
-    try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()
 
 
 class _Worker:
@@ -371,8 +364,7 @@ class _Worker:
         self.tasks: deque[MatchTask] = deque()
         """The matches sent, in order: the first is being played."""
         try:
-            with _ignored_in_the_child():
-                self.process.start()
+            self.process.start()
         finally:
             theirs.close()  # so that the worker sees the end of the pipe when we go
 
@@ -455,6 +447,7 @@ class ProcessExecutor(Executor):
 
         shipped = _ship_registrations(tasks)
         context = multiprocessing.get_context("spawn")
+        _start_the_resource_tracker()
         upcoming = iter(tasks)
         workers: list[_Worker] = []
         try:
