@@ -829,3 +829,25 @@ def test_match_5x5_and_immutability() -> None:
     assert after.order_scores == (final.score(),)
     with pytest.raises(AttributeError):
         after.forfeited = (1, "resigned")  # type: ignore[misc]
+
+
+@given(cells=st.text(alphabet="ABCDEFG.", min_size=49, max_size=49))
+def test_the_marked_squares_are_those_of_the_scoring_palindromes(cells: str) -> None:
+    # Straight from the definition: every run of two or more counters of a rank or a file that
+    # reads the same both ways marks its squares; taking the other counters out scores the same.
+    from abstractgames.entropy.scoring import line_score, scoring_squares
+
+    lines = [list(range(r * 7, r * 7 + 7)) for r in range(7)]
+    lines += [list(range(f, 49, 7)) for f in range(7)]
+    expected: set[int] = set()
+    for line in lines:
+        for lo in range(7):
+            for hi in range(lo + 1, 7):
+                run = "".join(cells[i] for i in line[lo : hi + 1])
+                if "." not in run and run == run[::-1]:
+                    expected.update(line[lo : hi + 1])
+    marked = scoring_squares(cells, 7)
+    assert marked == expected
+    for line in lines:
+        kept = "".join(cells[i] if i in marked else "." for i in line)
+        assert line_score(kept) == line_score("".join(cells[i] for i in line))

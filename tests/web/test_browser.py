@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from abstractgames import IllegalMoveError, get_game, make_player
+from abstractgames import IllegalMoveError, get_game, make_player, parse_game_spec
 from abstractgames.records import MatchRecord
 from abstractgames.referee import Referee
 
@@ -182,8 +182,9 @@ def test_a_whole_order_and_chaos_game_by_clicking(
         until(url, game, lambda s, n=count: len(s["plies"]) > n)
     page.locator(".banner .result").wait_for()
     result = snapshot["result"]
-    winner = "a draw" if result["winner"] is None else f"player {result['winner']} wins"
-    assert page.inner_text(".banner .result") == f"Result: {winner} — {result['reason']}"
+    assert page.inner_text(".banner .result") == headline(result, "random")
+    winners = page.eval_on_selector_all(".card.winner", "nodes => nodes.map(n => n.dataset.player)")
+    assert winners == ([] if result["winner"] is None else [str(result["winner"])])
     listed = page.inner_text(".move-list").split()
     moves = [p["move"] for p in snapshot["plies"]]
     assert [word for word in listed if "@" in word] == moves
@@ -192,6 +193,111 @@ def test_a_whole_order_and_chaos_game_by_clicking(
     record = MatchRecord.load(saved)
     record.replay()
     assert [m.move for m in record.games[0].moves] == moves
+    page.click(".banner .rematch-button")  # the same game, the players in each other's seats
+    page.wait_for_function(
+        f"location.hash.startsWith('#/play/') && !location.hash.endsWith('{game}')"
+    )
+    rematch = until(url, game_id(page), my_turn)
+    assert [p["spec"] for p in rematch["players"]] == ["random", "human"]
+    assert rematch["game"]["spec"] == "orderchaos" and rematch["clock"] is None
+
+
+def headline(result: Json, bot: str) -> str:
+    """What the banner says to the one person who played `bot`."""
+    if result["winner"] is None:
+        who = "A draw"
+    else:
+        who = "You won" if result["winner"] == 1 else f"You lost: {bot} wins"
+    return f"{who} — {result['reason']}"
+
+
+def test_the_form_opens_on_entropy_and_shows_the_board_of_the_game_chosen(
+    page: Any, url: str
+) -> None:
+    page.goto(url + "#/play")
+    page.wait_for_selector(".preview-board svg")
+    assert page.input_value("#new-game") == "entropy"  # nothing chosen before in this browser
+    squares = ".preview-board .sq"
+    assert page.locator(squares).count() == 49
+    page.fill("#param-size", "5")
+    page.wait_for_function(f"document.querySelectorAll('{squares}').length === 25")
+    page.select_option("#new-game", "dispersal")
+    page.wait_for_function(f"document.querySelectorAll('{squares}').length === 25")
+    assert page.locator(".preview-board .piece").count() == 14
+    form = page.locator(".new-game").bounding_box()
+    preview = page.locator(".preview").bounding_box()
+    assert preview["x"] > form["x"] + form["width"] - 1  # the right half of the page is used
+
+
+def test_a_game_starts_from_a_position_typed_in_the_form(page: Any, url: str) -> None:
+    start = "X5/1O4/6/6/6/4OX order"  # a diagram pasted would do too
+    page.goto(url + "#/play")
+    page.select_option("#new-game", "orderchaos")
+    page.click(".start-from summary")
+    page.fill("#new-position", start)
+    page.fill("#new-p2", "random")
+    page.click("form.game-form button[type=submit]")
+    game = game_id(page)
+    snapshot = until(url, game, my_turn)
+    assert (
+        snapshot["plies"] == []
+        and snapshot["start"] == get_game("orderchaos").from_position(start).position()
+    )
+    wait_for_turn(page, snapshot)
+    assert board_pieces(page) == {"a6": "X", "b5": "O", "e1": "O", "f1": "X"}
+    assert "e.g. " in page.get_attribute(".move-text", "placeholder")
+    assert "@" in page.get_attribute(".move-text", "placeholder")  # this game's notation
+    page.goto(url + "#/play")
+    page.select_option("#new-game", "orderchaos")
+    page.click(".start-from summary")
+    page.fill("#new-position", "XXXXXX/6/6/6/6/6 order")
+    page.click("form.game-form button[type=submit]")
+    error = page.locator(".form-error")
+    error.wait_for()
+    assert error.inner_text().startswith("the start position: ")
+
+
+def test_entropy_marks_its_palindromes_and_keeps_the_match_score(page: Any, url: str) -> None:
+    made = call(
+        url,
+        "/api/games",
+        {"game": "entropy:size=5", "players": ["greedy", "random"], "seed": 4, "pace": 0.0},
+    )
+    page.goto(url + f"#/play/{made['id']}")
+    final = until(url, made["id"], lambda s: s["status"] == "finished", seconds=60)
+    wait_for_board(page, final)
+    marks = page.eval_on_selector_all(".board .mark", "nodes => nodes.map(n => n.dataset.square)")
+    state = parse_game_spec("entropy:size=5").from_position(final["position"]["position"])
+    names = sorted(f"{'abcde'[sq % 5]}{sq // 5 + 1}" for sq in state.marked_squares())
+    assert sorted(marks) == names and names
+    points = [0, 0]
+    for finished in final["finished_games"]:
+        for seat in (0, 1):
+            points[seat] += finished["outcome"]["scores"][finished["roles"][seat]]
+    assert final["result"]["scores"] == points
+    assert page.inner_text(".tally") == f"Match: greedy {points[0]}, random {points[1]}"
+    assert (
+        page.evaluate("getComputedStyle(document.querySelector('.position')).fontVariantNumeric")
+        == "slashed-zero"
+    )
+
+
+def test_an_unfinished_record_from_a_file_is_continued_here(
+    page: Any, url: str, tmp_path: Path
+) -> None:
+    game = get_game("orderchaos")
+    person = StopAt(3)
+    person.spec = "human"
+    record = Referee(game, (person, make_player("random", game)), seed=9).play()
+    path = tmp_path / "from-a-friend.json"
+    record.save(path)
+    page.goto(url + "#/replay")
+    page.set_input_files("#record-file", str(path))
+    page.wait_for_function("location.hash === '#/replay/file'")
+    page.click("button.continue-game")
+    game_id(page)
+    page.wait_for_selector(".board .sq.clickable")
+    assert len(board_pieces(page)) == 4
 
 
 def test_entropy_by_clicking_dragging_and_passing(page: Any, url: str, shots: Path) -> None:
@@ -451,5 +557,13 @@ def test_at_phone_width_nothing_sticks_out(browser: Any, url: str, shots: Path) 
         box = phone.locator(".board svg").bounding_box()
         assert box["width"] >= 300
         phone.screenshot(path=str(shots / "web-phone.png"))
+        phone.keyboard.press("Escape")
+        phone.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+        call(url, f"/api/games/{game}/resign", {})
+        phone.locator(".banner .result").wait_for()
+        banner = phone.locator(".banner").bounding_box()  # in sight without scrolling to it
+        assert banner["y"] >= 0 and banner["y"] + banner["height"] <= 844
+        assert phone.inner_text(".banner .result").startswith("You lost: greedy wins")
+        assert phone.evaluate(width) <= 390
     finally:
         context.close()

@@ -35,7 +35,7 @@ from ..text import excerpt, value_excerpt
 from .board import CHAOS, COLOUR_NAMES, COLOURS, EMPTY, ORDER, SIZES
 from .match import EntropyMatch
 from .moves import PASS, Draw, Pass, Placement, Slide
-from .scoring import score_boards
+from .scoring import score_boards, scoring_squares
 from .tables import SizeTables, size_tables
 
 __all__ = [
@@ -846,6 +846,11 @@ class EntropyState(_StateFields, State):
         }
         turn = turns.get(self._to_move)
         return self._illegal(move, "the game is over" if turn is None else f"{turn}; {rule}")
+
+    def marked_squares(self) -> dict[int, str]:
+        """The squares in a scoring palindrome of their rank or file, each marked
+        `"palindrome"`: where Order's points are."""
+        return dict.fromkeys(sorted(scoring_squares(self.board, self._v.size)), "palindrome")
 
     def describe(self) -> tuple[str, ...]:
         """The live score, the drawn counter if any, and what is left in the bag."""

@@ -16,7 +16,7 @@ import attrs
 from ..text import value_excerpt
 from .board import COLOURS, EMPTY, line_code
 
-__all__ = ["line_score", "line_scores", "score_board", "score_boards"]
+__all__ = ["line_score", "line_scores", "score_board", "score_boards", "scoring_squares"]
 
 
 def _palindrome_score(line: str) -> int:
@@ -32,6 +32,39 @@ def _palindrome_score(line: str) -> int:
             lo -= 1
             hi += 1
     return total
+
+
+def _palindrome_spans(line: str) -> list[tuple[int, int]]:
+    """The first and last index of every palindrome of two or more touching counters."""
+    spans = []
+    length = len(line)
+    for centre in range(2 * length - 1):
+        lo = centre // 2
+        hi = lo + centre % 2
+        while lo >= 0 and hi < length and line[lo] == line[hi] != EMPTY:
+            if hi > lo:
+                spans.append((lo, hi))
+            lo -= 1
+            hi += 1
+    return spans
+
+
+def scoring_squares(cells: str, size: int) -> frozenset[int]:
+    """The squares (by index, a1 = 0, b1 = 1, …) that lie in a scoring palindrome of their rank
+    or their file: what a picture of the board marks.
+
+    Examples:
+        >>> sorted(scoring_squares("AB.BA" + "A...." + "....." * 3, 5))
+        [0, 5]
+    """
+    found: set[int] = set()
+    for rank in range(size):
+        for lo, hi in _palindrome_spans(cells[rank * size : (rank + 1) * size]):
+            found.update(range(rank * size + lo, rank * size + hi + 1))
+    for file in range(size):
+        for lo, hi in _palindrome_spans(cells[file::size]):
+            found.update(file + size * i for i in range(lo, hi + 1))
+    return frozenset(found)
 
 
 def line_score(line: str) -> int:

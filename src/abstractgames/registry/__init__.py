@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from .games import (
     BUILT_IN,
+    FEATURED_GAME,
     GameEntry,
     available_games,
     evaluation_for,
@@ -89,6 +90,7 @@ from .plugins import GAME_GROUP, PLAYER_GROUP, PluginError, PluginWarning, refre
 __all__ = [
     "BUILT_IN",
     "DEFAULT_SEARCH_TIME",
+    "FEATURED_GAME",
     "GAME_GROUP",
     "HINT_SECONDS",
     "MAX_HINT_SECONDS",

@@ -30,6 +30,7 @@ from .plugins import (
 
 __all__ = [
     "BUILT_IN",
+    "FEATURED_GAME",
     "GameEntry",
     "available_games",
     "evaluation_for",
@@ -104,6 +105,10 @@ _BUILTIN_GAMES: dict[str, GameEntry] = {
         vector="abstractgames.vector.orderchaos:OrderChaosBatch",
     ),
 }
+
+FEATURED_GAME = "entropy"
+"""The game a front end offers first when the person has not chosen one before (the web page's
+form opens on it)."""
 
 _games: dict[str, GameEntry] = {}
 """Games registered in this process with [`register_game`][]."""

@@ -45,8 +45,9 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from .. import strictjson
 from ..files import safe_name
+from ..grid import read_position
 from ..players import HUMAN, is_human
-from ..protocol import AbstractGamesError, Game
+from ..protocol import AbstractGamesError, Game, State
 from ..records import (
     MAX_RECORD_SIZE,
     SEED_LIMIT,
@@ -55,6 +56,7 @@ from ..records import (
     MatchRecord,
     ResumeRefusal,
 )
+from ..referee import check_start
 from ..registry import NoHint, make_player, parse_game_spec
 from ..registry import hint as suggest
 from ..text import excerpt
@@ -62,7 +64,7 @@ from .errors import BadRequest, Busy, Conflict, Forbidden, TooLarge, WebError
 from .saved import SavedGames
 from .sessions import GameSession, Live, Sessions
 from .tournaments import Tournaments
-from .views import catalog, grid_or_none, replay_view, squares_of
+from .views import catalog, game_view, grid_or_none, position_view, replay_view, squares_of
 
 __all__ = [
     "MAX_BODY",
@@ -83,6 +85,8 @@ STATIC = Path(__file__).resolve().parent / "static"
 MAX_BODY = 64 * 1024
 """The largest request body read, in bytes, but for an uploaded record (see
 [`MAX_RECORD_SIZE`][abstractgames.records.MAX_RECORD_SIZE])."""
+MAX_POSITION = 4000
+"""The longest start position a new game may be given (a text diagram with its caption)."""
 MAX_PLAYERS = 8
 """The most players of a tournament started from the page."""
 MAX_TOURNAMENT_GAMES = 200
@@ -338,6 +342,20 @@ async def get_catalog(request: Request) -> Response:
     return JSONResponse(await web.run(web.catalog))
 
 
+async def game_start(request: Request) -> Response:
+    """A game (`?game=SPEC`, a variant too) as the page draws it, with its starting position."""
+    web = _web(request)
+    spec = request.query_params.get("game", "")
+    if not spec.strip() or len(spec) > 200:
+        raise BadRequest("name the game: ?game=SPEC (at most 200 characters)")
+
+    def view() -> dict[str, Any]:
+        game = _game(spec)
+        return {**game_view(game), "start": position_view(game.initial_state())}
+
+    return JSONResponse(await web.run(view))
+
+
 async def list_games(request: Request) -> Response:
     return JSONResponse({"games": _web(request).sessions.watchable()})
 
@@ -353,6 +371,7 @@ async def create_game(request: Request) -> Response:
     single = fields.flag("single")
     time_loss_forfeits = fields.flag("time_loss_forfeits")
     pace = fields.number("pace", 0.0, low=0.0, high=10.0)
+    position = fields.text("position", None, limit=MAX_POSITION)
     fields.finish()
     if players is not None and any(not p.strip() for p in players):
         raise BadRequest("a player spec is empty: write human, greedy, search:time=1, …")
@@ -369,6 +388,7 @@ async def create_game(request: Request) -> Response:
         except ValueError as error:
             raise BadRequest(str(error)) from None
     game = _game(spec)
+    start = None if position is None or not position.strip() else _start(game, position)
     session = await web.run(
         web.sessions.create,
         game,
@@ -378,8 +398,47 @@ async def create_game(request: Request) -> Response:
         single=single,
         time_loss_forfeits=time_loss_forfeits,
         pace=pace,
+        start=start,
     )
     return JSONResponse(session.snapshot(), status_code=201)
+
+
+def _start(game: Game, text: str) -> State:
+    """The position a new match starts from: a position string or a text diagram (with the side
+    to move below it), as `play --position` reads it."""
+    try:
+        return check_start(game, read_position(game, text))
+    except AbstractGamesError as error:
+        raise BadRequest(f"the start position: {error}") from None
+
+
+async def continue_record(request: Request) -> Response:
+    """Continue the unfinished match of an uploaded record, saved as a new game of this server."""
+    web = _web(request)
+    if not web.uploads.acquire(blocking=False):
+        raise Busy(f"{MAX_UPLOADS} records are being read: send this one again in a moment")
+    try:
+        text = await read_body(request, MAX_RECORD_SIZE)
+
+        def resume() -> GameSession:
+            try:
+                plan = MatchRecord.loads(text).resume_plan()
+            except CannotResume as refused:
+                if refused.refusal is ResumeRefusal.FINISHED:
+                    raise Conflict(str(refused)) from None
+                if refused.refusal is ResumeRefusal.OUTSIDE_CODE:
+                    raise Forbidden(
+                        f"{refused}: the page continues games of built-in players only"
+                    ) from None
+                raise
+            if grid_or_none(plan.game) is None:
+                raise BadRequest(f"{plan.game.spec} has no board to show on the page")
+            return web.sessions.resume(plan)
+
+        session = await web.run(resume)
+        return JSONResponse(session.snapshot(), status_code=201)
+    finally:
+        web.uploads.release()
 
 
 def _resume(web: WebApp, name: str, players: list[str] | None, pace: float) -> GameSession:
@@ -871,8 +930,10 @@ def create_app(
         Route("/", index),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
         Route("/api/catalog", get_catalog),
+        Route("/api/start", game_start),
         Route("/api/games", list_games, methods=["GET"]),
         Route("/api/games", create_game, methods=["POST"]),
+        Route("/api/games/from-record", continue_record, methods=["POST"]),
         Route("/api/games/{id}", get_game),
         Route("/api/games/{id}/move", play_move, methods=["POST"]),
         Route("/api/games/{id}/undo", undo, methods=["POST"]),

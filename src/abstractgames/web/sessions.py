@@ -418,6 +418,7 @@ class GameSession(Live):
         pace: float = 0.0,
         save: Callable[[MatchRecord], Path | None] | None = None,
         record: MatchRecord | None = None,
+        start: State | None = None,
     ) -> None:
         super().__init__()
         self.id = secrets.token_urlsafe(18)
@@ -441,11 +442,14 @@ class GameSession(Live):
             single=single,
             time_loss_forfeits=time_loss_forfeits,
             observer=_Watcher(self),
+            start=start,
         )
         self.record = self.referee.new_record() if record is None else record
         self.match: Match = self.record.new_match(game)
         self.games_in_match = len(match_roles(game, self.match))
-        self.state: State = game.initial_state()
+        self.state: State = (
+            game.initial_state() if self.referee.start is None else self.referee.start
+        )
         self.game_number: int | None = 1
         self.plies: list[dict[str, Any]] = []
         self.finished_games: list[dict[str, Any]] = []
@@ -720,6 +724,8 @@ class GameSession(Live):
                 "game": self._game_view,
                 "seed": self.referee.seed,
                 "clock": clock_view(self.referee.clock),
+                "single": self.referee.single,
+                "start": None if self.referee.start is None else self.referee.start.position(),
                 "players": [
                     {
                         "number": number,
@@ -822,9 +828,11 @@ class Sessions:
         pace: float = 0.0,
         record: MatchRecord | None = None,
         path: Path | None = None,
+        start: State | None = None,
     ) -> GameSession:
         """Make the players and start a match (call it outside the event loop: making a player
-        may load a file or start a program).
+        may load a file or start a program), from `start` if given (see
+        [`Referee`][abstractgames.referee.Referee]).
 
         With `record`, the unfinished match in it is continued and saved again to `path` (see
         [`resume`][]: the record's settings are the ones to give).
@@ -874,6 +882,7 @@ class Sessions:
             pace=pace,
             save=None if self.save_dir is None else self._saver(path),
             record=record,
+            start=start,
         )
         session.path = path
         with self._lock:

@@ -16,6 +16,7 @@ from ..players import HUMAN
 from ..protocol import CHANCE, AbstractGamesError, Game, Match, MatchError, Move, Outcome, State
 from ..records import ClockSettings, GameRecord, MatchRecord, MoveRecord
 from ..registry import (
+    FEATURED_GAME,
     available_games,
     available_players,
     describe_game,
@@ -97,7 +98,8 @@ def catalog() -> dict[str, Any]:
         except AbstractGamesError:  # a broken plugin: offer the others
             continue
         if view["width"]:
-            games.append({**view, "origin": info.origin})
+            start = position_view(get_game(name).initial_state())
+            games.append({**view, "origin": info.origin, "start": start})
     players = []
     for name in available_players():
         try:
@@ -112,7 +114,12 @@ def catalog() -> dict[str, Any]:
                 "origin": player.origin,
             }
         )
-    return {"games": games, "players": players, "suggested": list(SUGGESTED_PLAYERS)}
+    return {
+        "games": games,
+        "players": players,
+        "suggested": list(SUGGESTED_PLAYERS),
+        "featured": FEATURED_GAME,
+    }
 
 
 def outcome_view(outcome: Outcome | None) -> dict[str, Any] | None:

@@ -1,7 +1,7 @@
 // The players' cards above the board: each player's role and who plays it, whether a bot is
 // thinking, and the player's clock, which counts down between snapshots.
 
-import { el, formatClock, title } from "./ui.js";
+import { el, formatClock, playerName, title } from "./ui.js";
 
 const LOW = 10; // seconds left under which a clock shows as low
 
@@ -12,22 +12,23 @@ export function renderCards(page) {
 
 function playerCard(match, player) {
   const snap = match.snap;
+  const won = snap.result && snap.result.winner === player.number;
+  const classes = `card${snap.to_move === player.number ? " to-move" : ""}${won ? " winner" : ""}`;
   const card = el(
     "div",
-    { className: `card${snap.to_move === player.number ? " to-move" : ""}`, "data-player": player.number },
+    { className: classes, "data-player": player.number },
     el("div", { className: "who" },
       el("div", {}, el("span", { className: "role" }, title(player.role) || `Player ${player.number}`), ` · player ${player.number}`),
       el("div", { className: "spec" }, whoPlays(match, player), snap.thinking === player.number && !player.human ? el("span", { className: "thinking" }, " · thinking…") : null)),
   );
+  if (won) card.append(el("div", { className: "won" }, "won"));
   const left = match.clockOf(player.number);
   if (left !== null) card.append(el("div", { className: `clock${left < LOW ? " low" : ""}`, "data-player": player.number }, formatClock(left)));
   return card;
 }
 
-// "you" for the one person at the page, "person 2" for one of two, a bot's spec.
 function whoPlays(match, player) {
-  if (!player.human) return player.spec;
-  return match.people() === 1 ? "you" : `person ${player.number}`;
+  return playerName(player, match.people());
 }
 
 // Bring the clocks shown up to now (called ten times a second).

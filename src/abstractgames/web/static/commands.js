@@ -131,6 +131,7 @@ export function renderControls(page) {
   const hidden = !match.snap.players.some((p) => p.human) || match.over();
   view.form.hidden = hidden;
   view.input.disabled = !mine;
+  view.input.placeholder = moveExample(match);
   view.form.querySelector("button").disabled = !mine;
   view.hint.hidden = hidden;
   view.hint.disabled = !mine;
@@ -142,6 +143,14 @@ export function renderControls(page) {
   if (match.newTurn() && matchMedia("(pointer: fine)").matches && document.activeElement === document.body) {
     view.input.focus();
   }
+}
+
+// "type a move, e.g. X@c3": the example is one of the moves legal now, so it is in this game's
+// notation (a placement where the game places, a slide where it slides).
+function moveExample(match) {
+  const moves = match.legal().filter((m) => m.squares.length);
+  if (!moves.length) return "type a move";
+  return `type a move, e.g. ${moves[Math.floor(moves.length / 2)].move}`;
 }
 
 function renderFreeMoves(page) {

@@ -4,6 +4,7 @@
 // and the panels (cards.js, sidebar.js, result.js).
 
 import { api } from "./api.js";
+import { Board, positionView } from "./board.js";
 import { renderCards, tickClocks } from "./cards.js";
 import { hideChooser } from "./chooser.js";
 import { listenToCommands, renderControls, say } from "./commands.js";
@@ -13,7 +14,7 @@ import { Match } from "./match.js";
 import { forgetGame, myGames, rememberGame } from "./mygames.js";
 import { renderResults } from "./result.js";
 import { renderSide } from "./sidebar.js";
-import { clone, el, gameChooser, resultText, seatsText } from "./ui.js";
+import { clone, el, gameChooser, resultFor, seatsText, title } from "./ui.js";
 
 export function showNewGame(main, catalog) {
   main.replaceChildren(clone("tpl-new"));
@@ -22,15 +23,41 @@ export function showNewGame(main, catalog) {
   const seats = main.querySelector(".seats");
   const error = main.querySelector(".form-error");
   if (!catalog.allow_programs) main.querySelector(".programs").hidden = true;
-  const spec = gameChooser(form.querySelector(".game-select"), catalog, form.querySelector(".params"), (game) => {
+  const preview = new Board(main.querySelector(".preview-board"));
+  const spec = gameChooser(form.querySelector(".game-select"), catalog, form.querySelector(".params"), (game, chosen) => {
     summary.textContent = game.summary;
     seats.textContent = seatsText(game);
+    showPreview(main, preview, game, chosen);
   });
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     startGame(form, spec, error);
   });
   listMyGames(main.querySelector(".your-games"));
+}
+
+// The chosen game's board at its start, and what each side plays for; a variant's board (its
+// options changed) is asked of the server, the latest answer shown.
+let previewed = 0;
+
+async function showPreview(main, board, game, wanted) {
+  const asked = ++previewed;
+  let shown = game;
+  if (wanted !== game.name) {
+    try {
+      shown = await api(`/api/start?game=${encodeURIComponent(wanted)}`);
+    } catch (error) {
+      shown = null; // options not valid (yet): the form says so when it is sent
+    }
+  }
+  if (asked !== previewed) return;
+  main.querySelector(".preview").hidden = shown === null;
+  if (shown === null) return;
+  main.querySelector(".preview-title").textContent = shown.title;
+  board.render(positionView(shown, shown.start));
+  main.querySelector(".goals").replaceChildren(
+    ...shown.roles.map((role) => el("li", {}, el("strong", {}, title(role)), `: ${shown.goals[role]}`)),
+  );
 }
 
 async function startGame(form, spec, error) {
@@ -62,6 +89,8 @@ function newGameRequest(form, spec) {
   };
   const clock = form.elements.clock.value.trim();
   if (clock) body.clock = clock;
+  const position = form.elements.position.value.trim();
+  if (position) body.position = position;
   const seed = form.elements.seed.value.trim();
   if (seed) {
     if (!/^-?\d+$/.test(seed)) return "the seed is a whole number";
@@ -77,7 +106,7 @@ async function listMyGames(section) {
   for (const game of myGames()) {
     try {
       const data = await api(`/api/games/${game.id}`);
-      const state = data.result ? resultText(data.result) : data.status;
+      const state = data.result ? resultFor(data.result, data.players, data.players.filter((p) => p.human).length, data.games_in_match) : data.status;
       items.push(el("li", {}, el("a", { href: `#/play/${game.id}` }, `${data.game.title}: ${data.players.map((p) => p.spec).join(" against ")}`), ` — ${state}`));
     } catch (error) {
       if (error.status === 404) forgetGame(game.id);
@@ -124,6 +153,7 @@ function gameView(main) {
     stop: find(".stop-match-button"),
     title: find(".title"),
     banner: find(".banner"),
+    tally: find(".tally"),
     status: find(".status"),
     toPlace: find(".to-place"),
     facts: find(".facts"),

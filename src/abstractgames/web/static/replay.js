@@ -69,7 +69,8 @@ export function showReplay(main, source) {
   const load = async () => {
     if (source.kind === "file") {
       if (!uploaded) throw new Error("open a record file first");
-      return { replay: uploaded.replay, download: URL.createObjectURL(new Blob([uploaded.text], { type: "application/json" })), name: uploaded.name };
+      const upload = uploaded.replay.finished ? null : uploaded.text;
+      return { replay: uploaded.replay, download: URL.createObjectURL(new Blob([uploaded.text], { type: "application/json" })), name: uploaded.name, resumable: upload !== null, upload };
     }
     if (source.kind === "tournament") {
       const replay = await api(`/api/tournaments/${source.id}/matches/${source.number}`);
@@ -91,7 +92,7 @@ export function showReplay(main, source) {
   return () => cleanup();
 }
 
-function stepper(main, { replay, download, name, resumable = false }) {
+function stepper(main, { replay, download, name, resumable = false, upload = null }) {
   const game = replay.game;
   const board = new Board(main.querySelector(".board"));
   const slider = main.querySelector(".slider");
@@ -105,7 +106,7 @@ function stepper(main, { replay, download, name, resumable = false }) {
 
   main.querySelector(".title").textContent = `${game.title}`;
   main.querySelector(".players").textContent = `${replay.players.map((p, i) => `player ${i + 1}: ${p}`).join(" · ")} · seed ${replay.seed}`;
-  main.querySelector(".result").textContent = replay.result ? resultText(replay.result) : "The match is unfinished.";
+  main.querySelector(".result").textContent = replay.result ? namedResult(replay) : "The match is unfinished.";
   const links = main.querySelector(".record-links");
   if (download) links.replaceChildren(el("a", { href: download, download: name }, "Download the record"), ` (${name})`);
   if (resumable) {
@@ -114,7 +115,10 @@ function stepper(main, { replay, download, name, resumable = false }) {
     button.addEventListener("click", async () => {
       button.disabled = true;
       try {
-        const game = await api("/api/games", { method: "POST", body: { resume: name } });
+        // a file from elsewhere is sent whole and kept as a new game; a saved one is named
+        const game = upload === null
+          ? await api("/api/games", { method: "POST", body: { resume: name } })
+          : await api("/api/games/from-record", { method: "POST", body: upload });
         rememberGame(game);
         location.hash = `#/play/${game.id}`;
       } catch (failure) {
@@ -234,3 +238,9 @@ function stepper(main, { replay, download, name, resumable = false }) {
   };
 }
 
+
+// "greedy (player 2) wins — five in a row", "A draw — …": the players by their specs.
+function namedResult(replay) {
+  const { winner, reason } = replay.result;
+  return `${winner === null ? "A draw" : `${replay.players[winner - 1]} (player ${winner}) wins`} — ${reason}`;
+}

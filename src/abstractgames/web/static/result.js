@@ -2,15 +2,40 @@
 // banner over the side panel between two games (with the button to start the next) and at the
 // end of the match (its result, each game's end, the links to a new game and to the record).
 
+import { api } from "./api.js";
 import { startNextGame } from "./commands.js";
+import { rememberGame } from "./mygames.js";
 import { replayLink, statusText } from "./sidebar.js";
-import { el, outcomeText, recordName, resultText, title } from "./ui.js";
+import { el, outcomeText, playerName, recordName, resultFor, title } from "./ui.js";
 
 export function renderResults(page) {
   const snap = page.match.snap;
   const earlier = snap.status === "playing" ? snap.finished_games : [];
   page.view.done.replaceChildren(...earlier.map((g) => el("li", {}, `Game ${g.number}: ${endText(g)}`)));
+  const tally = tallyText(page.match);
+  page.view.tally.textContent = tally;
+  page.view.tally.hidden = !tally;
   renderBanner(page);
+}
+
+// "Match so far: you 23, greedy 17": each player's points over the games of a match of several
+// games that score (Entropy's), while it is played and at its end.
+export function tallyText(match) {
+  const snap = match.snap;
+  if (snap.games_in_match < 2 || !snap.finished_games.length) return "";
+  const points = [0, 0];
+  for (const game of snap.finished_games) {
+    if (!game.outcome || !game.roles) return "";
+    for (const seat of [0, 1]) {
+      const score = game.outcome.scores[game.roles[seat]];
+      if (typeof score !== "number") return "";
+      points[seat] += score;
+    }
+  }
+  const people = match.people();
+  const names = snap.players.map((p) => playerName(p, people));
+  const done = snap.finished_games.length === snap.games_in_match ? "Match" : "Match so far";
+  return `${done}: ${names[0]} ${points[0]}, ${names[1]} ${points[1]}`;
 }
 
 // How a finished game ended: its outcome, or why it was ended.
@@ -27,7 +52,10 @@ function renderBanner(page) {
     view.banner.hidden = false;
   } else if (snap.result || ["stopped", "failed"].includes(snap.status)) {
     view.banner.replaceChildren(...matchOver(page));
-    view.banner.hidden = false;
+    if (view.banner.hidden) {
+      view.banner.hidden = false;
+      view.banner.scrollIntoView({ block: "nearest" }); // on a phone, the result over the board
+    }
   } else {
     view.banner.hidden = true;
   }
@@ -67,6 +95,31 @@ function matchOver(page) {
   const links = [el("a", { href: "#/play" }, "New game"), " · ", el("a", { href: `/api/games/${match.id}/record`, download: "" }, "Download the record")];
   const name = recordName(snap.saved);
   if (name) links.push(" · ", replayLink(name));
-  const headline = snap.result ? resultText(snap.result) : statusText(match);
-  return [el("strong", { className: "result" }, headline), ...(games.length > 1 ? games : []), el("div", { className: "banner-links" }, ...links)];
+  const headline = snap.result ? resultFor(snap.result, snap.players, match.people(), snap.games_in_match) : statusText(match);
+  const rematch = el("button", { type: "button", className: "primary rematch-button" }, "Rematch, sides swapped");
+  const error = el("p", { className: "error rematch-error", role: "alert" });
+  rematch.addEventListener("click", () => startRematch(snap, rematch, error));
+  return [el("strong", { className: "result" }, headline), ...(games.length > 1 ? games : []), el("div", { className: "buttons" }, rematch), error, el("div", { className: "banner-links" }, ...links)];
+}
+
+// A new match with the same settings (game, clock, single game, start position) and the
+// players in each other's seats.
+async function startRematch(snap, button, error) {
+  const body = {
+    game: snap.game.spec,
+    players: [snap.players[1].spec, snap.players[0].spec],
+    single: snap.single,
+    pace: snap.pace,
+  };
+  if (snap.clock) body.clock = `${snap.clock.seconds}+${snap.clock.increment}`;
+  if (snap.start) body.position = snap.start;
+  button.disabled = true;
+  try {
+    const game = await api("/api/games", { method: "POST", body });
+    rememberGame(game);
+    location.hash = `#/play/${game.id}`;
+  } catch (failure) {
+    error.textContent = failure.message;
+    button.disabled = false;
+  }
 }

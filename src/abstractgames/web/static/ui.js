@@ -60,33 +60,39 @@ function rememberGame(name) {
   }
 }
 
-// Fill a <select> with the games of the catalog (and its variants' inputs into `params`).
+// Fill a <select> with the games of the catalog (and its variants' inputs into `params`);
+// `onChange(game, spec)` hears of every change. Returns what gives the spec chosen (and
+// remembers the game for next time).
 export function gameChooser(select, catalog, params = null, onChange = () => {}) {
   select.replaceChildren(...catalog.games.map((game) => el("option", { value: game.name }, `${game.title} (${game.name})`)));
   const remembered = rememberedGame();
-  if (remembered && catalog.games.some((g) => g.name === remembered)) select.value = remembered;
+  const first = [remembered, catalog.featured].find((name) => name && catalog.games.some((g) => g.name === name));
+  if (first) select.value = first;
+  const chosen = () => catalog.games.find((g) => g.name === select.value);
+  function currentSpec() {
+    const values = {};
+    if (params) for (const input of params.querySelectorAll("[data-param]")) values[input.dataset.param] = input.value.trim();
+    return gameSpec(chosen(), values);
+  }
   function update() {
-    const game = catalog.games.find((g) => g.name === select.value);
+    const game = chosen();
     if (params) {
       params.replaceChildren(
         ...Object.entries(game.params).map(([key, value]) => {
           const id = `param-${key}`;
           const input = el("input", { id, name: key, value, type: typeof value === "number" ? "number" : "text", "data-param": key });
-          input.addEventListener("input", () => onChange(game));
+          input.addEventListener("input", () => onChange(game, currentSpec()));
           return el("div", { className: "field" }, el("label", { for: id }, "Option ", el("code", {}, key), ` (default ${value})`), input);
         }),
       );
     }
-    onChange(game);
+    onChange(game, currentSpec());
   }
   select.addEventListener("change", update);
   update();
   return () => {
-    const game = catalog.games.find((g) => g.name === select.value);
-    rememberGame(game.name);
-    const values = {};
-    if (params) for (const input of params.querySelectorAll("[data-param]")) values[input.dataset.param] = input.value.trim();
-    return gameSpec(game, values);
+    rememberGame(chosen().name);
+    return currentSpec();
   };
 }
 
@@ -151,6 +157,30 @@ export function resultText(result) {
   if (!result) return "";
   const winner = result.winner === null ? "a draw" : `player ${result.winner} wins`;
   return `Result: ${winner} — ${result.reason}`;
+}
+
+// Who a player is to the people at this page: "you" (the one person here), "person 2" (one of
+// two at one screen), or the bot's spec.
+export function playerName(player, people) {
+  if (!player.human) return player.spec;
+  return people === 1 ? "you" : `person ${player.number}`;
+}
+
+// The result of a match for the people who played it: "You won", "You lost", "greedy wins",
+// "Person 1 wins", "A draw", with the reason, and the points of a match of several games.
+export function resultFor(result, players, people, games = 1) {
+  if (!result) return "";
+  let headline = "A draw";
+  if (result.winner !== null) {
+    const winner = players[result.winner - 1];
+    const name = playerName(winner, people);
+    if (name === "you") headline = "You won";
+    else if (people === 1 && players.some((p) => p.human)) headline = `You lost: ${name} wins`;
+    else headline = winner.human ? `Person ${winner.number} wins` : `${name} wins`;
+  }
+  const scored = games > 1 && result.scores && result.scores.every((s) => s !== null && s !== undefined);
+  const points = scored ? ` (${result.scores.join("–")})` : "";
+  return `${headline}${points} — ${result.reason}`;
 }
 
 export function outcomeText(outcome) {
