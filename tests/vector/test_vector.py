@@ -252,6 +252,11 @@ def test_integers_of_any_dtype_and_whole_floats_are_the_same_actions(spec: str) 
             batch.step(wrong)
     with pytest.raises(InvalidMoveError, match=r"^action 'x' in lane 2 is not an integer$"):
         batch.step([0, 0, "x"])
+    # Before: numpy read [True, 2, 0] as [1, 2, 0], and the boolean was played as action 1.
+    with pytest.raises(InvalidMoveError, match=r"^action True in lane 0 is not an integer$"):
+        batch.step([True, 2, 0])
+    with pytest.raises(InvalidMoveError, match=r"^action False in lane 2 is not an integer$"):
+        batch.step((0, 1, np.False_))
     with pytest.raises(InvalidMoveError, match=r"in lane 1 is out of range$"):
         batch.step(np.array([0, 2**64 - 1, 0], np.uint64))
     with pytest.raises(InvalidMoveError, match=r"must have shape \(3,\), not \(3, 1\)"):

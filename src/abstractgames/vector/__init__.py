@@ -316,7 +316,7 @@ def as_actions(actions: npt.ArrayLike, batch_size: int) -> Actions:
             ) from None
     if found.shape != (batch_size,):
         raise InvalidMoveError(f"actions must have shape ({batch_size},), not {found.shape}")
-    if found.dtype == _INT64:
+    if found.dtype == _INT64 and (found is actions or not _has_bool(actions)):
         return found
     if found is not actions:
         # A sequence that numpy did not read as int64 ([3, "x"] as strings, [2**63, 0] as
@@ -328,6 +328,14 @@ def as_actions(actions: npt.ArrayLike, batch_size: int) -> Actions:
         except (TypeError, ValueError):
             pass
     return _integers(found)
+
+
+def _has_bool(actions: Any) -> bool:
+    """Whether a sequence holds a boolean, which numpy reads as 0 or 1 among integers."""
+    try:
+        return any(isinstance(action, bool | np.bool_) for action in actions)
+    except TypeError:
+        return False
 
 
 def _integers(found: npt.NDArray[Any]) -> Actions:
