@@ -404,8 +404,9 @@ class Referee:
             chosen = seated.choose(
                 self._view(state, seated), player_rng(self.seed, number, ply, player), time_left
             )
-        except Resign:
-            return self._end(live, match, GameEnd("resigned", player, f"player {player} resigned"))
+        except Resign as resigned:
+            who = player if resigned.seat not in (1, 2) else resigned.seat
+            return self._end(live, match, GameEnd("resigned", who, f"player {who} resigned"))
         except UndoRequest:
             self._undo(live, role)
             return None

@@ -1071,6 +1071,8 @@ def test_a_match_between_bots_that_think_for_a_day_is_stopped(client: TestClient
     assert snapshot["status"] == "stopped" and snapshot["result"] is None
     record = MatchRecord.load(snapshot["saved"])
     assert not record.finished  # kept, to be continued
+    # Before: an interrupt that landed while the bot's thread ran a finaliser (a __del__ the
+    # collector called there) was dropped, and the search thought on (one run in five).
     deadline = time.monotonic() + 15
     while any(t.name.startswith("abstractgames-bot-") for t in threading.enumerate()):
         assert time.monotonic() < deadline, "the bot's search still thinks"

@@ -65,7 +65,16 @@ class InvalidPlayerError(AbstractGamesError, ValueError):
 
 
 class Resign(Exception):
-    """Raised from [`Player.choose`][] by a player who resigns the match."""
+    """Raised from [`Player.choose`][] by a player who resigns the match.
+
+    Args:
+        seat: the player who resigns, if not the one to move: a person at another screen may
+            resign while their opponent thinks, and the opponent's `choose` passes it on.
+    """
+
+    def __init__(self, seat: int | None = None) -> None:
+        super().__init__(*(() if seat is None else (seat,)))
+        self.seat = seat
 
 
 class UndoRequest(Exception):

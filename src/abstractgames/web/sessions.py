@@ -65,6 +65,10 @@ __all__ = [
 
 BOT_GRACE = 5.0
 """Seconds a bot on a clock may run over its time before it forfeits for not answering."""
+NUDGE_EVERY = 0.1
+"""Seconds between two interrupts of a bot's thinking thread that has not stopped yet."""
+NUDGE_FOR = 600.0
+"""Seconds a bot's thinking thread is interrupted again and again before it is left alone."""
 MAX_NOTICES = 20
 """The most recent notices a game keeps for the page."""
 IDLE_SECONDS = 600.0
@@ -136,7 +140,7 @@ class WebHuman(Player):
     def __init__(self, session: GameSession, number: int) -> None:
         self.session = session
         self.number = number
-        self.inbox: queue.Queue[tuple[str, int, Move | None]] = queue.Queue()
+        self.inbox: queue.Queue[tuple[str, int, Move | int | None]] = queue.Queue()
 
     def choose(self, state: State, rng: random.Random, time_left: float | None = None) -> Move:
         session = self.session
@@ -166,11 +170,11 @@ class WebHuman(Player):
                     raise EOFError
                 if for_turn != turn:
                     continue  # sent for a turn that is over
-                if kind == "resign":
-                    raise Resign()
+                if kind == "resign":  # this player's, or (a seat number) the other person's
+                    raise Resign(move if isinstance(move, int) else None)
                 if kind == "undo":
                     raise UndoRequest()
-                assert move is not None
+                assert move is not None and not isinstance(move, int)
                 return move
         finally:
             with session.lock:
@@ -212,7 +216,8 @@ class GuardedBot(Player):
         answer: dict[str, Any] = {}
         done = threading.Event()
         gate = threading.Lock()
-        thinking = [True]
+        inside = [True]  # the thread is in the bot's choose
+        stopping = [False]
 
         def think() -> None:
             try:
@@ -222,17 +227,28 @@ class GuardedBot(Player):
                     answer["error"] = error
                 finally:
                     with gate:
-                        thinking[0] = False
+                        inside[0] = False
             except BotInterrupted:  # the stop came as the bot answered
                 pass
             finally:
                 done.set()
 
+        def nudge(thread: threading.Thread) -> None:
+            # The interrupt is raised again until the bot's choose is left: one raised while
+            # the thread runs a finaliser (a __del__ the collector called there) is dropped.
+            deadline = time.monotonic() + NUDGE_FOR
+            while not done.wait(NUDGE_EVERY) and time.monotonic() < deadline:
+                with gate:
+                    if inside[0]:
+                        interrupt(thread)
+
         def stop_thinking(thread: threading.Thread) -> None:
             with gate:  # only while the bot is inside its choose, and only once
-                if thinking[0]:
-                    thinking[0] = False
-                    interrupt(thread)
+                if not inside[0] or stopping[0]:
+                    return
+                stopping[0] = True
+                interrupt(thread)
+            threading.Thread(target=nudge, args=(thread,), daemon=True).start()
 
         limit = self.limit if time_left is None else max(time_left, 0.0) + BOT_GRACE
         deadline = time.monotonic() + limit
@@ -328,6 +344,8 @@ class _Watcher(Observer):
         session = self.session
         with session.lock:
             session.plies.append(_ply(before, entry))
+            session.plies_made += 1
+            session._sent = 0
             session.state = after
             session.turn = None
             if entry.player is not None and entry.clock is not None:
@@ -341,6 +359,7 @@ class _Watcher(Observer):
         with session.lock:
             taken = session.plies[len(session.plies) - count :]
             del session.plies[len(session.plies) - count :]
+            session.plies_made -= count
             session.state = state
         played = sum(ply["player"] is not None for ply in taken)
         session.notice(f"took back {counted(played, 'move')}")
@@ -454,6 +473,10 @@ class GameSession(Live):
         self.plies: list[dict[str, Any]] = []
         self.finished_games: list[dict[str, Any]] = []
         self.turn: tuple[int, float] | None = None
+        self.plies_made = sum(len(g.moves) for g in self.record.games)
+        """The plies played in the whole match so far (chance events included)."""
+        self._sent = 0
+        """1 while a person's move is sent to the referee and not yet played."""
         seconds = None if clock is None else clock.seconds
         self.clocks: list[float | None] = [seconds, seconds]
         self.notices: list[str] = []
@@ -577,18 +600,30 @@ class GameSession(Live):
             return f"it is not your turn: player {turn[0]} ({self.specs[turn[0] - 1]}) is thinking"
         return "it is not a person's turn"
 
-    def play(self, text: str) -> str:
+    def play(self, text: str, player: int | None = None, ply: int | None = None) -> str:
         """Play the move `text` for the person to move; return it in canonical notation.
+
+        With `player`, only if that player is to move; with `ply`, only if the match is at that
+        ply (the [`plies_made`][] so far), so that a move sent twice is played once.
 
         Raises:
             IllegalMoveError: the move cannot be played (the terminal's message).
-            Conflict: no person is to move.
+            Conflict: no person is to move, not `player`, or the match is past `ply`.
         """
         with self.lock:
+            now = self.plies_made + self._sent
+            if ply is not None and ply != now:
+                raise Conflict(
+                    f"this move was made at ply {ply}, but the match is at ply {now} now: look "
+                    "at the board again"
+                )
             number, state, turn = self._person_to_move()
+            if player is not None and player != number:
+                raise Conflict(f"it is not your turn: player {number} is to move")
             move = self.game.parse_move(text, state)
             state.apply(move)
             self.waiting = None
+            self._sent = 1
             self.humans[number].inbox.put(("move", turn, move))
         self.changed()
         return str(move)
@@ -623,7 +658,8 @@ class GameSession(Live):
 
     def resign(self, player: int | None) -> int:
         """Resign the match for person `player` (default: the only person, or the one to move);
-        it takes effect at once on their turn, else when their turn comes. Return who resigned.
+        it takes effect at once on their turn or while the other person thinks, else (a bot
+        thinks) when their turn comes. Return who resigned.
 
         Raises:
             BadRequest: `player` is not a person of this match, or it is unclear who resigns.
@@ -645,6 +681,9 @@ class GameSession(Live):
             if waiting is not None and waiting[0] == player:
                 self.waiting = None
                 self.humans[player].inbox.put(("resign", waiting[2], None))
+            elif waiting is not None and waiting[0] in self.humans:  # the other person thinks
+                self.waiting = None
+                self.humans[waiting[0]].inbox.put(("resign", waiting[2], player))
             else:
                 self.resigning.add(player)
                 self.proceed.set()
@@ -737,6 +776,7 @@ class GameSession(Live):
                 ],
                 "game_number": self.game_number,
                 "games_in_match": self.games_in_match,
+                "ply": self.plies_made,
                 "position": position_view(state),
                 "plies": list(self.plies),
                 "finished_games": list(self.finished_games),
