@@ -1308,6 +1308,23 @@ def check(
     help="Stop after this many seconds (at most a week) and say how far the search got.",
 )
 @click.option("--quiet", "-q", is_flag=True, help="Print the answer only, not the progress.")
+@click.option(
+    "--memory",
+    type=click.FloatRange(min=0, min_open=True),
+    help="Bound the solver's transposition table to about this many MB (solvers that have one).",
+)
+@click.option(
+    "--checkpoint",
+    type=click.Path(dir_okay=False),
+    help="Save the solver's work to this file now and then and when stopped, and resume from "
+    "it if it exists (solvers that can).",
+)
+@click.option(
+    "--certificate",
+    type=click.Path(dir_okay=False),
+    help="Write a certificate of the result to this file, for 'abstractgames verify' "
+    "(solvers that can).",
+)
 def solve(
     game: str,
     position: tuple[str, ...],
@@ -1315,6 +1332,9 @@ def solve(
     max_moves: int,
     time_limit: float | None,
     quiet: bool,
+    memory: float | None,
+    checkpoint: str | None,
+    certificate: str | None,
 ) -> None:
     """Find a forced win for the side to move in POSITION, or show that none exists.
 
@@ -1337,17 +1357,62 @@ def solve(
         solver = solver_for(the_game)
         state = read_position(the_game, _position_text(position), side)
         try:  # a plugin's solver may not report progress
-            takes_progress = "progress" in inspect.signature(solver).parameters
+            takes = set(inspect.signature(solver).parameters)
         except (TypeError, ValueError):
-            takes_progress = False
+            takes = set()
         options: dict[str, Any] = {}
-        if takes_progress and not quiet:
+        if "progress" in takes and not quiet:
             options["progress"] = lambda step: click.echo(str(step), err=True)
+        for name, value in (("memory", memory), ("checkpoint", checkpoint)):
+            if value is not None:
+                if name not in takes:
+                    raise click.UsageError(f"the solver of {the_game.spec} has no --{name}")
+                options[name] = value
+        _check_output(certificate, "the certificate")
         try:
             solution = solver(state, max_moves, time_limit, **options)
         except ValueError as error:
             raise click.ClickException(str(error)) from None
     click.echo(str(solution))
+    if certificate is not None:
+        _write_certificate(the_game, solution, certificate)
+
+
+def _write_certificate(the_game: Game, solution: Any, path: str) -> None:
+    """Write the certificate of `solution` (which must prove a result) to `path`."""
+    from .solvers.verify import Certificate, write_certificate
+
+    strategy = getattr(solution, "strategy", None)
+    if strategy is None:
+        raise click.ClickException(f"the solver of {the_game.spec} writes no certificates")
+    if getattr(solution, "winner", None) is None:
+        raise click.ClickException("no certificate: the solution proves no result")
+    moves = getattr(solution, "moves", None)
+    cert = Certificate(the_game.spec, solution.position, solution.winner, moves, strategy())
+    size = write_certificate(path, cert)
+    _say(f"certificate: {len(cert.strategy):,} positions, {size:,} bytes in {path}")
+
+
+@main.command()
+@click.argument("certificate", type=click.Path(dir_okay=False))
+def verify(certificate: str) -> None:
+    """Check CERTIFICATE, written by 'solve --certificate', with nothing but the game's rules.
+
+    Every line the certificate allows is played out: the winner's moves from the certificate,
+    every reply of the other side. Prints what was proven and how many positions were checked;
+    exits with status 1, saying where, if the proof fails.
+    """
+    from .solvers.verify import check_certificate, read_certificate
+
+    with _user_errors():
+        try:
+            cert = read_certificate(certificate)
+        except OSError as error:
+            raise click.ClickException(
+                f"cannot read {printable(certificate)!r}: {error.strerror or error}"
+            ) from None
+        report = check_certificate(cert, parse_game_spec(cert.game))
+    click.echo(str(report))
 
 
 @main.command()

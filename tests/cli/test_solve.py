@@ -28,8 +28,10 @@ def test_solve_dispersal_from_the_command_line() -> None:
     code, out = run_cli("solve", "dispersal", "SSSSS/S3S/5/O3O/OOOOO", "O", "--moves", "2")
     assert code == 0, out
     assert "no forced win for O within 2 moves" in out
-    code, out = run_cli("solve", "orderchaos", "6/6/6/6/6/6", "order")
-    assert code == 1 and "there is no solver for 'orderchaos'" in out
+    code, out = run_cli("solve", "entropy", "7/7/7/7/7/7/7", "draw")
+    assert code == 1 and "there is no solver for 'entropy' (solvers: dispersal, orderchaos)" in out
+    code, out = run_cli("solve", "orderchaos", "6/6/6/6/6/XXXX2", "order", "-q")
+    assert code == 0 and out == "Order wins in 1 move: X@e1\n"
     code, out = run_cli("solve", "dispersal", "SOSOS/1S3/O1O1O/2S2/SOSO1", "X")
     assert code == 1 and "Error:" in out
 

@@ -101,6 +101,7 @@ _BUILTIN_GAMES: dict[str, GameEntry] = {
         "abstractgames.orderchaos:OrderChaosGame",
         evaluation="abstractgames.players.orderchaos:evaluate",
         search="abstractgames.players.orderchaos:OrderChaosSearch",
+        solver="abstractgames.solvers.orderchaos:solve",
         origin=BUILT_IN,
         vector="abstractgames.vector.orderchaos:OrderChaosBatch",
     ),

@@ -1,0 +1,220 @@
+"""The Order and Chaos solver (`abstractgames.solvers.orderchaos`): exact against a plain
+minimax over the engine's rules, its symmetries, table bound, checkpoints and strategies."""
+
+from __future__ import annotations
+
+import functools
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from abstractgames import get_game
+from abstractgames.orderchaos import FULL, SIZE, OrderChaosGame, OrderChaosState
+from abstractgames.solvers.orderchaos import (
+    TRANSFORMS,
+    CheckpointError,
+    Solution,
+    canonical_key,
+    solve,
+)
+from tests.conftest import examples
+
+GAME = OrderChaosGame()
+
+
+@functools.cache
+def _fewest(position: str) -> int | None:
+    """Plain minimax: the fewest Order moves to a forced win from `position`, or None."""
+    state = GAME.from_position(position)
+    order = state.to_move == "order"
+    best: int | None = None
+    for move in state.legal_moves():
+        child = state.apply(move)
+        outcome = child.outcome()
+        if outcome is not None:
+            value = (1 if order else 0) if outcome.winner == "order" else None
+        else:
+            after = _fewest(child.position())
+            value = None if after is None else after + order
+        if order:
+            if value is not None and (best is None or value < best):
+                best = value
+        else:
+            if value is None:
+                return None
+            best = value if best is None else max(best, value)
+    return best
+
+
+def fewest(state: OrderChaosState) -> int | None:
+    return _fewest(state.position())
+
+
+@st.composite
+def positions(draw: st.DrawFn, max_empty: int = 10) -> OrderChaosState:
+    """An unfinished position with at most `max_empty` empty squares (a random game from the
+    start, the pieces placed in a random order so that no five stands)."""
+    seed = draw(st.integers(0, 2**32 - 1))
+    empty = draw(st.integers(1, max_empty))
+    rng = random.Random(seed)
+    while True:
+        state = GAME.initial_state()
+        while (FULL & ~(state.x | state.o)).bit_count() > empty:
+            moves = [m for m in state.legal_moves() if state.apply(m).outcome() is None]
+            if not moves:
+                break
+            state = state.apply(rng.choice(moves))
+        else:
+            return state
+
+
+@settings(max_examples=examples(40))
+@given(positions())
+def test_the_solver_agrees_with_plain_minimax(state: OrderChaosState) -> None:
+    expected = fewest(state)
+    solution = solve(state, 18)
+    assert solution.moves == expected
+    assert solution.holds == (expected is None)
+    assert solution.complete
+
+
+@settings(max_examples=examples(30))
+@given(positions(max_empty=8), st.integers(1, 3))
+def test_the_depth_bound_is_exact(state: OrderChaosState, n: int) -> None:
+    expected = fewest(state)
+    solution = solve(state, n)
+    assert solution.moves == (expected if expected is not None and expected <= n else None)
+
+
+@settings(max_examples=examples(20))
+@given(positions(max_empty=8))
+def test_the_line_is_played_through_to_the_win(state: OrderChaosState) -> None:
+    solution = solve(state, 18)
+    if not solution.won:
+        return
+    orders = 0
+    for move in solution.line:
+        assert state.outcome() is None
+        orders += state.to_move == "order"
+        state = state.apply(move)
+    assert state.outcome() is not None and state.outcome().winner == "order"  # type: ignore[union-attr]
+    assert orders == solution.moves
+
+
+def test_hand_made_table() -> None:
+    cases = [
+        ("6/6/6/6/6/XXXX2 order", 1, "X@e1"),
+        ("6/6/6/6/6/OOOO2 order", 1, "O@e1"),
+        ("6/6/3X2/2X3/1X4/X5 order", 1, "X@e5"),  # a diagonal
+        ("6/6/6/6/6/1XXXX1 order", 1, "X@a1"),  # two ways; the first found
+        ("6/6/6/6/6/1XXX2 chaos", None, None),  # Chaos closes the three at once
+    ]
+    for position, moves, first in cases:
+        state = GAME.from_position(position)
+        solution = solve(state, 2)
+        assert solution.moves == moves, position
+        if first is not None:
+            assert str(solution.line[0]) == first, position
+
+
+@pytest.mark.parametrize(
+    ("position", "expected"),
+    [
+        # Chaos to move facing two threats on different squares: Order wins next move.
+        ("XXXX2/6/6/6/5X/OOOO2 chaos", 1),
+        ("XXXX2/6/6/6/6/OOOO1X chaos", 1),
+        # One square wanted by both symbols (X across, O down): Chaos cannot fill it.
+        ("XXXX2/4O1/4O1/4O1/4O1/4X1 chaos", 1),
+        # One threat: Chaos blocks it, and with one Order move left nothing else wins.
+        ("XXXX2/6/6/6/6/5O chaos", None),
+        # The last square makes five whatever Chaos puts there: Order wins in no move.
+        ("XOOOXO/XXOXXX/XXOXOX/XOXXOO/1OOOOX/XXOOXX chaos", 0),
+    ],
+)
+def test_threats(position: str, expected: int | None) -> None:
+    assert solve(GAME.from_position(position), 1).moves == expected
+
+
+def test_nearly_full_boards_are_exact() -> None:
+    for position in (
+        "XOXOXO/XOXOXO/OXOXOX/OXOXOX/XOXOXO/XOXOX1 chaos",
+        "XOXOXO/XOXOXO/OXOXOX/OXOXOX/XOXOXO/XOXO2 order",
+    ):
+        state = GAME.from_position(position)
+        expected = fewest(state)
+        solution = solve(state, 18)
+        assert solution.moves == expected and solution.holds == (expected is None)
+
+
+@settings(max_examples=examples(30))
+@given(st.integers(0, 2**SIZE - 1), st.integers(0, 2**SIZE - 1), st.integers(0, 7))
+def test_canonical_keys_are_invariant(a: int, b: int, t: int) -> None:
+    x, o = a & ~b, b & ~a
+    perm = TRANSFORMS[t]
+    tx = sum(1 << perm[sq] for sq in range(SIZE) if x >> sq & 1)
+    to = sum(1 << perm[sq] for sq in range(SIZE) if o >> sq & 1)
+    key = canonical_key(x, o)
+    assert key == canonical_key(tx, to) == canonical_key(to, tx)
+    assert key <= (x | o << SIZE)
+
+
+def test_the_transforms_are_the_eight_symmetries() -> None:
+    assert len({tuple(p) for p in TRANSFORMS}) == 8
+    assert TRANSFORMS[0] == list(range(SIZE))
+    for perm in TRANSFORMS:
+        assert sorted(perm) == list(range(SIZE))
+
+
+def test_a_small_table_still_gives_exact_answers() -> None:
+    state = GAME.from_position("X1O1XX/OO1O2/XX3X/1OXX1O/XO2O1/2O1XX order")
+    solution = solve(state, 18, memory=0.2)
+    assert solution.holds and solution.entries <= 2000
+
+
+def test_progress_and_time_limit() -> None:
+    steps: list[object] = []
+    solution = solve(GAME.initial_state(), 18, 0.5, progress=steps.append)
+    assert not solution.complete and solution.moves is None
+    assert solution.searched == len(steps) >= 1
+    assert "no forced win for Order within 1 move " in str(steps[0])
+    assert "undecided within 18" in str(solution)
+
+
+def test_bad_arguments() -> None:
+    with pytest.raises(ValueError, match="positive integer"):
+        solve(GAME.initial_state(), 0)
+    with pytest.raises(ValueError, match="game is over"):
+        solve(GAME.from_position("6/6/6/6/6/XXXXX1 chaos"), 1)
+    with pytest.raises(ValueError, match="Order and Chaos positions"):
+        solve(get_game("dispersal").initial_state(), 1)
+
+
+def test_checkpoints_resume_and_are_checked(tmp_path: Path) -> None:
+    path = tmp_path / "work.ckpt"
+    state = GAME.from_position("X1O1XX/OO1O2/XX3X/1OXX1O/XO2O1/2O1XX order")
+    first = solve(state, 18, checkpoint=str(path))
+    assert path.exists()
+    again = solve(state, 18, checkpoint=str(path))
+    assert again == first and again.nodes < first.nodes
+    with pytest.raises(CheckpointError, match="is for"):
+        solve(GAME.initial_state(), 1, checkpoint=str(path))
+    data = path.read_bytes()
+    path.write_bytes(data[:8] + b"\x09\x00" + data[10:])
+    with pytest.raises(CheckpointError, match="version 9"):
+        solve(state, 18, checkpoint=str(path))
+    path.write_bytes(b"nonsense")
+    with pytest.raises(CheckpointError, match="not an Order and Chaos solver checkpoint"):
+        solve(state, 18, checkpoint=str(path))
+    path.write_bytes(data[:-5])
+    with pytest.raises(CheckpointError, match="damaged"):
+        solve(state, 18, checkpoint=str(path))
+
+
+def test_str() -> None:
+    solution = solve(GAME.from_position("6/6/6/6/6/XXXX2 order"), 3)
+    assert isinstance(solution, Solution)
+    assert str(solution) == "Order wins in 1 move: X@e1"
+    assert solution.winner == "order"
