@@ -144,6 +144,8 @@ THIRD_PARTY = {
     "open_spiel": {"abstractgames.players.openspiel", *RL_MODULES},
     "starlette": WEB_MODULES,
     "uvicorn": {"abstractgames.web.server"},
+    "sqlalchemy": {"abstractgames.web.database"},
+    "psycopg": {"abstractgames.web.database"},
 }
 """The libraries the package may use besides the standard library, each with the only modules
 that may use it (an unlisted library is refused: adding one is a decision)."""

@@ -1,0 +1,937 @@
+"""The game server's store: games, seats, moves and lobby challenges in SQLite or PostgreSQL.
+
+Every write is one transaction, and a method returns only after it is committed: a move whose
+`Database.add_move` returned survives the process being killed right after. SQLite runs in WAL
+mode with `synchronous=FULL`; PostgreSQL is reached through psycopg 3 and may be shared by
+several processes. Secrets are never stored, only their `hash_secret`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import json
+import queue
+import secrets
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+import sqlalchemy as sa
+from sqlalchemy import exc as sa_exc
+
+from ..protocol import AbstractGamesError
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "Challenge",
+    "Change",
+    "Changes",
+    "Database",
+    "DatabaseError",
+    "GameFinished",
+    "GameRow",
+    "MoveRow",
+    "NotADatabase",
+    "NotYourChallenge",
+    "SchemaTooNew",
+    "SeatRow",
+    "StalePly",
+    "UnknownChallenge",
+    "UnknownGame",
+    "UnsupportedDatabase",
+    "hash_secret",
+]
+
+CHANNEL = "abstractgames_changes"
+"""The PostgreSQL `NOTIFY` channel of changes."""
+
+
+class DatabaseError(AbstractGamesError):
+    """Something the store refuses or cannot do."""
+
+
+class NotADatabase(DatabaseError, ValueError):
+    """The file is not a database (or is corrupt), or the server cannot be reached."""
+
+
+class SchemaTooNew(DatabaseError, ValueError):
+    """The database was written by a newer version of this library."""
+
+
+class UnsupportedDatabase(DatabaseError, ValueError):
+    """A URL of a database other than SQLite and PostgreSQL."""
+
+
+class UnknownGame(DatabaseError, LookupError):
+    """No game by that id."""
+
+
+class UnknownChallenge(DatabaseError, LookupError):
+    """No open challenge by that id (it may have been accepted or cancelled)."""
+
+
+class NotYourChallenge(DatabaseError):
+    """A challenge cancelled by someone other than its creator."""
+
+
+class GameFinished(DatabaseError):
+    """A move on a finished game."""
+
+
+class StalePly(DatabaseError):
+    """A move numbered other than the count of moves stored: someone else moved first."""
+
+    def __init__(self, game_id: str, ply: int, current: int) -> None:
+        super().__init__(f"game {game_id}: move {ply} is stale, the game is at move {current}")
+        self.game_id = game_id
+        self.ply = ply
+        self.current = current
+
+
+def hash_secret(secret: str) -> str:
+    """The hex sha256 of a seat or challenge secret: what the store keeps instead of it."""
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def _new_id() -> str:
+    return secrets.token_urlsafe(9)
+
+
+@attrs.frozen
+class SeatRow:
+    """One seat of a game: a secret holder (`secret_hash`) or a bot (`player_spec`)."""
+
+    seat: int
+    secret_hash: str | None
+    name: str | None
+    player_spec: str | None
+    webhook_url: str | None
+    email: str | None
+    last_seen: float | None
+
+
+@attrs.frozen
+class MoveRow:
+    """One stored move: its ply (0 for the first), text, time and the clocks after it."""
+
+    ply: int
+    move: str
+    made_at: float
+    clocks: dict[str, Any] | None
+
+
+@attrs.frozen
+class GameRow:
+    """A stored game with its seats and moves in order."""
+
+    id: str
+    game_spec: str
+    time_control: dict[str, Any] | str
+    start_position: str | None
+    seats: tuple[SeatRow, ...]
+    moves: tuple[MoveRow, ...]
+    result: dict[str, Any] | None
+    clocks: dict[str, Any] | None
+    deadline: float | None
+    created_at: float
+    updated_at: float
+    finished_at: float | None
+
+    @property
+    def ply(self) -> int:
+        """The number of moves made."""
+        return len(self.moves)
+
+    @property
+    def finished(self) -> bool:
+        """Whether the game has a result."""
+        return self.result is not None
+
+
+@attrs.frozen
+class Challenge:
+    """An open lobby challenge; `side` is the creator's seat (`None`: chosen on acceptance)."""
+
+    id: str
+    game_spec: str
+    time_control: dict[str, Any] | str
+    side: int | None
+    creator_hash: str
+    name: str | None
+    created_at: float
+
+
+@attrs.frozen
+class Change:
+    """Something changed: `kind` `"game"` (game `game_id`, now at `ply`), `"lobby"`, or
+    `"all"` (notifications may have been missed: re-read everything)."""
+
+    kind: str
+    game_id: str | None = None
+    ply: int | None = None
+
+
+# The current schema, for queries; `_MIGRATIONS` creates it.
+_META = sa.MetaData()
+_VERSION = sa.Table("schema_version", _META, sa.Column("version", sa.Integer, nullable=False))
+_COUNTER = sa.Table(
+    "changes",
+    _META,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("counter", sa.BigInteger, nullable=False),
+)
+_GAMES = sa.Table(
+    "games",
+    _META,
+    sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column("game_spec", sa.Text, nullable=False),
+    sa.Column("time_control", sa.Text, nullable=False),
+    sa.Column("start_position", sa.Text),
+    sa.Column("ply", sa.Integer, nullable=False),
+    sa.Column("result", sa.Text),
+    sa.Column("clocks", sa.Text),
+    sa.Column("deadline", sa.Float),
+    sa.Column("change_seq", sa.BigInteger, nullable=False),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("updated_at", sa.Float, nullable=False),
+    sa.Column("finished_at", sa.Float),
+)
+_SEATS = sa.Table(
+    "seats",
+    _META,
+    sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id"), primary_key=True),
+    sa.Column("seat", sa.Integer, primary_key=True),
+    sa.Column("secret_hash", sa.String(64)),
+    sa.Column("name", sa.Text),
+    sa.Column("player_spec", sa.Text),
+    sa.Column("webhook_url", sa.Text),
+    sa.Column("email", sa.Text),
+    sa.Column("last_seen", sa.Float),
+)
+_MOVES = sa.Table(
+    "moves",
+    _META,
+    sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id"), nullable=False),
+    sa.Column("ply", sa.Integer, nullable=False),
+    sa.Column("move", sa.Text, nullable=False),
+    sa.Column("made_at", sa.Float, nullable=False),
+    sa.Column("clocks", sa.Text),
+    sa.UniqueConstraint("game_id", "ply", name="moves_game_ply"),
+)
+_CHALLENGES = sa.Table(
+    "challenges",
+    _META,
+    sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column("game_spec", sa.Text, nullable=False),
+    sa.Column("time_control", sa.Text, nullable=False),
+    sa.Column("side", sa.Integer),
+    sa.Column("creator_hash", sa.String(64), nullable=False),
+    sa.Column("name", sa.Text),
+    sa.Column("created_at", sa.Float, nullable=False),
+)
+
+
+def _migration_1(conn: sa.Connection) -> None:
+    """The first schema."""
+    meta = sa.MetaData()
+    sa.Table("schema_version", meta, sa.Column("version", sa.Integer, nullable=False))
+    sa.Table(
+        "changes",
+        meta,
+        sa.Column("id", sa.Integer, primary_key=True),
+        sa.Column("counter", sa.BigInteger, nullable=False),
+    )
+    games = sa.Table(
+        "games",
+        meta,
+        *(
+            sa.Column(c.name, c.type, primary_key=c.primary_key, nullable=c.nullable)
+            for c in _GAMES.columns
+        ),
+    )
+    sa.Index("games_change_seq", games.c.change_seq)
+    seats = sa.Table(
+        "seats",
+        meta,
+        sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id"), primary_key=True),
+        sa.Column("seat", sa.Integer, primary_key=True),
+        sa.Column("secret_hash", sa.String(64)),
+        sa.Column("name", sa.Text),
+        sa.Column("player_spec", sa.Text),
+    )
+    sa.Index("seats_secret_hash", seats.c.secret_hash)
+    sa.Table(
+        "moves",
+        meta,
+        *(sa.Column(c.name, c.type, nullable=c.nullable) for c in _MOVES.columns),
+        sa.ForeignKeyConstraint(["game_id"], ["games.id"]),
+        sa.UniqueConstraint("game_id", "ply", name="moves_game_ply"),
+    )
+    sa.Table(
+        "challenges",
+        meta,
+        *(
+            sa.Column(c.name, c.type, primary_key=c.primary_key, nullable=c.nullable)
+            for c in _CHALLENGES.columns
+        ),
+    )
+    meta.create_all(conn)
+    conn.execute(sa.insert(_COUNTER).values(id=1, counter=0))
+
+
+def _migration_2(conn: sa.Connection) -> None:
+    """Seat notification settings and presence; an index for correspondence deadlines."""
+    for column in ("webhook_url TEXT", "email TEXT", "last_seen FLOAT"):
+        conn.execute(sa.text(f"ALTER TABLE seats ADD COLUMN {column}"))
+    sa.Index("games_deadline", _GAMES.c.deadline).create(conn)
+
+
+_MIGRATIONS: tuple[Callable[[sa.Connection], None], ...] = (_migration_1, _migration_2)
+"""Migration `i` brings the schema from version `i` to `i + 1`."""
+
+SCHEMA_VERSION = len(_MIGRATIONS)
+"""The schema version this code writes."""
+
+
+def _url(url_or_path: str | Path) -> sa.URL:
+    text = str(url_or_path)
+    if "://" not in text:
+        return sa.URL.create("sqlite", database=str(Path(text).resolve()))
+    try:
+        url = sa.make_url(text)
+    except sa_exc.ArgumentError:
+        raise UnsupportedDatabase(f"not a database URL: {text!r}") from None
+    if url.drivername in ("sqlite", "sqlite+pysqlite"):
+        if not url.database or url.database == ":memory:":
+            raise UnsupportedDatabase("an SQLite database needs a file: sqlite:///path")
+        return url.set(drivername="sqlite")
+    if url.drivername in ("postgresql", "postgres", "postgresql+psycopg"):
+        return url.set(drivername="postgresql+psycopg")
+    raise UnsupportedDatabase(
+        f"unsupported database {url.drivername!r}: use a file path, sqlite:/// or postgresql://"
+    )
+
+
+def _dumps(value: Any) -> str | None:
+    return None if value is None else json.dumps(value, sort_keys=True)
+
+
+def _loads(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
+
+
+class _Hub:
+    """The in-process subscribers of each SQLite file (several `Database` objects may share one)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._subscribers: dict[str, set[Changes]] = {}
+
+    def add(self, key: str, changes: Changes) -> None:
+        with self._lock:
+            self._subscribers.setdefault(key, set()).add(changes)
+
+    def remove(self, key: str, changes: Changes) -> None:
+        with self._lock:
+            self._subscribers.get(key, set()).discard(changes)
+
+    def publish(self, key: str, change: Change) -> None:
+        with self._lock:
+            targets = list(self._subscribers.get(key, ()))
+        for target in targets:
+            target._put(change)
+
+
+_HUB = _Hub()
+
+
+class Changes:
+    """A stream of changes (`Change`) from every process using the database, from `Database.listen`.
+
+    On PostgreSQL, a thread LISTENs on its own connection (reconnecting, then reporting a
+    `"all"` change, if the connection drops). On SQLite, changes made in this process arrive at
+    once and, when `poll` is set, a thread reads the database's change counter every `poll`
+    seconds to see other processes' changes. A change may be reported more than once.
+    """
+
+    def __init__(self, database: Database, poll: float | None) -> None:
+        self._database = database
+        self._queue: queue.Queue[Change | None] = queue.Queue()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
+        if database.dialect == "postgresql":
+            self._thread = threading.Thread(target=self._listen, daemon=True, name="db-listen")
+        else:
+            _HUB.add(database._key, self)
+            self._ready.set()
+            if poll is not None:
+                self._seq = database._counter()
+                self._thread = threading.Thread(
+                    target=self._poll, args=(poll,), daemon=True, name="db-poll"
+                )
+        if self._thread is not None:
+            self._thread.start()
+        self._ready.wait(10)
+
+    def _put(self, change: Change) -> None:
+        self._queue.put(change)
+
+    def get(self, timeout: float | None = None) -> Change | None:
+        """The next change, or `None` after `timeout` seconds (or once closed)."""
+        if self._stop.is_set() and self._queue.empty():
+            return None
+        try:
+            return self._queue.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+    def __iter__(self) -> Iterator[Change]:
+        while (change := self.get()) is not None:
+            yield change
+
+    def close(self) -> None:
+        """Stop listening; an iteration in progress ends."""
+        if self._stop.is_set():
+            return
+        self._stop.set()
+        _HUB.remove(self._database._key, self)
+        self._queue.put(None)
+        if self._thread is not None:
+            self._thread.join(5)
+
+    def __enter__(self) -> Changes:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _poll(self, interval: float) -> None:
+        while not self._stop.wait(interval):
+            with contextlib.suppress(sa_exc.SQLAlchemyError):
+                seq = self._database._counter()
+                if seq != self._seq:
+                    for game_id, ply in self._database._changed_since(self._seq):
+                        self._put(Change("game", game_id, ply))
+                    self._put(Change("lobby"))
+                    self._seq = seq
+
+    def _listen(self) -> None:
+        import psycopg
+
+        conninfo = self._database._url.set(drivername="postgresql").render_as_string(
+            hide_password=False
+        )
+        dropped = False
+        while not self._stop.is_set():
+            try:
+                with psycopg.connect(conninfo, autocommit=True, connect_timeout=5) as conn:
+                    conn.execute(f"LISTEN {CHANNEL}")
+                    self._ready.set()
+                    if dropped:
+                        self._put(Change("all"))
+                    while not self._stop.is_set():
+                        for note in conn.notifies(timeout=0.2):
+                            self._put(Change(**json.loads(note.payload)))
+            except psycopg.Error:
+                dropped = True
+                self._stop.wait(0.5)
+        self._ready.set()
+
+
+class Database:
+    """An open store; use `Database.open`. Thread-safe: the server calls it from a thread pool."""
+
+    def __init__(self, engine: sa.Engine, url: sa.URL) -> None:
+        self._engine = engine
+        self._url = url
+        self.dialect: str = engine.dialect.name
+        """`"sqlite"` or `"postgresql"`."""
+        self._key = str(url.database) if self.dialect == "sqlite" else ""
+
+    @classmethod
+    def open(cls, url_or_path: str | Path, *, target: int | None = None) -> Database:
+        """Open (creating or migrating to version `target`, by default the latest) a database:
+        a file path, `sqlite:///path` or `postgresql://user@host:port/db`."""
+        url = _url(url_or_path)
+        if url.drivername == "sqlite":
+            engine = sa.create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+            sa.event.listen(engine, "connect", _sqlite_connect)
+            sa.event.listen(engine, "begin", _sqlite_begin)
+        else:
+            try:
+                import psycopg  # noqa: F401
+            except ImportError:
+                raise UnsupportedDatabase(
+                    "PostgreSQL needs psycopg: pip install 'abstractgames[postgresql]'"
+                ) from None
+            engine = sa.create_engine(url, pool_pre_ping=True)
+        database = cls(engine, url)
+        try:
+            database._migrate(SCHEMA_VERSION if target is None else target)
+        except sa_exc.DBAPIError as error:
+            engine.dispose()
+            raise NotADatabase(f"cannot use {_shown(url)}: {error.orig}") from None
+        except BaseException:
+            engine.dispose()
+            raise
+        return database
+
+    def close(self) -> None:
+        """Close every connection."""
+        self._engine.dispose()
+
+    def __enter__(self) -> Database:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def version(self) -> int:
+        """The schema version of the database."""
+        with self._engine.connect() as conn:
+            return self._version(conn)
+
+    def _version(self, conn: sa.Connection) -> int:
+        if not sa.inspect(conn).has_table("schema_version"):
+            return 0
+        return int(conn.execute(sa.select(sa.func.max(_VERSION.c.version))).scalar() or 0)
+
+    def _migrate(self, target: int) -> None:
+        if not 0 <= target <= SCHEMA_VERSION:
+            raise ValueError(f"no schema version {target}")
+        with self._write() as conn:
+            if self.dialect == "postgresql":
+                conn.execute(sa.text("SELECT pg_advisory_xact_lock(7413)"))
+            version = self._version(conn)
+            if version > SCHEMA_VERSION:
+                raise SchemaTooNew(
+                    f"{_shown(self._url)} has schema version {version}; this abstractgames"
+                    f" knows up to {SCHEMA_VERSION}: upgrade it"
+                )
+            for migration in _MIGRATIONS[version:target]:
+                migration(conn)
+            if target > version:
+                conn.execute(sa.delete(_VERSION))
+                conn.execute(sa.insert(_VERSION).values(version=target))
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[sa.Connection]:
+        conn = self._engine.connect().execution_options(sqlite_immediate=True)
+        with conn, conn.begin():
+            yield conn
+
+    def _bump(self, conn: sa.Connection) -> int:
+        conn.execute(sa.update(_COUNTER).values(counter=_COUNTER.c.counter + 1))
+        return int(conn.execute(sa.select(_COUNTER.c.counter)).scalar_one())
+
+    def _notify(self, conn: sa.Connection, change: Change) -> None:
+        if self.dialect == "postgresql":
+            payload = json.dumps(attrs.asdict(change))
+            conn.execute(sa.select(sa.func.pg_notify(CHANNEL, payload)))
+
+    def _published(self, change: Change) -> None:
+        if self.dialect == "sqlite":
+            _HUB.publish(self._key, change)
+
+    def _counter(self) -> int:
+        with self._engine.connect() as conn:
+            return int(conn.execute(sa.select(_COUNTER.c.counter)).scalar_one())
+
+    def _changed_since(self, seq: int) -> list[tuple[str, int]]:
+        with self._engine.connect() as conn:
+            rows = conn.execute(
+                sa.select(_GAMES.c.id, _GAMES.c.ply).where(_GAMES.c.change_seq > seq)
+            )
+            return [(row.id, row.ply) for row in rows]
+
+    # Games
+
+    def create_game(
+        self,
+        game_spec: str,
+        time_control: dict[str, Any] | str,
+        seats: Sequence[tuple[str | None, str | None] | tuple[str | None, str | None, str | None]],
+        start_position: str | None,
+        created_at: float,
+        *,
+        deadline: float | None = None,
+    ) -> str:
+        """Store a new game and return its id. Each seat is `(secret_hash, name)` or
+        `(secret_hash, name, player_spec)`; a bot's or a local player's hash is `None`."""
+        with self._write() as conn:
+            game_id = self._insert_game(
+                conn, game_spec, time_control, seats, start_position, created_at, deadline
+            )
+        self._published(Change("game", game_id, 0))
+        return game_id
+
+    def _insert_game(
+        self,
+        conn: sa.Connection,
+        game_spec: str,
+        time_control: dict[str, Any] | str,
+        seats: Sequence[tuple[str | None, ...]],
+        start_position: str | None,
+        created_at: float,
+        deadline: float | None,
+    ) -> str:
+        game_id = _new_id()
+        while conn.execute(sa.select(_GAMES.c.id).where(_GAMES.c.id == game_id)).first():
+            game_id = _new_id()
+        conn.execute(
+            sa.insert(_GAMES).values(
+                id=game_id,
+                game_spec=game_spec,
+                time_control=_dumps(time_control),
+                start_position=start_position,
+                ply=0,
+                deadline=deadline,
+                change_seq=self._bump(conn),
+                created_at=created_at,
+                updated_at=created_at,
+            )
+        )
+        conn.execute(
+            sa.insert(_SEATS),
+            [
+                {
+                    "game_id": game_id,
+                    "seat": index,
+                    "secret_hash": seat[0],
+                    "name": seat[1],
+                    "player_spec": seat[2] if len(seat) > 2 else None,
+                }
+                for index, seat in enumerate(seats)
+            ],
+        )
+        self._notify(conn, Change("game", game_id, 0))
+        return game_id
+
+    def add_move(
+        self,
+        game_id: str,
+        ply: int,
+        move_text: str,
+        made_at: float,
+        clocks: dict[str, Any] | None = None,
+        *,
+        deadline: float | None = None,
+    ) -> None:
+        """Store move `ply` (the count of moves stored so far) once committed, with the clocks
+        after it and the game's new correspondence `deadline`; raise `StalePly` if another
+        move `ply` got there first, `GameFinished` if the game is over."""
+        try:
+            with self._write() as conn:
+                updated = conn.execute(
+                    sa.update(_GAMES)
+                    .where(_GAMES.c.id == game_id, _GAMES.c.ply == ply, _GAMES.c.result.is_(None))
+                    .values(
+                        ply=ply + 1,
+                        clocks=_dumps(clocks),
+                        deadline=deadline,
+                        updated_at=made_at,
+                        change_seq=self._bump(conn),
+                    )
+                )
+                if updated.rowcount != 1:
+                    raise self._refusal(conn, game_id, ply)
+                conn.execute(
+                    sa.insert(_MOVES).values(
+                        game_id=game_id,
+                        ply=ply,
+                        move=move_text,
+                        made_at=made_at,
+                        clocks=_dumps(clocks),
+                    )
+                )
+                self._notify(conn, Change("game", game_id, ply + 1))
+        except sa_exc.IntegrityError:
+            with self._engine.connect() as conn:
+                raise self._refusal(conn, game_id, ply) from None
+        self._published(Change("game", game_id, ply + 1))
+
+    def _refusal(self, conn: sa.Connection, game_id: str, ply: int) -> DatabaseError:
+        row = conn.execute(
+            sa.select(_GAMES.c.ply, _GAMES.c.result).where(_GAMES.c.id == game_id)
+        ).first()
+        if row is None:
+            return UnknownGame(f"no game {game_id}")
+        if row.result is not None:
+            return GameFinished(f"game {game_id} is finished")
+        return StalePly(game_id, ply, row.ply)
+
+    def finish_game(self, game_id: str, result: dict[str, Any], finished_at: float) -> None:
+        """Record the result of a game (again: the later result replaces the earlier)."""
+        with self._write() as conn:
+            updated = conn.execute(
+                sa.update(_GAMES)
+                .where(_GAMES.c.id == game_id)
+                .values(
+                    result=_dumps(result),
+                    finished_at=finished_at,
+                    updated_at=finished_at,
+                    deadline=None,
+                    change_seq=self._bump(conn),
+                )
+                .returning(_GAMES.c.ply)
+            )
+            ply = updated.scalar()
+            if ply is None:
+                raise UnknownGame(f"no game {game_id}")
+            self._notify(conn, Change("game", game_id, ply))
+        self._published(Change("game", game_id, ply))
+
+    def set_deadline(self, game_id: str, deadline: float | None) -> None:
+        """Set (or clear) the time by which the side to move must move."""
+        with self._write() as conn:
+            updated = conn.execute(
+                sa.update(_GAMES).where(_GAMES.c.id == game_id).values(deadline=deadline)
+            )
+            if updated.rowcount != 1:
+                raise UnknownGame(f"no game {game_id}")
+
+    def game(self, game_id: str) -> GameRow:
+        """The game with that id; `UnknownGame` if there is none."""
+        with self._engine.connect() as conn:
+            found = self._games(conn, _GAMES.c.id == game_id)
+        if not found:
+            raise UnknownGame(f"no game {game_id}")
+        return found[0]
+
+    def games_for_seats(self, secret_hashes: Iterable[str]) -> list[GameRow]:
+        """The games with a seat held by one of these secret hashes, newest first."""
+        hashes = list(secret_hashes)
+        if not hashes:
+            return []
+        ids = sa.select(_SEATS.c.game_id).where(_SEATS.c.secret_hash.in_(hashes))
+        with self._engine.connect() as conn:
+            return self._games(conn, _GAMES.c.id.in_(ids))
+
+    def unfinished_games(self) -> list[GameRow]:
+        """Every game without a result, newest first."""
+        with self._engine.connect() as conn:
+            return self._games(conn, _GAMES.c.result.is_(None))
+
+    def games_due(self, now: float) -> list[GameRow]:
+        """The unfinished games whose deadline is `now` or earlier, earliest deadline first."""
+        with self._engine.connect() as conn:
+            due = self._games(conn, sa.and_(_GAMES.c.result.is_(None), _GAMES.c.deadline <= now))
+        return sorted(due, key=lambda game: game.deadline or 0.0)
+
+    def _games(self, conn: sa.Connection, where: sa.ColumnElement[bool]) -> list[GameRow]:
+        rows = conn.execute(
+            sa.select(_GAMES).where(where).order_by(_GAMES.c.created_at.desc(), _GAMES.c.id)
+        ).all()
+        if not rows:
+            return []
+        ids = [row.id for row in rows]
+        seats: dict[str, list[SeatRow]] = {game_id: [] for game_id in ids}
+        for seat in conn.execute(
+            sa.select(_SEATS).where(_SEATS.c.game_id.in_(ids)).order_by(_SEATS.c.seat)
+        ):
+            seats[seat.game_id].append(
+                SeatRow(
+                    seat.seat,
+                    seat.secret_hash,
+                    seat.name,
+                    seat.player_spec,
+                    seat.webhook_url,
+                    seat.email,
+                    seat.last_seen,
+                )
+            )
+        moves: dict[str, list[MoveRow]] = {game_id: [] for game_id in ids}
+        for move in conn.execute(
+            sa.select(_MOVES).where(_MOVES.c.game_id.in_(ids)).order_by(_MOVES.c.ply)
+        ):
+            moves[move.game_id].append(
+                MoveRow(move.ply, move.move, move.made_at, _loads(move.clocks))
+            )
+        return [
+            GameRow(
+                id=row.id,
+                game_spec=row.game_spec,
+                time_control=_loads(row.time_control),
+                start_position=row.start_position,
+                seats=tuple(seats[row.id]),
+                moves=tuple(moves[row.id]),
+                result=_loads(row.result),
+                clocks=_loads(row.clocks),
+                deadline=row.deadline,
+                created_at=row.created_at,
+                updated_at=row.updated_at,
+                finished_at=row.finished_at,
+            )
+            for row in rows
+        ]
+
+    # Seats
+
+    def seat_for(self, game_id: str, secret: str) -> int | None:
+        """The seat of game `game_id` that `secret` holds, or `None`."""
+        wanted = hash_secret(secret)
+        with self._engine.connect() as conn:
+            rows = conn.execute(
+                sa.select(_SEATS.c.seat, _SEATS.c.secret_hash).where(_SEATS.c.game_id == game_id)
+            ).all()
+        found = None
+        for row in rows:
+            if row.secret_hash is not None and hmac.compare_digest(row.secret_hash, wanted):
+                found = row.seat
+        return found
+
+    def set_notifications(
+        self, game_id: str, seat: int, *, webhook_url: str | None, email: str | None
+    ) -> None:
+        """Set where the holder of a seat is told it is their move (`None`: nowhere)."""
+        self._update_seat(game_id, seat, webhook_url=webhook_url, email=email)
+
+    def touch_seat(self, game_id: str, seat: int, now: float) -> None:
+        """Record that the holder of a seat was seen at `now`."""
+        self._update_seat(game_id, seat, last_seen=now)
+
+    def _update_seat(self, game_id: str, seat: int, **values: Any) -> None:
+        with self._write() as conn:
+            updated = conn.execute(
+                sa.update(_SEATS)
+                .where(_SEATS.c.game_id == game_id, _SEATS.c.seat == seat)
+                .values(**values)
+            )
+            if updated.rowcount != 1:
+                raise UnknownGame(f"no seat {seat} in game {game_id}")
+
+    # Lobby
+
+    def create_challenge(
+        self,
+        game_spec: str,
+        time_control: dict[str, Any] | str,
+        side: int | None,
+        creator_hash: str,
+        name: str | None,
+        created_at: float,
+    ) -> str:
+        """Open a lobby challenge and return its id; `side` is the creator's seat."""
+        challenge_id = _new_id()
+        with self._write() as conn:
+            conn.execute(
+                sa.insert(_CHALLENGES).values(
+                    id=challenge_id,
+                    game_spec=game_spec,
+                    time_control=_dumps(time_control),
+                    side=side,
+                    creator_hash=creator_hash,
+                    name=name,
+                    created_at=created_at,
+                )
+            )
+            self._bump(conn)
+            self._notify(conn, Change("lobby"))
+        self._published(Change("lobby"))
+        return challenge_id
+
+    def challenges(self) -> list[Challenge]:
+        """The open challenges, oldest first."""
+        with self._engine.connect() as conn:
+            rows = conn.execute(
+                sa.select(_CHALLENGES).order_by(_CHALLENGES.c.created_at, _CHALLENGES.c.id)
+            ).all()
+        return [
+            Challenge(
+                row.id,
+                row.game_spec,
+                _loads(row.time_control),
+                row.side,
+                row.creator_hash,
+                row.name,
+                row.created_at,
+            )
+            for row in rows
+        ]
+
+    def cancel_challenge(self, challenge_id: str, creator_hash: str) -> None:
+        """Withdraw a challenge; only its creator may."""
+        with self._write() as conn:
+            row = conn.execute(
+                sa.select(_CHALLENGES.c.creator_hash).where(_CHALLENGES.c.id == challenge_id)
+            ).first()
+            if row is None:
+                raise UnknownChallenge(f"no open challenge {challenge_id}")
+            if not hmac.compare_digest(row.creator_hash, creator_hash):
+                raise NotYourChallenge(f"challenge {challenge_id} is someone else's")
+            conn.execute(sa.delete(_CHALLENGES).where(_CHALLENGES.c.id == challenge_id))
+            self._bump(conn)
+            self._notify(conn, Change("lobby"))
+        self._published(Change("lobby"))
+
+    def accept_challenge(
+        self,
+        challenge_id: str,
+        acceptor_hash: str,
+        name: str | None,
+        accepted_at: float,
+        *,
+        start_position: str | None = None,
+        deadline: float | None = None,
+    ) -> str:
+        """Turn a challenge into a game and return the game's id; of several acceptors exactly
+        one wins, the others get `UnknownChallenge`."""
+        with self._write() as conn:
+            row = conn.execute(
+                sa.delete(_CHALLENGES)
+                .where(_CHALLENGES.c.id == challenge_id)
+                .returning(*_CHALLENGES.c)
+            ).first()
+            if row is None:
+                raise UnknownChallenge(f"no open challenge {challenge_id}")
+            side = row.side if row.side is not None else secrets.randbelow(2)
+            creator = (row.creator_hash, row.name)
+            acceptor = (acceptor_hash, name)
+            seats = [creator, acceptor] if side == 0 else [acceptor, creator]
+            game_id = self._insert_game(
+                conn,
+                row.game_spec,
+                _loads(row.time_control),
+                seats,
+                start_position,
+                accepted_at,
+                deadline,
+            )
+            self._notify(conn, Change("lobby"))
+        self._published(Change("lobby"))
+        self._published(Change("game", game_id, 0))
+        return game_id
+
+    # Changes
+
+    def listen(self, *, poll: float | None = None) -> Changes:
+        """Start receiving changes (see `Changes`; `poll` matters on SQLite only); close it."""
+        return Changes(self, poll)
+
+
+def _shown(url: sa.URL) -> str:
+    return str(url.database) if url.drivername == "sqlite" else url.render_as_string()
+
+
+def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
+    # Transactions are begun by `_sqlite_begin`, not by the sqlite3 module.
+    dbapi_connection.isolation_level = None
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute("PRAGMA busy_timeout = 30000")
+        cursor.execute("PRAGMA journal_mode = WAL")
+        cursor.execute("PRAGMA synchronous = FULL")
+        cursor.execute("PRAGMA foreign_keys = ON")
+    finally:
+        cursor.close()
+
+
+def _sqlite_begin(conn: sa.Connection) -> None:
+    # A writer takes the write lock at BEGIN, so it never fails to upgrade a read lock later.
+    immediate = conn.get_execution_options().get("sqlite_immediate", False)
+    conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
