@@ -19,21 +19,6 @@ from .board import COLOURS, EMPTY, line_code
 __all__ = ["line_score", "line_scores", "score_board", "score_boards", "scoring_squares"]
 
 
-def _palindrome_score(line: str) -> int:
-    """The score of one line by expanding palindromes around each centre (the slow path)."""
-    total = 0
-    length = len(line)
-    for centre in range(2 * length - 1):
-        lo = centre // 2
-        hi = lo + centre % 2
-        while lo >= 0 and hi < length and line[lo] == line[hi] != EMPTY:
-            if hi > lo:
-                total += hi - lo + 1
-            lo -= 1
-            hi += 1
-    return total
-
-
 def _palindrome_spans(line: str) -> list[tuple[int, int]]:
     """The first and last index of every palindrome of two or more touching counters."""
     spans = []
@@ -78,7 +63,7 @@ def line_score(line: str) -> int:
         The sum of the lengths of all palindromes of two or more touching counters in the line
         (empty squares break runs), e.g. 6 for `"ABBA"` and 15 for `"ABBBAB"`.
     """
-    return _palindrome_score(line)
+    return sum(hi - lo + 1 for lo, hi in _palindrome_spans(line))
 
 
 @functools.cache
