@@ -1,7 +1,17 @@
 // "Your games": the matches with people at this page, kept in the browser's storage so that the
 // form for a new game can list them again (the last 20, newest first).
 
+import { api } from "./api.js";
+
 const MY_GAMES = "abstractgames.games";
+
+// Start a match by POSTing `body` to `path`, keep it among "your games" and go to it.
+export async function startAndOpen(path, body) {
+  const game = await api(path, { method: "POST", body });
+  rememberGame(game);
+  location.hash = `#/play/${game.id}`;
+  return game;
+}
 
 export function myGames() {
   try {

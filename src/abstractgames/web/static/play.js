@@ -11,7 +11,7 @@ import { listenToCommands, renderControls, say } from "./commands.js";
 import { followMatch, matchCalls } from "./connection.js";
 import { inputBoard, renderBoard } from "./input.js";
 import { Match } from "./match.js";
-import { forgetGame, myGames, rememberGame } from "./mygames.js";
+import { forgetGame, myGames, startAndOpen } from "./mygames.js";
 import { renderResults } from "./result.js";
 import { renderSide } from "./sidebar.js";
 import { clone, el, gameChooser, resultFor, seatsText, title } from "./ui.js";
@@ -70,9 +70,7 @@ async function startGame(form, spec, error) {
   const button = form.querySelector("button[type=submit]");
   button.disabled = true;
   try {
-    const game = await api("/api/games", { method: "POST", body });
-    rememberGame(game);
-    location.hash = `#/play/${game.id}`;
+    await startAndOpen("/api/games", body);
   } catch (failure) {
     error.textContent = failure.message;
   } finally {

@@ -3,7 +3,7 @@
 
 import { api } from "./api.js";
 import { Board, positionView } from "./board.js";
-import { rememberGame } from "./mygames.js";
+import { startAndOpen } from "./mygames.js";
 import { clone, el, numbered, outcomeText, resultText } from "./ui.js";
 
 let uploaded = null; // the last record opened from a file: {name, text, replay}
@@ -116,11 +116,8 @@ function stepper(main, { replay, download, name, resumable = false, upload = nul
       button.disabled = true;
       try {
         // a file from elsewhere is sent whole and kept as a new game; a saved one is named
-        const game = upload === null
-          ? await api("/api/games", { method: "POST", body: { resume: name } })
-          : await api("/api/games/from-record", { method: "POST", body: upload });
-        rememberGame(game);
-        location.hash = `#/play/${game.id}`;
+        if (upload === null) await startAndOpen("/api/games", { resume: name });
+        else await startAndOpen("/api/games/from-record", upload);
       } catch (failure) {
         error.textContent = failure.message;
         button.disabled = false;

@@ -2,9 +2,8 @@
 // banner over the side panel between two games (with the button to start the next) and at the
 // end of the match (its result, each game's end, the links to a new game and to the record).
 
-import { api } from "./api.js";
 import { startNextGame } from "./commands.js";
-import { rememberGame } from "./mygames.js";
+import { startAndOpen } from "./mygames.js";
 import { replayLink, statusText } from "./sidebar.js";
 import { el, outcomeText, playerName, recordName, resultFor, title } from "./ui.js";
 
@@ -115,9 +114,7 @@ async function startRematch(snap, button, error) {
   if (snap.start) body.position = snap.start;
   button.disabled = true;
   try {
-    const game = await api("/api/games", { method: "POST", body });
-    rememberGame(game);
-    location.hash = `#/play/${game.id}`;
+    await startAndOpen("/api/games", body);
   } catch (failure) {
     error.textContent = failure.message;
     button.disabled = false;
