@@ -121,6 +121,8 @@ VECTOR_MODULES = {
 WEB_MODULES = {
     "abstractgames.web",
     "abstractgames.web.app",
+    "abstractgames.web.online_api",
+    "abstractgames.web.requests",
     "abstractgames.web.server",
 }
 """The web interface's modules that use its libraries (the `web` extra)."""

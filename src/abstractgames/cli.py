@@ -1443,7 +1443,42 @@ def verify(certificate: str) -> None:
     help="Let the page start engines and bots from files also when serving beyond this machine "
     "(on 127.0.0.1 it always may; either way only with the page's token).",
 )
-def serve(host: str, port: int, open_browser: bool, no_save: bool, allow_programs: bool) -> None:
+@click.option(
+    "--public",
+    is_flag=True,
+    help="A game server for others: no token (each game's seats are guarded by their links' "
+    "secrets), no programs started; put it behind a reverse proxy with TLS.",
+)
+@click.option(
+    "--database",
+    metavar="PATH|URL",
+    help="Where games between people are kept: a SQLite file (default: games.db in your data "
+    "directory) or postgresql://USER@HOST/DB, shared by several servers.",
+)
+@click.option(
+    "--smtp",
+    metavar="HOST:PORT",
+    help="The mail server for correspondence notices (with --mail-from).",
+)
+@click.option("--mail-from", metavar="ADDRESS", help="The From: address of notices.")
+@click.option(
+    "--base-url",
+    metavar="URL",
+    help="The server's address as players reach it (https://games.example.org), for the "
+    "links in notices.",
+)
+def serve(
+    host: str,
+    port: int,
+    open_browser: bool,
+    no_save: bool,
+    allow_programs: bool,
+    public: bool,
+    database: str | None,
+    smtp: str | None,
+    mail_from: str | None,
+    base_url: str | None,
+) -> None:
     """Play, watch and replay in your web browser: a local web app (pip install
     'abstractgames[web]').
 
@@ -1455,16 +1490,39 @@ def serve(host: str, port: int, open_browser: bool, no_save: bool, allow_program
     The address printed (and opened by --open) carries a secret token, new at each start:
     without it the server answers nothing, so no other program or person on this machine can
     use it.
+
+    Two people on two computers play each other by link (the page's Online section): a game's
+    creator gets a link for their seat and one to send the opponent; a third lets anyone watch.
+    Those games, live or by correspondence, and the lobby's challenges are kept in a database
+    (--database), so that a server restarted, or killed, loses no move it acknowledged.
     """
     try:
         from .web import ServeError
         from .web import serve as run_server
+        from .web.notify import SmtpSettings
     except ImportError as error:
         raise click.ClickException(
             f"the web interface needs the web extra ({error}): pip install 'abstractgames[web]'"
         ) from None
-    from .files import games_directory
+    from .files import data_directory, games_directory
 
+    if (smtp is None) != (mail_from is None):
+        raise click.UsageError("--smtp and --mail-from go together")
+    if public and allow_programs:
+        raise click.UsageError("a --public server starts no programs: drop --allow-programs")
+    mail = None
+    if smtp is not None and mail_from is not None:
+        try:
+            mail = SmtpSettings.parse(smtp, mail_from, starttls=smtp.endswith(":587"))
+        except ValueError as error:
+            raise click.BadParameter(printable(error), param_hint="--smtp") from None
+    if database is None and not no_save:
+        home = data_directory()
+        try:
+            home.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise click.ClickException(f"cannot make {printable(home)}: {error}") from None
+        database = str(home / "games.db")
     try:
         run_server(
             host,
@@ -1472,6 +1530,10 @@ def serve(host: str, port: int, open_browser: bool, no_save: bool, allow_program
             open_browser=open_browser,
             save_dir=None if no_save else games_directory(),
             allow_programs=True if allow_programs else None,
+            database=database,
+            public=public,
+            smtp=mail,
+            base_url=base_url,
         )
     except ServeError as error:
         raise click.ClickException(printable(error)) from None

@@ -54,7 +54,14 @@ from .protocol import (
     State,
     random_move,
 )
-from .records import GameEnd, GameRecord, MatchRecord, MoveRecord
+from .records import (
+    GameEnd,
+    GameRecord,
+    MatchRecord,
+    MoveRecord,
+    TimeControl,
+    TimeControlError,
+)
 from .registry import parse_game_spec
 from .text import excerpt
 
@@ -81,6 +88,7 @@ NOON = dt.datetime(2026, 1, 1, 12, 0, tzinfo=dt.UTC)
 _TIME = "%Y-%m-%d %H:%M"
 _HEX = re.compile(r"[0-9a-f]{32}")
 _DAY = dt.timedelta(days=1)
+_NO_TIME_LIMIT = TimeControl()
 
 
 class MailError(AbstractGamesError, ValueError):
@@ -102,64 +110,6 @@ def _read_time(text: str, where: str) -> dt.datetime:
         raise MailError(
             f"{where}: {excerpt(text)!r} is not a time (YYYY-MM-DD HH:MM, UTC)"
         ) from None
-
-
-# --- the time control -----------------------------------------------------------------------------
-
-
-@attrs.frozen
-class TimeControl:
-    """Days a player has for each move, and at most for all their moves of one game.
-
-    Examples:
-        >>> TimeControl.parse("3 days a move, at most 30 days a game")
-        TimeControl(days_per_move=3.0, days_per_game=30.0)
-        >>> str(TimeControl(2))
-        '2 days a move'
-    """
-
-    days_per_move: float | None = None
-    days_per_game: float | None = None
-
-    @classmethod
-    def parse(cls, text: str) -> TimeControl:
-        """Read `none`, `N days a move` or `N days a move, at most M days a game`."""
-        text = " ".join(text.split()).lower()
-        if text in ("", "none"):
-            return cls()
-        found = re.fullmatch(
-            r"(\d+(?:\.\d+)?) days? a move(?:, at most (\d+(?:\.\d+)?) days? a game)?", text
-        )
-        if found is None:
-            raise MailError(
-                f"bad time control {excerpt(text)!r}: write 'none', 'N days a move' or "
-                "'N days a move, at most M days a game'"
-            )
-        move, game = float(found.group(1)), found.group(2)
-        total = None if game is None else float(game)
-        if not 0 < move <= 365 or (total is not None and not move <= total <= 3650):
-            raise MailError(
-                f"bad time control {excerpt(text)!r}: at most a year a move, and a game's "
-                "time no less than a move's"
-            )
-        return cls(move, total)
-
-    def over(self, wait: dt.timedelta, spent: dt.timedelta) -> str:
-        """Why a player who took `wait` for a move, and `spent` in all this game, is out of
-        time (`""` if they are not)."""
-        if self.days_per_move is not None and wait > self.days_per_move * _DAY:
-            return f"more than {self.days_per_move:g} days for a move"
-        if self.days_per_game is not None and spent > self.days_per_game * _DAY:
-            return f"more than {self.days_per_game:g} days in this game"
-        return ""
-
-    def __str__(self) -> str:
-        if self.days_per_move is None:
-            return "none"
-        text = f"{self.days_per_move:g} day{'' if self.days_per_move == 1 else 's'} a move"
-        if self.days_per_game is not None:
-            text += f", at most {self.days_per_game:g} days a game"
-        return text
 
 
 # --- the players' keys ----------------------------------------------------------------------------
@@ -338,7 +288,7 @@ class MailGame:
     id: str
     players: tuple[str, str]
     started: dt.datetime
-    time: TimeControl = TimeControl()
+    time: TimeControl = _NO_TIME_LIMIT
     start: str | None = None
     entries: tuple[Entry, ...] = ()
 
@@ -350,7 +300,7 @@ class MailGame:
         game: Game,
         players: tuple[str, str],
         *,
-        time: TimeControl = TimeControl(),
+        time: TimeControl = _NO_TIME_LIMIT,
         start: State | None = None,
         when: dt.datetime | None = None,
     ) -> MailGame:
@@ -824,7 +774,7 @@ def _parse_copy(lines: list[str], first: int) -> MailGame:
         headers["Id"],
         (headers["Player 1"], headers["Player 2"]),
         started,
-        TimeControl.parse(headers["Time"]),
+        _time_control(headers["Time"]),
         start,
         tuple(entries),
     )
@@ -834,6 +784,13 @@ def _parse_copy(lines: list[str], first: int) -> MailGame:
         except AbstractGamesError as error:
             raise MailError(f"{where}: bad Start: {error}") from None
     return made
+
+
+def _time_control(text: str) -> TimeControl:
+    try:
+        return TimeControl.parse(text)
+    except TimeControlError as error:
+        raise MailError(str(error)) from None
 
 
 def _entry(found: re.Match[str], number: int, line: int) -> Entry:

@@ -16,6 +16,7 @@ another error or unbounded memory. A record written is always valid JSON.
 
 from __future__ import annotations
 
+import datetime as dt
 import enum
 import json
 import math
@@ -59,6 +60,8 @@ __all__ = [
     "RecordError",
     "ResumePlan",
     "ResumeRefusal",
+    "TimeControl",
+    "TimeControlError",
     "latest_unfinished",
 ]
 
@@ -174,6 +177,68 @@ class ClockSettings:
 
         text = number(self.seconds)
         return f"{text}+{number(self.increment)}" if self.increment else text
+
+
+class TimeControlError(AbstractGamesError, ValueError):
+    """A correspondence time control that cannot be read."""
+
+
+_DAY = dt.timedelta(days=1)
+
+
+@attrs.frozen
+class TimeControl:
+    """Days a player has for each move, and at most for all their moves of one game.
+
+    Examples:
+        >>> TimeControl.parse("3 days a move, at most 30 days a game")
+        TimeControl(days_per_move=3.0, days_per_game=30.0)
+        >>> str(TimeControl(2))
+        '2 days a move'
+    """
+
+    days_per_move: float | None = None
+    days_per_game: float | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> TimeControl:
+        """Read `none`, `N days a move` or `N days a move, at most M days a game`."""
+        text = " ".join(text.split()).lower()
+        if text in ("", "none"):
+            return cls()
+        found = re.fullmatch(
+            r"(\d+(?:\.\d+)?) days? a move(?:, at most (\d+(?:\.\d+)?) days? a game)?", text
+        )
+        if found is None:
+            raise TimeControlError(
+                f"bad time control {excerpt(text)!r}: write 'none', 'N days a move' or "
+                "'N days a move, at most M days a game'"
+            )
+        move, game = float(found.group(1)), found.group(2)
+        total = None if game is None else float(game)
+        if not 0 < move <= 365 or (total is not None and not move <= total <= 3650):
+            raise TimeControlError(
+                f"bad time control {excerpt(text)!r}: at most a year a move, and a game's "
+                "time no less than a move's"
+            )
+        return cls(move, total)
+
+    def over(self, wait: dt.timedelta, spent: dt.timedelta) -> str:
+        """Why a player who took `wait` for a move, and `spent` in all this game, is out of
+        time (`""` if they are not)."""
+        if self.days_per_move is not None and wait > self.days_per_move * _DAY:
+            return f"more than {self.days_per_move:g} days for a move"
+        if self.days_per_game is not None and spent > self.days_per_game * _DAY:
+            return f"more than {self.days_per_game:g} days in this game"
+        return ""
+
+    def __str__(self) -> str:
+        if self.days_per_move is None:
+            return "none"
+        text = f"{self.days_per_move:g} day{'' if self.days_per_move == 1 else 's'} a move"
+        if self.days_per_game is not None:
+            text += f", at most {self.days_per_game:g} days a game"
+        return text
 
 
 def _check_time(instance: object, attribute: attrs.Attribute[float | None], value: object) -> None:

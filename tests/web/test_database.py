@@ -203,10 +203,36 @@ def test_a_version_1_database_is_migrated_with_its_data(url: str) -> None:
             columns = {c["name"] for c in sa.inspect(conn).get_columns("seats")}
         assert "last_seen" not in columns
     with Database.open(url) as new:
-        assert new.version() == SCHEMA_VERSION == 2
+        assert new.version() == SCHEMA_VERSION == 3
         assert new.game(game_id).seats[0].name == "Alice" and new.seat_for(game_id, "alice") == 0
         new.touch_seat(game_id, 1, 5.0)
         assert new.game(game_id).seats[1].last_seen == 5.0
+        assert new.game(game_id).record is None  # version 3's column, empty for old games
+        new.add_move(game_id, 0, "Xa1", 6.0, record='{"moves": 1}')
+        assert new.game(game_id).record == '{"moves": 1}'
+
+
+def test_a_move_can_carry_the_record_and_finish_the_game(url: str) -> None:
+    with Database.open(url) as db:
+        game_id = db.create_game("orderchaos", "1d", two_seats(), None, 1.0, record="r0")
+        assert db.game(game_id).record == "r0"
+        db.add_move(game_id, 0, "Xa1", 2.0, record="r1", result={"winner": 1})
+        row = db.game(game_id)
+        assert (row.record, row.result, row.finished_at, row.ply) == ("r1", {"winner": 1}, 2.0, 1)
+        with pytest.raises(GameFinished):
+            db.add_move(game_id, 1, "Ob2", 3.0, record="r2")
+        assert db.game(game_id).record == "r1"
+
+
+def test_renaming_a_seat_is_a_change_of_its_game(url: str) -> None:
+    with Database.open(url) as db, db.listen(poll=0.05) as changes:
+        game_id = db.create_game("orderchaos", "1d", two_seats(), None, 1.0)
+        db.rename_seat(game_id, 1, "Bea")
+        assert db.game(game_id).seats[1].name == "Bea"
+        seen = [changes.get(timeout=5) for _ in range(2)]
+        assert Change("game", game_id, 0) in seen
+        with pytest.raises(UnknownGame):
+            db.rename_seat(game_id, 7, "X")
 
 
 def test_a_newer_schema_is_refused(url: str) -> None:
@@ -248,7 +274,7 @@ def test_sqlite_urls_and_settings(tmp_path: Path) -> None:
         "foreign_keys": 1,
         "busy_timeout": 30000,
     }
-    assert sqlite3.connect(path).execute("SELECT version FROM schema_version").fetchone() == (2,)
+    assert sqlite3.connect(path).execute("SELECT version FROM schema_version").fetchone() == (SCHEMA_VERSION,)
 
 
 def test_sqlite_changes_reach_other_database_objects_in_the_process(tmp_path: Path) -> None:

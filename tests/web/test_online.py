@@ -1,156 +1,307 @@
-"""Online games (`abstractgames.web.online`): two seats, each moved only by its secret's holder;
-watchers see everything but the legal moves and the secrets; a move sent twice is played once."""
+"""Online games (`abstractgames.web.online`, `online_api`): seats held by secrets, every action a
+step of the referee committed to the database before it is acknowledged, the lobby, the clocks
+enforced with nobody connected, the API's refusals."""
 
 from __future__ import annotations
 
 import json
-import random
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 pytest.importorskip("starlette", reason="the web extra is not installed: pip install '.[web]'")
 
-from abstractgames import IllegalMoveError, get_game, parse_game_spec
-from abstractgames.records import ClockSettings
+from starlette.testclient import TestClient
+
+from abstractgames import IllegalMoveError, get_game
+from abstractgames.records import MatchRecord
+from abstractgames.web.app import create_app
+from abstractgames.web.database import Database
 from abstractgames.web.errors import BadRequest, Conflict, Forbidden, NotFound
-from abstractgames.web.online import OnlineGame, OnlineGames, hash_secret
-from abstractgames.web.sessions import Sessions
+from abstractgames.web.online import OnlineGames, Pace, hash_secret
+from abstractgames.web.online_api import OnlineServer
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1_800_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
 
 
 @pytest.fixture
-def games() -> Iterator[OnlineGames]:
-    sessions = Sessions()
-    yield OnlineGames(sessions, random.Random(5))
-    sessions.shutdown()
+def clock() -> FakeClock:
+    return FakeClock()
 
 
-def turn_of(online: OnlineGame, seat: int, plies: int, seconds: float = 10) -> dict[str, Any]:
-    """The snapshot of `seat` once it is to move at match ply `plies`."""
-    deadline = time.monotonic() + seconds
-    while True:
-        view = online.session.snapshot()
-        if view["awaiting"] == seat and view["ply"] == plies:
-            return view
-        assert time.monotonic() < deadline, view
-        time.sleep(0.01)
+@pytest.fixture
+def database(tmp_path: Path) -> Iterator[Database]:
+    with Database.open(tmp_path / "games.db") as db:
+        yield db
+
+
+@pytest.fixture
+def games(database: Database, clock: FakeClock) -> Iterator[OnlineGames]:
+    online = OnlineGames(database, clock=clock)
+    yield online
+    online.close()
+
+
+def first_legal(games: OnlineGames, game_id: str, secret: str) -> tuple[str, int]:
+    view = games.snapshot(game_id, secret)
+    assert view["awaiting"] == view["you"], view["status"]
+    return view["legal"][0]["move"], view["ply"]
 
 
 def test_two_seats_with_their_own_secrets_and_a_watcher(games: OnlineGames) -> None:
-    online, mine, theirs = games.create(get_game("orderchaos"), seat=1, name="Ann")
-    assert mine != theirs and len(mine) >= 22 and len(theirs) >= 22  # >= 128 bits each
-    assert online.seat_of(mine) == 1 and online.seat_of(theirs) == 2
-    assert online.seat_of(None) is None and online.seat_of("") is None
-    assert online.seat_of(mine[:-1] + ("A" if mine[-1] != "A" else "B")) is None
-    assert [s.secret_hash for s in online.seats] == [hash_secret(mine), hash_secret(theirs)]
-    assert mine not in repr(online.seats) and online.seats[0].secret_hash not in repr(online.seats)
-    turn_of(online, 1, 0)
+    game_id, mine, theirs = games.create(get_game("orderchaos"), seat=1, name="Ann")
+    assert theirs is not None and mine != theirs and len(mine) >= 22 and len(theirs) >= 22
+    assert games.seat_of(game_id, mine) == 1 and games.seat_of(game_id, theirs) == 2
+    assert games.seat_of(game_id, None) is None and games.seat_of(game_id, "") is None
+    assert games.seat_of(game_id, mine[:-1] + ("A" if mine[-1] != "A" else "B")) is None
+    row = games.database.game(game_id)
+    assert [s.secret_hash for s in row.seats] == [hash_secret(mine), hash_secret(theirs)]
 
-    ann, bob, watcher = online.snapshot(mine), online.snapshot(theirs), online.snapshot()
+    ann, bob, watcher = (games.snapshot(game_id, s) for s in (mine, theirs, None))
     assert ann["you"] == 1 and ann["awaiting"] == 1 and ann["legal"]
     assert bob["you"] == 2 and bob["awaiting"] is None and bob["legal"] == []
     assert watcher["you"] is None and watcher["awaiting"] is None and watcher["legal"] == []
     assert [s["name"] for s in watcher["seats"]] == ["Ann", None]
-    assert [p["human"] for p in ann["players"]] == [True, False]  # "you" on the page
+    assert [p["human"] for p in ann["players"]] == [True, False]
     for view in (ann, bob, watcher):
         text = json.dumps(view)
         assert mine not in text and theirs not in text and hash_secret(mine) not in text
-        assert view["saved"] is None
+        assert view["seed"] is None  # the draws to come are nobody's business
 
 
-def test_only_the_seat_to_move_moves(games: OnlineGames) -> None:
-    online, mine, theirs = games.create(get_game("orderchaos"), seat=2)
-    turn_of(online, 1, 0)  # the invited player (seat 1, Order) moves first
+def test_only_the_seat_to_move_moves_and_a_move_sent_twice_is_played_once(
+    games: OnlineGames,
+) -> None:
+    game_id, ann, bob = games.create(get_game("orderchaos"), seat=1)
+    assert bob is not None
     with pytest.raises(Forbidden, match="watcher"):
-        online.play(None, "X@c3", 0)
-    with pytest.raises(Forbidden, match="watcher"):
-        online.play("not-a-secret", "X@c3", 0)
-    with pytest.raises(Conflict, match="not your turn: player 1"):
-        online.play(mine, "X@c3", 0)
-    with pytest.raises(IllegalMoveError):
-        online.play(theirs, "X@z9", 0)
-    assert online.play(theirs, "x@c3", 0) == "X@c3"
-    view = turn_of(online, 2, 1)
-    assert [p["move"] for p in view["plies"]] == ["X@c3"]
+        games.play(game_id, None, "X@a1", 0)
     with pytest.raises(Forbidden):
-        online.resign(None)
-
-
-def test_a_move_sent_twice_is_played_once(games: OnlineGames) -> None:
-    online, mine, theirs = games.create(get_game("orderchaos"), seat=1)
-    turn_of(online, 1, 0)
-    online.play(mine, "X@c3", 0)
-    with pytest.raises(Conflict, match="made at ply 0, but the match is at ply 1"):
-        online.play(mine, "X@c3", 0)  # a double click
-    turn_of(online, 2, 1)
-    with pytest.raises(Conflict, match="made at ply 0"):
-        online.play(theirs, "O@d4", 0)  # a stale page
-    online.play(theirs, "O@d4", 1)
-    view = turn_of(online, 1, 2)
-    assert [p["move"] for p in view["plies"]] == ["X@c3", "O@d4"]
-
-
-def test_an_entropy_match_counts_plies_across_its_chance_events_and_games(
-    games: OnlineGames,
-) -> None:
-    online, mine, theirs = games.create(parse_game_spec("entropy:size=5"), seat=1)
-    secrets_of = {1: mine, 2: theirs}
-    while online.session.snapshot()["status"] not in ("finished", "between games"):
-        view = online.session.snapshot()
-        if view["awaiting"] is None:
-            time.sleep(0.005)
-            continue
-        seat = view["awaiting"]
-        mine_view = online.snapshot(secrets_of[seat])
-        online.play(secrets_of[seat], mine_view["legal"][0]["move"], mine_view["ply"])
-        deadline = time.monotonic() + 10
-        while online.session.snapshot()["ply"] == view["ply"]:
-            assert time.monotonic() < deadline
-            time.sleep(0.002)
-    view = online.session.snapshot()
-    assert view["ply"] == len(view["plies"]) and view["ply"] > 25  # draws count too
-
-
-def test_the_creator_may_leave_the_seat_to_chance_and_names_are_checked(
-    games: OnlineGames,
-) -> None:
-    seats = [games.create(get_game("orderchaos"))[0].creator for _ in range(12)]
-    assert set(seats) == {1, 2}
-    again = OnlineGames(games.sessions, random.Random(5))
-    assert [again.create(get_game("orderchaos"))[0].creator for _ in range(12)] == seats
-    with pytest.raises(BadRequest, match="the seat is 1 or 2"):
-        games.create(get_game("orderchaos"), seat=3)
-    with pytest.raises(BadRequest, match="at most 40 printable"):
-        games.create(get_game("orderchaos"), name="x" * 41)
-    with pytest.raises(BadRequest, match="at most 40 printable"):
-        games.create(get_game("orderchaos"), name="Ann\x1b[2J")
-    online, _, theirs = games.create(get_game("orderchaos"), name="  Ann   Lee ")
-    assert online.seats[online.creator - 1].name == "Ann Lee"
-    assert online.rename(theirs, "Bob").name == "Bob"
-    with pytest.raises(Forbidden, match="name a seat"):
-        online.rename("nope", "Eve")
-
-
-def test_resigning_and_the_games_of_a_browser(games: OnlineGames) -> None:
-    first, a1, b1 = games.create(get_game("orderchaos"), seat=1, clock=ClockSettings(600))
-    second, a2, _ = games.create(get_game("orderchaos"), seat=2)
-    turn_of(first, 1, 0)
-    turn_of(second, 1, 0)
-    listed = games.games_of([a1, a2])
-    assert [(g["id"], g["seat"], g["your_move"]) for g in listed] == [
-        (first.id, 1, True),
-        (second.id, 2, False),
-    ]
-    assert games.games_of(["nobody"]) == []
-    assert first.resign(b1) == 2
-    deadline = time.monotonic() + 10
-    while first.session.snapshot()["status"] != "finished":
-        assert time.monotonic() < deadline
-        time.sleep(0.01)
-    result = first.snapshot()["result"]
-    assert result["winner"] == 1 and "resigned" in result["reason"]
+        games.play(game_id, "not-a-secret", "X@a1", 0)
+    with pytest.raises(Conflict, match="not your turn"):
+        games.play(game_id, bob, "X@a1", 0)
+    with pytest.raises(IllegalMoveError):
+        games.play(game_id, ann, "X@z9", 0)
+    assert games.play(game_id, ann, "x@a1", 0) == "X@a1"
+    with pytest.raises(Conflict, match="at ply 1"):
+        games.play(game_id, ann, "X@a1", 0)  # the retry of a move already played
+    with pytest.raises(Conflict):
+        games.play(game_id, bob, "O@b2", 0)  # stale ply, right seat
+    assert games.play(game_id, bob, "O@b2", 1) == "O@b2"
+    assert [p["move"] for p in games.snapshot(game_id)["plies"]] == ["X@a1", "O@b2"]
     with pytest.raises(NotFound):
-        games.get("nope")
-    assert games.get(first.id) is first
+        games.snapshot("nosuchgame")
+
+
+def test_a_whole_game_is_stored_and_its_record_replays(games: OnlineGames) -> None:
+    game_id, ann, bob = games.create(get_game("orderchaos"), seat=2)
+    assert bob is not None
+    seats = {2: ann, 1: bob}
+    for _ in range(40):
+        view = games.snapshot(game_id)
+        if view["status"] == "finished":
+            break
+        secret = seats[view["thinking"]]
+        move, ply = first_legal(games, game_id, secret)
+        games.play(game_id, secret, move, ply)
+    assert view["status"] == "finished" and view["result"]["winner"] in (1, 2)
+    record = games.record_of(game_id)
+    assert record.finished and MatchRecord.loads(record.dumps()).replay()
+    with pytest.raises(Conflict, match="over"):
+        games.resign(game_id, ann)
+
+
+def test_resigning_on_the_opponents_turn_and_names(games: OnlineGames) -> None:
+    game_id, ann, bob = games.create(get_game("orderchaos"), seat=1)
+    with pytest.raises(BadRequest):
+        games.rename(game_id, ann, "x" * 100)
+    assert games.rename(game_id, bob, "  Bob   B ") == "Bob B"
+    assert games.snapshot(game_id)["seats"][1]["name"] == "Bob B"
+    assert games.resign(game_id, bob) == 2  # Ann is to move
+    view = games.snapshot(game_id)
+    assert view["status"] == "finished" and view["result"]["winner"] == 1
+
+
+def test_a_game_against_a_bot_of_the_server(games: OnlineGames) -> None:
+    with pytest.raises(Forbidden):
+        games.create(get_game("orderchaos"), opponent="engine:/bin/sh")
+    with pytest.raises(Forbidden):
+        games.create(get_game("orderchaos"), opponent="bot.py:Bot")
+    with pytest.raises(BadRequest):
+        games.create(get_game("orderchaos"), opponent="human")
+    game_id, ann, none = games.create(get_game("orderchaos"), seat=2, opponent="greedy")
+    assert none is None
+    deadline = time.monotonic() + 20
+    while games.snapshot(game_id, ann)["awaiting"] != 2:
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    view = games.snapshot(game_id, ann)
+    assert view["ply"] == 1 and view["players"][0]["spec"] == "greedy"
+    assert games.games_of([ann])[0]["your_move"]
+
+
+def test_a_live_flag_falls_with_nobody_connected(games: OnlineGames, clock: FakeClock) -> None:
+    game_id, ann, _ = games.create(get_game("orderchaos"), seat=1, pace=Pace.parse("1+0"))
+    assert games.database.game(game_id).deadline == pytest.approx(clock.now + 60)
+    clock.now += 30
+    assert games.sweep() == 0
+    clock.now += 31
+    assert games.sweep() == 1
+    view = games.snapshot(game_id)
+    assert view["status"] == "finished" and view["result"]["winner"] == 2
+    assert "time" in view["result"]["reason"]
+
+
+def test_entropy_live_timeout_moves_then_play_goes_on(games: OnlineGames, clock: FakeClock) -> None:
+    game_id, ann, bob = games.create(get_game("entropy", size=5), seat=1, pace=Pace.parse("1+0"))
+    assert bob is not None
+    clock.now += 61  # Ann (Chaos first) lets her clock run out
+    assert games.sweep() == 1
+    view = games.snapshot(game_id, bob)
+    assert view["status"] == "playing" and view["awaiting"] == 2  # her moves are made for her
+    assert any(p["auto"] for p in view["plies"])
+
+
+def test_correspondence_days_and_the_entropy_match_lost_on_time(
+    games: OnlineGames, clock: FakeClock
+) -> None:
+    pace = Pace.parse("2 days a move")
+    game_id, ann, bob = games.create(get_game("entropy", size=5), seat=2, pace=pace)
+    assert bob is not None
+    clock.now += 86_400  # a day: Bob (Chaos) moves in time
+    move, ply = first_legal(games, game_id, bob)
+    games.play(game_id, bob, move, ply)
+    clock.now += 3 * 86_400  # Ann, to move, takes three
+    assert games.sweep() == 1
+    view = games.snapshot(game_id, ann)
+    assert view["status"] == "finished" and view["result"]["winner"] == 1  # the match
+
+
+def test_the_lobby(games: OnlineGames) -> None:
+    challenge_id, creator = games.challenge(get_game("orderchaos"), seat=1, name="Cy")
+    assert [c.id for c in games.database.challenges()] == [challenge_id]
+    with pytest.raises(Forbidden):
+        games.withdraw(challenge_id, "someone else")
+    game_id, acceptor = games.accept(challenge_id, "Di")
+    assert games.database.challenges() == []
+    assert games.seat_of(game_id, creator) == 1 and games.seat_of(game_id, acceptor) == 2
+    assert [g["id"] for g in games.games_of([creator])] == [game_id]
+    with pytest.raises(NotFound):
+        games.withdraw(challenge_id, creator)
+
+
+# --- the API ------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def client(database: Database) -> Iterator[TestClient]:
+    server = OnlineServer(database, limits={"create": (0.001, 5.0), "move": (0.001, 30.0)})
+    app = create_app(online=server, public=True)
+    with TestClient(app, base_url="http://testserver") as test_client:
+        yield test_client
+
+
+def post(client: TestClient, path: str, body: Any, secret: str | None = None) -> Any:
+    headers = {"Origin": "http://testserver"}
+    if secret is not None:
+        headers["X-Seat"] = secret
+    return client.post(path, json=body, headers=headers)
+
+
+def test_the_api_plays_a_game_by_link(client: TestClient) -> None:
+    made = post(client, "/api/online", {"game": "orderchaos", "seat": 1, "name": "Ann"})
+    assert made.status_code == 201, made.text
+    data = made.json()
+    game_id, ann, bob = data["id"], data["secret"], data["invitation"]
+    assert data["game"]["awaiting"] == 1
+    bad = post(client, f"/api/online/{game_id}/move", {"move": "X@a1", "ply": 0}, bob)
+    assert bad.status_code == 409
+    watcher = post(client, f"/api/online/{game_id}/move", {"move": "X@a1", "ply": 0})
+    assert watcher.status_code == 403
+    assert post(client, f"/api/online/{game_id}/move", {"move": "X@a1", "ply": 0}, ann).json() == {
+        "move": "X@a1"
+    }
+    again = post(client, f"/api/online/{game_id}/move", {"move": "X@a1", "ply": 0}, ann)
+    assert again.status_code == 409 and "moved on" in again.json()["error"]
+    seen = client.get(f"/api/online/{game_id}", headers={"X-Seat": bob}).json()
+    assert seen["awaiting"] == 2 and seen["legal"]
+    assert client.get(f"/api/online/{game_id}").json()["legal"] == []
+    assert client.get(f"/api/online/{game_id}/record").status_code == 400  # not over yet
+    assert post(client, f"/api/online/{game_id}/resign", {}, bob).json() == {"resigned": 2}
+    record = client.get(f"/api/online/{game_id}/record")
+    assert record.status_code == 200 and MatchRecord.loads(record.text).finished
+    mine = post(client, "/api/online/mine", {"secrets": [ann, "nonsense"]}).json()["games"]
+    assert [g["id"] for g in mine] == [game_id]
+
+
+def test_the_api_refuses_what_it_must(client: TestClient) -> None:
+    for body in (
+        {"game": "nosuchgame"},
+        {"game": "orderchaos", "time_control": "soon"},
+        {"game": "orderchaos", "seat": 3},
+        {"game": "orderchaos", "extra": 1},
+        {"game": "orderchaos", "opponent": "human"},
+    ):
+        answer = post(client, "/api/online", body)
+        assert answer.status_code == 400, (body, answer.text)
+    assert (
+        post(client, "/api/online", {"game": "orderchaos", "opponent": "engine:sh"}).status_code
+        == 403
+    )
+    other = client.post(
+        "/api/online", json={"game": "orderchaos"}, headers={"Origin": "http://evil.example"}
+    )
+    assert other.status_code == 403
+    huge = client.post(
+        "/api/online",
+        content=json.dumps({"game": "orderchaos", "name": "x" * 100_000}),
+        headers={"Origin": "http://testserver", "Content-Type": "application/json"},
+    )
+    assert huge.status_code == 413
+    assert client.get("/api/online/nosuchgame").status_code == 404
+
+
+def test_the_api_limits_how_fast_a_client_creates_games(client: TestClient) -> None:
+    answers = [post(client, "/api/online", {"game": "orderchaos"}).status_code for _ in range(7)]
+    assert answers.count(201) <= 5 and answers[-1] == 429
+
+
+def test_the_api_lobby_and_a_watchers_socket(client: TestClient) -> None:
+    made = post(client, "/api/lobby", {"game": "orderchaos", "seat": 2, "name": "Cy"})
+    assert made.status_code == 201
+    challenge_id, creator = made.json()["id"], made.json()["secret"]
+    listed = client.get("/api/lobby").json()["challenges"]
+    assert [c["id"] for c in listed] == [challenge_id] and "creator_hash" not in json.dumps(listed)
+    accepted = post(client, f"/api/lobby/{challenge_id}/accept", {"name": "Di"})
+    assert accepted.status_code == 201
+    game_id, acceptor = accepted.json()["id"], accepted.json()["secret"]
+    assert post(client, f"/api/lobby/{challenge_id}/accept", {}).status_code == 404
+    with client.websocket_connect(
+        f"/api/online/{game_id}/ws", headers={"Origin": "http://testserver"}
+    ) as socket:
+        socket.send_text("{}")
+        first = socket.receive_json()
+        assert first["ply"] == 0 and first["you"] is None
+        move = client.get(f"/api/online/{game_id}", headers={"X-Seat": acceptor}).json()
+        assert move["awaiting"] == 1
+        played = post(
+            client,
+            f"/api/online/{game_id}/move",
+            {"move": move["legal"][0]["move"], "ply": 0},
+            acceptor,
+        )
+        assert played.status_code == 200
+        update = socket.receive_json()
+        while update["ply"] == 0:
+            update = socket.receive_json()
+        assert update["ply"] == 1 and update["plies"][-1]["move"] == played.json()["move"]
+    assert client.get(f"/api/online/{game_id}", headers={"X-Seat": creator}).json()["you"] == 2

@@ -28,7 +28,7 @@ import threading
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import asynccontextmanager, suppress
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import parse_qs, urlsplit
@@ -41,13 +41,11 @@ from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
-from starlette.websockets import WebSocket, WebSocketDisconnect
+from starlette.websockets import WebSocket
 
-from .. import strictjson
 from ..files import safe_name
-from ..grid import read_position
 from ..players import HUMAN, is_human
-from ..protocol import AbstractGamesError, Game, State
+from ..protocol import AbstractGamesError
 from ..records import (
     MAX_RECORD_SIZE,
     SEED_LIMIT,
@@ -56,13 +54,22 @@ from ..records import (
     MatchRecord,
     ResumeRefusal,
 )
-from ..referee import check_start
-from ..registry import NoHint, make_player, parse_game_spec
+from ..registry import NoHint, make_player
 from ..registry import hint as suggest
-from ..text import excerpt
-from .errors import BadRequest, Busy, Conflict, Forbidden, TooLarge, WebError
+from .errors import BadRequest, Busy, Conflict, Forbidden, WebError
+from .online_api import OnlineServer
+from .online_api import routes as online_routes
+from .requests import (
+    MAX_BODY,
+    MAX_POSITION,
+    board_game,
+    follow,
+    read_body,
+    read_json,
+    start_position,
+)
 from .saved import SavedGames
-from .sessions import GameSession, Live, Sessions
+from .sessions import GameSession, Sessions
 from .tournaments import Tournaments
 from .views import catalog, game_view, grid_or_none, position_view, replay_view, squares_of
 
@@ -82,17 +89,10 @@ __all__ = [
 
 STATIC = Path(__file__).resolve().parent / "static"
 """The page's files: HTML, CSS and JavaScript modules, served as they are (no build step)."""
-MAX_BODY = 64 * 1024
-"""The largest request body read, in bytes, but for an uploaded record (see
-[`MAX_RECORD_SIZE`][abstractgames.records.MAX_RECORD_SIZE])."""
-MAX_POSITION = 4000
-"""The longest start position a new game may be given (a text diagram with its caption)."""
 MAX_PLAYERS = 8
 """The most players of a tournament started from the page."""
 MAX_TOURNAMENT_GAMES = 200
 """The most matches per pair of players of a tournament started from the page."""
-PUSH_INTERVAL = 0.05
-"""The shortest time between two updates a WebSocket sends (changes in between are merged)."""
 MAX_UPLOADS = 2
 """The most records (up to [`MAX_RECORD_SIZE`][abstractgames.records.MAX_RECORD_SIZE] each)
 read and replayed at once; one more is answered 503 until one of them is done, so that uploads
@@ -109,7 +109,6 @@ TOKEN_BYTES = 32
 
 logger = logging.getLogger(__name__)
 _T = TypeVar("_T")
-_MISSING: Any = object()
 
 
 class WebApp:
@@ -122,6 +121,7 @@ class WebApp:
         bot_timeout: seconds a bot without a clock has for a move before it forfeits.
         tournament_dir: where tournaments keep their records (default: `save_dir/tournaments`,
             or a new private temporary directory, removed by [`shutdown`][]).
+        online: the game server's games between people (closed by [`shutdown`][]).
     """
 
     def __init__(
@@ -131,7 +131,10 @@ class WebApp:
         allow_programs: bool = True,
         bot_timeout: float = 300.0,
         tournament_dir: Path | None = None,
+        online: OnlineServer | None = None,
     ) -> None:
+        self.online = online
+        """The games between people by link and the lobby (`None`: this server has none)."""
         self.sessions = Sessions(
             save_dir=save_dir, allow_programs=allow_programs, bot_timeout=bot_timeout
         )
@@ -170,6 +173,8 @@ class WebApp:
         if self._saved_on_shutdown is None:
             saved = self.sessions.shutdown()
             self.tournaments.shutdown()
+            if self.online is not None:
+                self.online.close()
             self.executor.shutdown(wait=False, cancel_futures=True)
             if self._scratch is not None:
                 shutil.rmtree(self._scratch, ignore_errors=True)
@@ -184,141 +189,8 @@ class WebApp:
             **self._catalog,
             "allow_programs": self.allow_programs,
             "saving": self.sessions.save_dir is not None,
+            "online": self.online is not None,
         }
-
-
-# --- reading requests -------------------------------------------------------------------------
-
-
-async def read_body(request: Request, limit: int = MAX_BODY) -> str:
-    """The request's body as text, refused if it is not JSON, larger than `limit` bytes, or not
-    UTF-8.
-
-    Raises:
-        BadRequest: not JSON or not UTF-8.
-        TooLarge: more than `limit` bytes.
-    """
-    kind = request.headers.get("content-type", "").partition(";")[0].strip().lower()
-    if kind != "application/json":
-        raise BadRequest("send the request as JSON (Content-Type: application/json)")
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > limit:
-        raise TooLarge(f"the request is larger than {limit:,} bytes")
-    body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > limit:
-            raise TooLarge(f"the request is larger than {limit:,} bytes")
-    try:
-        return body.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise BadRequest(f"the request is not UTF-8 (at byte {error.start + 1:,})") from None
-
-
-async def read_json(request: Request, limit: int = MAX_BODY) -> Fields:
-    """The request's JSON object, to read its fields from (an empty body is `{}`)."""
-    text = await read_body(request, limit)
-    if not text.strip():
-        return Fields({})
-    try:
-        data = strictjson.loads(text)
-    except strictjson.JSONError as error:
-        raise BadRequest(f"the request is {error}") from None
-    return Fields(data)
-
-
-class Fields:
-    """The fields of a request's JSON object, each checked as it is read; [`finish`][] refuses
-    any field that was not read."""
-
-    def __init__(self, data: Any) -> None:
-        if not isinstance(data, dict):
-            raise BadRequest("the request must be a JSON object")
-        self.data: dict[str, Any] = data
-        self.read: list[str] = []
-
-    def _get(self, key: str, default: Any) -> Any:
-        self.read.append(key)
-        value = self.data.get(key, _MISSING)
-        if value is _MISSING or value is None:
-            if default is _MISSING:
-                raise BadRequest(f"the request has no {key!r}")
-            return default
-        return value
-
-    def text(self, key: str, default: Any = _MISSING, *, limit: int = 1000) -> Any:
-        """A string field of at most `limit` characters."""
-        value = self._get(key, default)
-        if value is default:
-            return value
-        if not isinstance(value, str):
-            raise BadRequest(f"{key!r} must be a string, not {_kind(value)}")
-        if len(value) > limit:
-            raise BadRequest(f"{key!r} is longer than {limit:,} characters")
-        return value
-
-    def texts(self, key: str, default: Any = _MISSING, *, count: tuple[int, int]) -> Any:
-        """A list of short strings, with a number of items in the range `count`."""
-        value = self._get(key, default)
-        if value is default:
-            return value
-        low, high = count
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise BadRequest(f"{key!r} must be a list of strings")
-        if not low <= len(value) <= high:
-            many = f"{low}" if low == high else f"{low} to {high}"
-            raise BadRequest(f"{key!r} must have {many} items, not {len(value)}")
-        if any(len(v) > 1000 for v in value):
-            raise BadRequest(f"an item of {key!r} is longer than 1,000 characters")
-        return value
-
-    def integer(self, key: str, default: Any = _MISSING, *, low: int, high: int) -> Any:
-        """An integer field from `low` to `high`."""
-        value = self._get(key, default)
-        if value is default:
-            return value
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise BadRequest(f"{key!r} must be an integer, not {_kind(value)}")
-        if not low <= value <= high:
-            raise BadRequest(f"{key!r} must be from {low} to {high}, not {excerpt(value)}")
-        return value
-
-    def number(self, key: str, default: Any = _MISSING, *, low: float, high: float) -> Any:
-        """A number field from `low` to `high`."""
-        value = self._get(key, default)
-        if value is default:
-            return value
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise BadRequest(f"{key!r} must be a number, not {_kind(value)}")
-        if not low <= value <= high:
-            raise BadRequest(f"{key!r} must be from {low:g} to {high:g}, not {excerpt(value)}")
-        return float(value)
-
-    def flag(self, key: str, default: bool = False) -> bool:
-        """A true/false field."""
-        value = self._get(key, default)
-        if not isinstance(value, bool):
-            raise BadRequest(f"{key!r} must be true or false, not {_kind(value)}")
-        return value
-
-    def finish(self) -> None:
-        """Refuse the fields that were not read."""
-        unknown = sorted(set(self.data) - set(self.read))
-        if unknown:
-            known = ", ".join(self.read) or "none"
-            raise BadRequest(f"unknown field {excerpt(unknown[0])!r} (the fields are: {known})")
-
-
-def _kind(value: Any) -> str:
-    names = {dict: "an object", list: "a list", str: "a string", bool: "true or false"}
-    return names.get(type(value), "a number" if isinstance(value, int | float) else "null")
-
-
-def _game(spec: str) -> Game:
-    game = parse_game_spec(spec)
-    if grid_or_none(game) is None:
-        raise BadRequest(f"{excerpt(spec)} has no board to show on the page")
-    return game
 
 
 # --- the API ----------------------------------------------------------------------------------
@@ -350,7 +222,7 @@ async def game_start(request: Request) -> Response:
         raise BadRequest("name the game: ?game=SPEC (at most 200 characters)")
 
     def view() -> dict[str, Any]:
-        game = _game(spec)
+        game = board_game(spec)
         return {**game_view(game), "start": position_view(game.initial_state())}
 
     return JSONResponse(await web.run(view))
@@ -387,8 +259,8 @@ async def create_game(request: Request) -> Response:
             clock = ClockSettings.parse(clock_text)
         except ValueError as error:
             raise BadRequest(str(error)) from None
-    game = _game(spec)
-    start = None if position is None or not position.strip() else _start(game, position)
+    game = board_game(spec)
+    start = None if position is None or not position.strip() else start_position(game, position)
     session = await web.run(
         web.sessions.create,
         game,
@@ -401,15 +273,6 @@ async def create_game(request: Request) -> Response:
         start=start,
     )
     return JSONResponse(session.snapshot(), status_code=201)
-
-
-def _start(game: Game, text: str) -> State:
-    """The position a new match starts from: a position string or a text diagram (with the side
-    to move below it), as `play --position` reads it."""
-    try:
-        return check_start(game, read_position(game, text))
-    except AbstractGamesError as error:
-        raise BadRequest(f"the start position: {error}") from None
 
 
 async def continue_record(request: Request) -> Response:
@@ -596,7 +459,7 @@ async def create_tournament(request: Request) -> Response:
         if not player or is_human(player):
             raise BadRequest("a tournament is played between bots: name a bot for each player")
         web.sessions.check_spec(player)
-    game = _game(spec)
+    game = board_game(spec)
 
     def check() -> None:
         for player in players:
@@ -622,37 +485,6 @@ async def tournament_match(request: Request) -> Response:
     web = _web(request)
     tournament = web.tournaments.get(request.path_params["id"])
     return JSONResponse(await web.run(tournament.match, request.path_params["number"]))
-
-
-async def follow(websocket: WebSocket, live: Live, snapshot: Callable[[], dict[str, Any]]) -> None:
-    """Send `snapshot()` at once and after every change of `live`, until the page goes."""
-    await websocket.accept()
-    event = live.watch()
-    receiving = asyncio.ensure_future(websocket.receive())
-    waiting: asyncio.Future[Any] | None = None
-    try:
-        while True:
-            event.clear()
-            await websocket.send_json(snapshot())
-            await asyncio.sleep(PUSH_INTERVAL)
-            waiting = asyncio.ensure_future(event.wait())
-            done, _ = await asyncio.wait({waiting, receiving}, return_when=asyncio.FIRST_COMPLETED)
-            if receiving in done:
-                message = receiving.result()
-                if message.get("type") == "websocket.disconnect":
-                    break
-                receiving = asyncio.ensure_future(websocket.receive())  # the page says nothing
-            if waiting not in done:
-                await waiting
-    except (WebSocketDisconnect, RuntimeError, OSError):
-        pass
-    finally:
-        live.unwatch(event)
-        for task in (receiving, waiting):
-            if task is not None:
-                task.cancel()
-        with suppress(Exception):
-            await websocket.close()
 
 
 async def game_socket(websocket: WebSocket) -> None:
@@ -893,6 +725,8 @@ def create_app(
     hosts: Sequence[str] | None = None,
     tournament_dir: Path | None = None,
     token: str | None = None,
+    online: OnlineServer | None = None,
+    public: bool = False,
 ) -> Starlette:
     """The web app (an ASGI application; `abstractgames serve` runs it with uvicorn).
 
@@ -908,15 +742,20 @@ def create_app(
             private temporary directory removed at the end).
         token: the secret every request must carry (see [`TokenGate`][]; default: a new one
             from [`new_token`][]). The page's first address is `/?token=TOKEN`.
+        online: the games between people by link and the lobby (`None`: none); see
+            [`abstractgames.web.online`][].
+        public: a game server for others: no token (seat secrets guard the games), and never
+            a program started.
 
     The app's [`WebApp`][] is `app.state.web`, its token `app.state.token`; the web app's
     `shutdown()` stops every match, saving it.
     """
     web = WebApp(
         save_dir=save_dir,
-        allow_programs=allow_programs,
+        allow_programs=allow_programs and not public,
         bot_timeout=bot_timeout,
         tournament_dir=tournament_dir,
+        online=online,
     )
 
     @asynccontextmanager
@@ -953,6 +792,7 @@ def create_app(
         Route("/api/tournaments/{id}", stop_tournament, methods=["DELETE"]),
         Route("/api/tournaments/{id}/matches/{number:int}", tournament_match),
         WebSocketRoute("/api/tournaments/{id}/ws", tournament_socket),
+        *online_routes(),
     ]
     app = Starlette(
         routes=routes,
@@ -967,6 +807,7 @@ def create_app(
     app.state.web = web
     app.state.token = new_token() if token is None else token
     app.add_middleware(ClientGone)
-    app.add_middleware(TokenGate, token=app.state.token)
+    if not public:
+        app.add_middleware(TokenGate, token=app.state.token)
     app.add_middleware(SameOrigin, hosts=hosts)
     return app

@@ -140,6 +140,8 @@ class GameRow:
     created_at: float
     updated_at: float
     finished_at: float | None
+    record: str | None = None
+    """The match record as the referee keeps it (JSON), if the game's owner stores one."""
 
     @property
     def ply(self) -> int:
@@ -199,6 +201,7 @@ _GAMES = sa.Table(
     sa.Column("created_at", sa.Float, nullable=False),
     sa.Column("updated_at", sa.Float, nullable=False),
     sa.Column("finished_at", sa.Float),
+    sa.Column("record", sa.Text),
 )
 _SEATS = sa.Table(
     "seats",
@@ -235,6 +238,10 @@ _CHALLENGES = sa.Table(
 )
 
 
+_LATER_GAME_COLUMNS = ("record",)
+"""Columns of `games` that a later migration adds."""
+
+
 def _migration_1(conn: sa.Connection) -> None:
     """The first schema."""
     meta = sa.MetaData()
@@ -251,6 +258,7 @@ def _migration_1(conn: sa.Connection) -> None:
         *(
             sa.Column(c.name, c.type, primary_key=c.primary_key, nullable=c.nullable)
             for c in _GAMES.columns
+            if c.name not in _LATER_GAME_COLUMNS
         ),
     )
     sa.Index("games_change_seq", games.c.change_seq)
@@ -290,7 +298,16 @@ def _migration_2(conn: sa.Connection) -> None:
     sa.Index("games_deadline", _GAMES.c.deadline).create(conn)
 
 
-_MIGRATIONS: tuple[Callable[[sa.Connection], None], ...] = (_migration_1, _migration_2)
+def _migration_3(conn: sa.Connection) -> None:
+    """Each game's match record (the referee's JSON), written with every move."""
+    conn.execute(sa.text("ALTER TABLE games ADD COLUMN record TEXT"))
+
+
+_MIGRATIONS: tuple[Callable[[sa.Connection], None], ...] = (
+    _migration_1,
+    _migration_2,
+    _migration_3,
+)
 """Migration `i` brings the schema from version `i` to `i + 1`."""
 
 SCHEMA_VERSION = len(_MIGRATIONS)
@@ -560,12 +577,14 @@ class Database:
         created_at: float,
         *,
         deadline: float | None = None,
+        record: str | None = None,
     ) -> str:
         """Store a new game and return its id. Each seat is `(secret_hash, name)` or
-        `(secret_hash, name, player_spec)`; a bot's or a local player's hash is `None`."""
+        `(secret_hash, name, player_spec)`; a bot's or a local player's hash is `None`;
+        `record` is the match record so far, if the caller keeps one."""
         with self._write() as conn:
             game_id = self._insert_game(
-                conn, game_spec, time_control, seats, start_position, created_at, deadline
+                conn, game_spec, time_control, seats, start_position, created_at, deadline, record
             )
         self._published(Change("game", game_id, 0))
         return game_id
@@ -579,6 +598,7 @@ class Database:
         start_position: str | None,
         created_at: float,
         deadline: float | None,
+        record: str | None = None,
     ) -> str:
         game_id = _new_id()
         while conn.execute(sa.select(_GAMES.c.id).where(_GAMES.c.id == game_id)).first():
@@ -594,6 +614,7 @@ class Database:
                 change_seq=self._bump(conn),
                 created_at=created_at,
                 updated_at=created_at,
+                **({} if record is None else {"record": record}),
             )
         )
         conn.execute(
@@ -621,10 +642,21 @@ class Database:
         clocks: dict[str, Any] | None = None,
         *,
         deadline: float | None = None,
+        record: str | None = None,
+        result: dict[str, Any] | None = None,
     ) -> None:
         """Store move `ply` (the count of moves stored so far) once committed, with the clocks
         after it and the game's new correspondence `deadline`; raise `StalePly` if another
-        move `ply` got there first, `GameFinished` if the game is over."""
+        move `ply` got there first, `GameFinished` if the game is over.
+
+        `record` replaces the stored match record and `result`, if given, finishes the game,
+        both in the same transaction as the move."""
+        values: dict[str, Any] = {}
+        if record is not None:
+            values["record"] = record
+        if result is not None:
+            values.update(result=_dumps(result), finished_at=made_at)
+            deadline = None
         try:
             with self._write() as conn:
                 updated = conn.execute(
@@ -636,6 +668,7 @@ class Database:
                         deadline=deadline,
                         updated_at=made_at,
                         change_seq=self._bump(conn),
+                        **values,
                     )
                 )
                 if updated.rowcount != 1:
@@ -766,6 +799,7 @@ class Database:
                 created_at=row.created_at,
                 updated_at=row.updated_at,
                 finished_at=row.finished_at,
+                record=row.record,
             )
             for row in rows
         ]
@@ -790,6 +824,25 @@ class Database:
     ) -> None:
         """Set where the holder of a seat is told it is their move (`None`: nowhere)."""
         self._update_seat(game_id, seat, webhook_url=webhook_url, email=email)
+
+    def rename_seat(self, game_id: str, seat: int, name: str | None) -> None:
+        """Give a seat's holder a display name (`None`: none); watchers are told."""
+        with self._write() as conn:
+            updated = conn.execute(
+                sa.update(_SEATS)
+                .where(_SEATS.c.game_id == game_id, _SEATS.c.seat == seat)
+                .values(name=name)
+            )
+            if updated.rowcount != 1:
+                raise UnknownGame(f"no seat {seat} in game {game_id}")
+            ply = conn.execute(
+                sa.update(_GAMES)
+                .where(_GAMES.c.id == game_id)
+                .values(change_seq=self._bump(conn))
+                .returning(_GAMES.c.ply)
+            ).scalar_one()
+            self._notify(conn, Change("game", game_id, ply))
+        self._published(Change("game", game_id, ply))
 
     def touch_seat(self, game_id: str, seat: int, now: float) -> None:
         """Record that the holder of a seat was seen at `now`."""
@@ -878,9 +931,11 @@ class Database:
         *,
         start_position: str | None = None,
         deadline: float | None = None,
+        record: Callable[[int], str] | None = None,
     ) -> str:
         """Turn a challenge into a game and return the game's id; of several acceptors exactly
-        one wins, the others get `UnknownChallenge`."""
+        one wins, the others get `UnknownChallenge`. `record(creator_seat)` (seats 0 and 1)
+        gives the new game's match record."""
         with self._write() as conn:
             row = conn.execute(
                 sa.delete(_CHALLENGES)
@@ -901,6 +956,7 @@ class Database:
                 start_position,
                 accepted_at,
                 deadline,
+                None if record is None else record(side),
             )
             self._notify(conn, Change("lobby"))
         self._published(Change("lobby"))

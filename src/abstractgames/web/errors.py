@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from ..protocol import AbstractGamesError
 
-__all__ = ["BadRequest", "Busy", "Conflict", "Forbidden", "NotFound", "TooLarge", "WebError"]
+__all__ = [
+    "BadRequest",
+    "Busy",
+    "Conflict",
+    "Forbidden",
+    "NotFound",
+    "TooLarge",
+    "TooMany",
+    "WebError",
+]
 
 
 class WebError(AbstractGamesError):
@@ -41,6 +50,12 @@ class TooLarge(WebError):
     """A request body larger than the app reads."""
 
     status = 413
+
+
+class TooMany(WebError):
+    """More requests from one client than the server takes (games created, moves): wait."""
+
+    status = 429
 
 
 class Busy(WebError):

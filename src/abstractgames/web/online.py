@@ -1,48 +1,105 @@
-"""Games between people on different computers, each holding the secret of a seat.
+"""Games between people on different computers, kept in the server's database.
 
-A player creates a game ([`OnlineGames.create`][]) and gets two secrets: their own seat's and
-the invitation's (the other seat's), each at least 128 bits from `secrets`. The game's page is
-the same for everyone; what a request may do depends only on the secret it carries:
+A player creates a game ([`OnlineGames.create`][]) and gets the secret of their seat and that of
+the invitation (the other seat), each 192 bits from `secrets`; a game against one of the
+server's bots has one secret. What a request may do depends only on the secret it carries:
 
 - the holder of a seat's secret moves, resigns and names themself for that seat, and sees the
   moves they can play when it is their turn;
 - anyone else (no secret, or a wrong one) watches: the position, the moves, the clocks and the
   result, never a legal move list, never a secret.
 
-Secrets are kept only as their SHA-256 hashes and compared in constant time. Every move carries
-the ply it was made at ([`GameSession.plies_made`][abstractgames.web.sessions.GameSession]):
-a move sent twice (a double click, a retry after a timeout) is played once, and the second
-gets a [`Conflict`][abstractgames.web.errors.Conflict] saying the match has moved on.
+Secrets are kept only as their SHA-256 hashes and compared in constant time.
 
-The match itself is an ordinary [`GameSession`][abstractgames.web.sessions.GameSession] with
-two people at its seats, played by the same referee as `abstractgames play`: clocks, chance,
-the games of a match and the record are the referee's.
+**The database is the game.** Nothing of a game lives only in a process: each game's row holds
+its match record, and every action (a move, a resignation, a flag that fell) is one step of the
+same [`Referee`][abstractgames.referee.Referee] as `abstractgames play`, continuing the stored
+record with the action and stopping at the next decision nobody has made yet. The step is
+committed (the action with its ply, the new record, the result if the match ended) in one
+transaction before the action is acknowledged, so a server killed at any moment loses nothing
+acknowledged, and any number of server processes on one PostgreSQL database serve the same
+games. Each action carries the ply it was made at (the number of actions before it): an action
+sent twice (a double click, a retry after a timeout) is played once, and the second gets a
+[`Conflict`][abstractgames.web.errors.Conflict] saying the game has moved on.
+
+Time is the referee's too: a live game's clocks (`MINUTES+INCREMENT`) and a correspondence
+game's days per move and per game ([`Pace`][]) are checked on every step and, with nobody
+connected, by [`OnlineGames.sweep`][], which the server runs every second: a flag that falls is
+one more step, and the rules on time are the game's (Entropy's live timeout moves, its
+correspondence rule that time loss loses the match, a lost game elsewhere).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import hmac
-import random
+import logging
+import re
 import secrets
 import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import suppress
 from typing import Any
 
 import attrs
 
-from ..players import HUMAN
-from ..protocol import Game, State
-from ..records import ClockSettings
+from ..players import HUMAN, Player, Resign, is_human
+from ..protocol import CHANCE, AbstractGamesError, Game, Match, MatchError, Move, State
+from ..records import (
+    MAX_CLOCK_SECONDS,
+    ClockSettings,
+    GameRecord,
+    MatchRecord,
+    MoveRecord,
+    TimeControl,
+    TimeControlError,
+)
+from ..referee import Observer, Referee, RefereeError
+from ..registry import make_player, outside_code, parse_game_spec
 from ..text import excerpt
-from .errors import BadRequest, Forbidden, NotFound
-from .sessions import GameSession, Sessions
+from .database import (
+    Database,
+    GameFinished,
+    GameRow,
+    NotYourChallenge,
+    StalePly,
+    UnknownChallenge,
+    UnknownGame,
+)
+from .errors import BadRequest, Conflict, Forbidden, NotFound
+from .notify import Notifier, check_email, check_webhook, your_move
+from .sessions import GuardedBot
+from .views import (
+    clock_view,
+    ended_view,
+    game_view,
+    legal_view,
+    match_roles,
+    outcome_view,
+    ply_view,
+    position_view,
+)
 
-__all__ = ["MAX_NAME", "SECRET_BYTES", "OnlineGame", "OnlineGames", "Seat", "hash_secret"]
+__all__ = [
+    "MAX_NAME",
+    "SECRET_BYTES",
+    "Action",
+    "OnlineGames",
+    "Pace",
+    "hash_secret",
+]
 
 SECRET_BYTES = 24
 """The bytes of randomness in a seat's secret (192 bits; its text is 32 characters)."""
 MAX_NAME = 40
 """The longest display name a player may give."""
+_LIVE = re.compile(r"(\d{1,4}(?:\.\d{1,2})?)\s*\+\s*(\d{1,4}(?:\.\d{1,2})?)")
+_DAY = 86_400.0
+_log = logging.getLogger(__name__)
 
 
 def hash_secret(secret: str) -> str:
@@ -65,182 +122,842 @@ def _name(name: str | None) -> str | None:
 
 
 @attrs.frozen
-class Seat:
-    """A seat of an online game: its player number, the hash of its secret, and the name its
-    holder gave (`None` until they give one)."""
+class Pace:
+    """The time control of an online game: a live clock, days for correspondence, or none.
 
-    number: int
-    secret_hash: str = attrs.field(repr=False)
-    name: str | None = None
+    Examples:
+        >>> Pace.parse("5+3").clock
+        ClockSettings(seconds=300.0, increment=3.0)
+        >>> str(Pace.parse("3 days a move, at most 30 days a game"))
+        '3 days a move, at most 30 days a game'
+        >>> Pace.parse("none").timed
+        False
+    """
 
-    def holds(self, secret: str) -> bool:
-        """Whether `secret` is this seat's (in constant time)."""
-        return hmac.compare_digest(hash_secret(secret), self.secret_hash)
+    clock: ClockSettings | None = None
+    """A live game's clock: `MINUTES+INCREMENT` (seconds), as at the terminal."""
+    days: TimeControl | None = None
+    """A correspondence game's days per move (and at most per game)."""
 
+    @classmethod
+    def parse(cls, text: str) -> Pace:
+        """Read `none`, `MINUTES+INCREMENT` or `N days a move[, at most M days a game]`.
 
-class OnlineGame:
-    """A match between the holders of two seats' secrets."""
-
-    def __init__(self, session: GameSession, seats: tuple[Seat, Seat], creator: int) -> None:
-        self.session = session
-        self.id = session.id
-        self.creator = creator
-        """The seat of the player who created the game."""
-        self._seats = list(seats)
-        self._lock = threading.Lock()
+        Raises:
+            BadRequest: anything else.
+        """
+        text = " ".join(str(text).split())
+        live = _LIVE.fullmatch(text)
+        if live is not None:
+            minutes, increment = float(live.group(1)), float(live.group(2))
+            if not 0 < minutes * 60 <= MAX_CLOCK_SECONDS or increment * 60 > MAX_CLOCK_SECONDS:
+                raise BadRequest(f"a clock of {excerpt(text)} minutes is out of range")
+            return cls(clock=ClockSettings(minutes * 60, increment))
+        try:
+            days = TimeControl.parse(text)
+        except TimeControlError:
+            raise BadRequest(
+                f"a time control is 'none', MINUTES+INCREMENT (as 5+3) or 'N days a move' "
+                f"(optionally ', at most M days a game'), not {excerpt(text)}"
+            ) from None
+        return cls(days=days) if days.days_per_move is not None else cls()
 
     @property
-    def seats(self) -> tuple[Seat, Seat]:
-        with self._lock:
-            return self._seats[0], self._seats[1]
+    def timed(self) -> bool:
+        return self.clock is not None or self.days is not None
 
-    def seat_of(self, secret: str | None) -> int | None:
-        """The seat whose secret `secret` is, or `None` (a watcher). Both seats are compared,
-        so the time taken does not say which one matched."""
-        if not secret:
-            return None
-        found = None
-        for seat in self.seats:
-            if seat.holds(secret):
-                found = seat.number
-        return found
+    @property
+    def correspondence(self) -> bool:
+        return self.days is not None
 
-    def _holder(self, secret: str | None, what: str) -> int:
-        seat = self.seat_of(secret)
-        if seat is None:
-            raise Forbidden(f"only a player of this game can {what}: this link is a watcher's")
-        return seat
+    def record_clock(self) -> ClockSettings | None:
+        """The clock the referee keeps: the live one, or for correspondence the longest there
+        is (the days are checked at every step)."""
+        if self.days is not None:
+            return ClockSettings(float(MAX_CLOCK_SECONDS), 0.0)
+        return self.clock
 
-    def play(self, secret: str | None, text: str, ply: int) -> str:
-        """Play `text` for the seat of `secret`, made at `ply`; return it in canonical notation.
+    def __str__(self) -> str:
+        if self.clock is not None:
+            return f"{self.clock.seconds / 60:g}+{self.clock.increment:g}"
+        return str(self.days) if self.days is not None else "none"
 
-        Raises:
-            Forbidden: `secret` holds no seat.
-            Conflict: it is not that seat's turn, or the match is past `ply`.
-            IllegalMoveError: the move cannot be played.
-        """
-        seat = self._holder(secret, "move")
-        return self.session.play(text, player=seat, ply=ply)
 
-    def resign(self, secret: str | None) -> int:
-        """Resign the match for the seat of `secret`; return the seat.
+@attrs.frozen
+class Action:
+    """What a seat does in one step: `"move"` (with its text), `"resign"`, `"flag"` (its time
+    ran out, found by the server) or `"bot"` (the server's bot in that seat thinks)."""
 
-        Raises:
-            Forbidden: `secret` holds no seat.
-            Conflict: the match is over.
-        """
-        return self.session.resign(self._holder(secret, "resign"))
+    seat: int
+    kind: str
+    move: str = ""
 
-    def rename(self, secret: str | None, name: str | None) -> Seat:
-        """Give the seat of `secret` the display name `name` (`None` or blank: none).
 
-        Raises:
-            Forbidden: `secret` holds no seat.
-            BadRequest: a name too long or with control characters.
-        """
-        number = self._holder(secret, "name a seat")
-        with self._lock:
-            seat = attrs.evolve(self._seats[number - 1], name=_name(name))
-            self._seats[number - 1] = seat
-        self.session.changed()
-        return seat
+class _Seat(Player):
+    """A seat in one step of the referee: it plays the step's action, or stops the match."""
 
-    def snapshot(self, secret: str | None = None) -> dict[str, Any]:
-        """What the holder of `secret` sees (a watcher without one): the match's snapshot, the
-        seats with their names, and `you`, the viewer's seat (`None` for a watcher). Only the
-        seat to move is sent its legal moves."""
-        seat = self.seat_of(secret)
-        view = self.session.snapshot()
-        if view["awaiting"] is not None and view["awaiting"] != seat:
-            view.update(awaiting=None, legal=[], kinds=[], goal="", can_undo=False)
-        view["you"] = seat
-        view["saved"] = None  # where the server keeps its files is the operator's business
-        view["seats"] = [{"number": s.number, "name": s.name} for s in self.seats]
-        for player in view["players"]:
-            player["human"] = player["number"] == seat
-        return view
+    def __init__(self, step: _Step, number: int, spec: str) -> None:
+        self.step = step
+        self.number = number
+        self.spec = spec
+
+    def choose(self, state: State, rng: Any, time_left: float | None = None) -> Move:
+        return self.step.decide(self.number, state, rng, time_left)
+
+
+class _Step(Observer):
+    """The stored match continued by the referee with one action (or none, to see where it
+    stands), stopped at the first decision after it; it keeps what the page shows."""
+
+    def __init__(
+        self,
+        game: Game,
+        text: str,
+        start: str | None,
+        action: Action | None = None,
+        *,
+        elapsed: float = 0.0,
+        pace: Pace | None = None,
+        bot: Player | None = None,
+    ) -> None:
+        self.game = game
+        self.record = MatchRecord.loads(text)
+        self.action = action
+        self.elapsed = max(elapsed, 0.0)
+        self.pace = pace or Pace()
+        self.bot = bot
+        self.acted = action is None
+        self.moved: str | None = None
+        self.waiting: tuple[int, State, float | None] | None = None
+        self.clocks: list[float | None] = [None, None]
+        self.plies: list[dict[str, Any]] = []
+        self.finished_games: list[dict[str, Any]] = []
+        self.notices: list[str] = []
+        self.match: Match = self.record.new_match(game)
+        self.state: State = game.initial_state() if start is None else game.from_position(start)
+        self._now = 0.0
+        specs = self.record.players
+        referee = Referee(
+            game,
+            (_Seat(self, 1, specs[0]), _Seat(self, 2, specs[1])),
+            seed=self.record.seed,
+            clock=self.record.clock,
+            time_loss_forfeits=self.record.time_loss_forfeits,
+            single=self.record.single,
+            time_source=lambda: self._now,
+            observer=self,
+            start=None if start is None else game.from_position(start),
+        )
+        try:
+            self.record = referee.play(self.record)
+        except RefereeError as error:  # a stored record the rules refuse: the store is broken
+            raise Conflict(f"this game cannot go on: {error}") from None
+
+    def decide(self, seat: int, state: State, rng: Any, time_left: float | None) -> Move:
+        action = self.action
+        if self.acted or action is None:
+            self.waiting = (seat, state, time_left)
+            raise EOFError
+        self.acted = True
+        if action.kind == "resign":
+            raise Resign(action.seat)
+        if action.kind == "bot":
+            assert self.bot is not None
+            began = time.monotonic()
+            try:
+                return self.bot.choose(state, rng, time_left)
+            finally:
+                self._now += time.monotonic() - began
+        spent = self.elapsed
+        if action.kind == "flag" or self._over(seat, spent):
+            spent = max(spent, (time_left or 0.0) + 1.0)
+        self._now += spent
+        if action.kind == "flag":
+            return state.legal_moves()[0]  # not played: the referee sees the flag first
+        return self.game.parse_move(action.move, state)
+
+    def _over(self, seat: int, wait: float) -> bool:
+        """Whether a correspondence player who took `wait` is past their days."""
+        days = self.pace.days
+        if days is None:
+            return False
+        spent = wait + sum(
+            entry.seconds or 0.0
+            for entry in self.record.games[-1].moves
+            if entry.player == seat and not entry.auto
+        )
+        return bool(days.over(dt.timedelta(seconds=wait), dt.timedelta(seconds=spent)))
+
+    # What the page shows, kept as the referee goes.
+
+    def game_started(self, record: GameRecord, state: State, match: Match) -> None:
+        self.match, self.state = match, state
+        replayed = self.game.from_position(record.start)
+        self.plies = []
+        for entry in record.moves:
+            self.plies.append(_ply(replayed, entry))
+            replayed = replayed.apply(entry.move)
+
+    def turn_started(self, state: State, player: int, clocks: tuple[float | None, ...]) -> None:
+        self.clocks = list(clocks)
+
+    def move_played(self, before: State, move: Move, entry: MoveRecord, after: State) -> None:
+        self.plies.append(_ply(before, entry))
+        self.state = after
+        if entry.player is not None and entry.clock is not None:
+            self.clocks[entry.player - 1] = entry.clock
+        if self.action is not None and entry.player == self.action.seat and not entry.auto:
+            self.moved = entry.move
+
+    def notice(self, text: str) -> None:
+        if self.acted:
+            self.notices.append(text)
+
+    def game_ended(self, record: GameRecord, state: State, match: Match) -> None:
+        self.match, self.state = match, state
+        self.finished_games.append(
+            {
+                "number": record.number,
+                "outcome": outcome_view(record.outcome),
+                "ended_by": ended_view(record),
+                "final": state.position(),
+                "roles": _roles(self.game, match, record.number),
+            }
+        )
+
+
+def _ply(before: State, entry: MoveRecord) -> dict[str, Any]:
+    return ply_view(before, entry, None if entry.player is None else before.to_move)
+
+
+def _roles(game: Game, match: Match, number: int | None) -> list[str]:
+    roles = match_roles(game, match)
+    if number is None or not 0 < number <= len(roles):
+        return []
+    return roles[number - 1]
+
+
+@attrs.frozen
+class _Current:
+    """A game as it stands: its stored row and the step that replayed it."""
+
+    row: GameRow
+    step: _Step
+    pace: Pace
+
+    @property
+    def turn_began(self) -> float:
+        """When the player to move began their turn (the last action, or the game's start)."""
+        return self.row.moves[-1].made_at if self.row.moves else self.row.created_at
 
 
 class OnlineGames:
-    """Every online game of a server, by id.
+    """Every online game of a server, in its database.
 
     Args:
-        sessions: where the matches are played.
-        rng: draws the creator's seat when they leave it to chance.
+        database: where the games are kept.
+        notifier: tells correspondence players it is their move (`None`: nobody is told).
+        link: the address of a game's page, for notices.
+        bot_timeout: seconds a bot without a clock has for a move before it forfeits.
+        clock: the time now, in seconds since the epoch (tests pass a fake one).
     """
 
-    def __init__(self, sessions: Sessions, rng: random.Random | None = None) -> None:
-        self.sessions = sessions
-        self.rng = rng or random.Random(secrets.randbits(64))
-        self._games: dict[str, OnlineGame] = {}
+    def __init__(
+        self,
+        database: Database,
+        *,
+        notifier: Notifier | None = None,
+        link: Callable[[str], str] = lambda game_id: f"/#/online/{game_id}",
+        bot_timeout: float = 300.0,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.database = database
+        self.notifier = notifier
+        self.link = link
+        self.bot_timeout = bot_timeout
+        self.clock = clock
+        self.stop = threading.Event()
+        self._bots = ThreadPoolExecutor(max_workers=2, thread_name_prefix="abstractgames-bot")
+        self._thinking: set[str] = set()
+        self._cache: OrderedDict[str, _Current] = OrderedDict()
         self._lock = threading.Lock()
+
+    def close(self) -> None:
+        """Stop the bots' thinking (their games stay where they are) and the notifier."""
+        self.stop.set()
+        self._bots.shutdown(wait=True, cancel_futures=True)
+        if self.notifier is not None:
+            self.notifier.close()
+
+    # Creating games
 
     def create(
         self,
         game: Game,
         *,
         seat: int | None = None,
-        clock: ClockSettings | None = None,
+        pace: Pace | None = None,
         name: str | None = None,
         start: State | None = None,
-    ) -> tuple[OnlineGame, str, str]:
-        """A new game between two people; return it, the creator's secret and the invitation's.
+        opponent: str | None = None,
+    ) -> tuple[str, str, str | None]:
+        """A new game; return its id, the creator's secret and the invitation's (`None` when
+        `opponent`, a built-in or registered bot's spec, takes the other seat).
 
-        `seat` is the creator's (1 or 2; `None`: drawn). The match starts at once: the clock of
-        the player to move runs from the start (as at a board).
+        `seat` is the creator's (1 or 2; `None`: drawn). The clock of the player to move runs
+        from the start.
 
         Raises:
-            BadRequest: a seat other than 1 or 2, or a bad name.
-            Conflict: the server plays as many matches as it may.
+            BadRequest: a seat other than 1 or 2, a bad name, a bot that is not one.
+            Forbidden: a bot spec that would run a program or a file.
         """
         if seat is None:
-            with self._lock:
-                seat = self.rng.choice((1, 2))
+            seat = 1 + secrets.randbelow(2)
         if seat not in (1, 2):
             raise BadRequest(f"the seat is 1 or 2, not {excerpt(seat)}")
-        mine, theirs = secrets.token_urlsafe(SECRET_BYTES), secrets.token_urlsafe(SECRET_BYTES)
-        holders = {seat: (mine, _name(name)), 3 - seat: (theirs, None)}
-        seats = (
-            Seat(1, hash_secret(holders[1][0]), holders[1][1]),
-            Seat(2, hash_secret(holders[2][0]), holders[2][1]),
+        pace = pace or Pace()
+        if opponent is not None:
+            opponent = self.check_bot(opponent, game)
+        mine = secrets.token_urlsafe(SECRET_BYTES)
+        theirs = None if opponent is not None else secrets.token_urlsafe(SECRET_BYTES)
+        holders: dict[int, tuple[str | None, str | None, str | None]] = {
+            seat: (hash_secret(mine), _name(name), None),
+            3 - seat: (
+                None if theirs is None else hash_secret(theirs),
+                opponent,
+                opponent,
+            ),
+        }
+        specs = tuple(HUMAN if holders[n][2] is None else str(holders[n][2]) for n in (1, 2))
+        record = MatchRecord(
+            game=game.name,
+            params=dict(game.params),
+            players=(specs[0], specs[1]),
+            seed=secrets.randbits(63),
+            clock=pace.record_clock(),
+            time_loss_forfeits=pace.correspondence,
         )
-        session = self.sessions.create(game, (HUMAN, HUMAN), clock=clock, start=start)
-        online = OnlineGame(session, seats, creator=seat)
-        with self._lock:
-            self._games[online.id] = online
-        return online, mine, theirs
+        where = None if start is None else start.position()
+        now = self.clock()
+        step = _Step(game, record.dumps(), where, pace=pace)
+        game_id = self.database.create_game(
+            game.spec,
+            str(pace),
+            [holders[1], holders[2]],
+            where,
+            now,
+            deadline=self._deadline(step, pace, now),
+            record=step.record.dumps(),
+        )
+        self._after(game_id, step)
+        return game_id, mine, theirs
 
-    def get(self, game_id: str) -> OnlineGame:
-        """The online game with this id.
+    def check_bot(self, spec: str, game: Game) -> str:
+        """A bot's spec as the server seats it.
 
         Raises:
-            NotFound: there is none.
+            Forbidden: the spec runs a program, a file or a module.
+            BadRequest: it is a person or no player at all.
         """
-        with self._lock:
-            found = self._games.get(game_id)
-        if found is None:
-            raise NotFound("no such game here")
-        return found
+        spec = spec.strip()
+        what = outside_code(spec)
+        if what is not None:
+            raise Forbidden(f"{excerpt(spec)} is {what}: the server plays only its own bots")
+        if is_human(spec):
+            raise BadRequest("a bot is needed here, not a person")
+        try:
+            make_player(spec, game).close()
+        except AbstractGamesError as error:
+            raise BadRequest(str(error)) from None
+        return spec
 
-    def games_of(self, secrets_held: list[str]) -> list[dict[str, Any]]:
-        """A line for each game one of `secrets_held` has a seat in, those where it is that
-        seat's turn first: `{"id", "seat", "title", "status", "your_move"}`."""
-        with self._lock:
-            games = list(self._games.values())
-        found = []
-        for online in games:
-            for secret in secrets_held:
-                seat = online.seat_of(secret)
-                if seat is None:
+    # The lobby
+
+    def challenge(
+        self,
+        game: Game,
+        *,
+        pace: Pace | None = None,
+        seat: int | None = None,
+        name: str | None = None,
+    ) -> tuple[str, str]:
+        """Open a challenge anyone may accept; return its id and the creator's secret (their
+        seat's once it is accepted: [`games_of`][] finds the game).
+
+        Raises:
+            BadRequest: a bad name.
+        """
+        secret = secrets.token_urlsafe(SECRET_BYTES)
+        challenge_id = self.database.create_challenge(
+            game.spec,
+            str(pace or Pace()),
+            None if seat is None else seat - 1,
+            hash_secret(secret),
+            _name(name),
+            self.clock(),
+        )
+        return challenge_id, secret
+
+    def accept(self, challenge_id: str, name: str | None = None) -> tuple[str, str]:
+        """Accept a challenge: the game starts; return its id and the acceptor's secret.
+
+        Raises:
+            UnknownChallenge: it is gone (accepted by someone else, or withdrawn).
+        """
+        found = {c.id: c for c in self.database.challenges()}.get(challenge_id)
+        if found is None:
+            raise UnknownChallenge(f"no open challenge {challenge_id}")
+        game = parse_game_spec(found.game_spec)
+        pace = Pace.parse(str(found.time_control))
+        record = MatchRecord(
+            game=game.name,
+            params=dict(game.params),
+            players=(HUMAN, HUMAN),
+            seed=secrets.randbits(63),
+            clock=pace.record_clock(),
+            time_loss_forfeits=pace.correspondence,
+        )
+        now = self.clock()
+        step = _Step(game, record.dumps(), None, pace=pace)
+        secret = secrets.token_urlsafe(SECRET_BYTES)
+        game_id = self.database.accept_challenge(
+            challenge_id,
+            hash_secret(secret),
+            _name(name),
+            now,
+            deadline=self._deadline(step, pace, now),
+            record=lambda _side: step.record.dumps(),
+        )
+        return game_id, secret
+
+    def withdraw(self, challenge_id: str, secret: str) -> None:
+        """Withdraw a challenge (its creator only).
+
+        Raises:
+            NotFound: no such challenge; Forbidden: another's.
+        """
+        try:
+            self.database.cancel_challenge(challenge_id, hash_secret(secret))
+        except UnknownChallenge:
+            raise NotFound("no such challenge (it was accepted or withdrawn)") from None
+        except NotYourChallenge:
+            raise Forbidden("only the player who made a challenge can withdraw it") from None
+
+    # Acting
+
+    def play(self, game_id: str, secret: str | None, text: str, ply: int) -> str:
+        """Play `text` for the seat of `secret`, made at `ply`; return it in canonical notation
+        once it is committed.
+
+        Raises:
+            NotFound: no such game.
+            Forbidden: `secret` holds no seat.
+            Conflict: the game is over, it is not that seat's turn, or it is past `ply`.
+            IllegalMoveError: the move cannot be played.
+        """
+        current = self._current(game_id)
+        seat = self._holder(current.row, secret, "move")
+        self._check_ply(current, ply)
+        waiting = current.step.waiting
+        if waiting is None or waiting[0] != seat:
+            raise Conflict("it is not your turn")
+        move = str(current.step.game.parse_move(text, waiting[1]))
+        now = self.clock()
+        self._commit(current, Action(seat, "move", move), now - current.turn_began, now)
+        return move
+
+    def resign(self, game_id: str, secret: str | None, ply: int | None = None) -> int:
+        """Resign the match for the seat of `secret` (at any time, the opponent's turn too);
+        return the seat.
+
+        Raises:
+            NotFound, Forbidden: as for [`play`][]; Conflict: the match is over.
+        """
+        current = self._current(game_id)
+        seat = self._holder(current.row, secret, "resign")
+        if ply is not None:
+            self._check_ply(current, ply)
+        elif current.row.finished:
+            raise Conflict("the match is over")
+        now = self.clock()
+        self._commit(current, Action(seat, "resign"), now - current.turn_began, now)
+        return seat
+
+    def rename(self, game_id: str, secret: str | None, name: str | None) -> str | None:
+        """Give the seat of `secret` the display name `name` (`None` or blank: none).
+
+        Raises:
+            NotFound, Forbidden: as for [`play`][]; BadRequest: a bad name.
+        """
+        row = self._row(game_id)
+        seat = self._holder(row, secret, "name a seat")
+        name = _name(name)
+        self.database.rename_seat(game_id, seat - 1, name)
+        return name
+
+    def set_notifications(
+        self, game_id: str, secret: str | None, *, email: str | None, webhook: str | None
+    ) -> None:
+        """Where the holder of a seat is told it is their move in a correspondence game.
+
+        Raises:
+            NotFound, Forbidden: as for [`play`][]; BadRequest: a bad address, or e-mail on a
+            server that sends none.
+        """
+        row = self._row(game_id)
+        seat = self._holder(row, secret, "set notifications")
+        email = check_email(email) if email else None
+        webhook = check_webhook(webhook) if webhook else None
+        if email and (self.notifier is None or not self.notifier.sends_email):
+            raise BadRequest("this server sends no e-mail (its operator gave no SMTP server)")
+        if webhook and self.notifier is None:
+            raise BadRequest("this server sends no notifications")
+        self.database.set_notifications(game_id, seat - 1, webhook_url=webhook, email=email)
+
+    def sweep(self) -> int:
+        """Let the flags fall of every player whose time is up; return how many fell."""
+        fallen = 0
+        now = self.clock()
+        for row in self.database.games_due(now):
+            try:
+                current = self._replayed(row)
+                waiting = current.step.waiting
+                if waiting is None:
                     continue
-                view = online.session.snapshot()
+                self._commit(current, Action(waiting[0], "flag"), now - current.turn_began, now)
+                fallen += 1
+            except (Conflict, StalePly, GameFinished):
+                continue  # another process (or a move) got there first
+        return fallen
+
+    def resume_bots(self) -> None:
+        """Start the bots whose turn it is (after a restart)."""
+        for row in self.database.unfinished_games():
+            if any(seat.player_spec for seat in row.seats):
+                with suppress(Conflict):
+                    self._after(row.id, self._replayed(row).step)
+
+    # Seeing
+
+    def seat_of(self, game_id: str, secret: str | None) -> int | None:
+        """The seat (1 or 2) whose secret `secret` is in this game, or `None`.
+
+        Raises:
+            NotFound: no such game.
+        """
+        return _seat_of(self._row(game_id), secret)
+
+    def snapshot(self, game_id: str, secret: str | None = None) -> dict[str, Any]:
+        """What the holder of `secret` sees of a game (a watcher without one): the match as the
+        page draws it, the seats' names, `you` (the viewer's seat or `None`), and the
+        correspondence `deadline`. Only the seat to move is sent its legal moves.
+
+        Raises:
+            NotFound: no such game.
+        """
+        current = self._current(game_id)
+        seat = _seat_of(current.row, secret)
+        return self._view(current, seat)
+
+    def games_of(self, secrets_held: Iterable[str]) -> list[dict[str, Any]]:
+        """A line for each game one of `secrets_held` has a seat in, those where it is that
+        seat's turn first: `{"id", "seat", "title", "status", "your_move", "opponent"}`."""
+        held = {hash_secret(s): s for s in secrets_held if isinstance(s, str) and s}
+        found = []
+        for row in self.database.games_for_seats(list(held)):
+            for seat in row.seats:
+                if seat.secret_hash not in held:
+                    continue
+                number = seat.seat + 1
+                waiting = None if row.finished else self._replayed(row).step.waiting
+                other = row.seats[1 - seat.seat]
                 found.append(
                     {
-                        "id": online.id,
-                        "seat": seat,
-                        "title": view["game"]["title"],
-                        "status": view["status"],
-                        "your_move": view["awaiting"] == seat,
+                        "id": row.id,
+                        "seat": number,
+                        "game": row.game_spec,
+                        "title": _title(row.game_spec),
+                        "status": "finished" if row.finished else "playing",
+                        "your_move": waiting is not None and waiting[0] == number,
+                        "opponent": other.name or other.player_spec,
+                        "updated": row.updated_at,
                     }
                 )
-        return sorted(found, key=lambda line: not line["your_move"])
+        return sorted(found, key=lambda line: (not line["your_move"], -line["updated"]))
+
+    # Inside
+
+    def _row(self, game_id: str) -> GameRow:
+        try:
+            return self.database.game(game_id)
+        except UnknownGame:
+            raise NotFound("no such game here") from None
+
+    def _current(self, game_id: str) -> _Current:
+        return self._replayed(self._row(game_id))
+
+    def _replayed(self, row: GameRow) -> _Current:
+        """The game of `row` replayed (once per stored record, then from the cache)."""
+        with self._lock:
+            cached = self._cache.get(row.id)
+            if cached is not None and cached.row.record == row.record:
+                self._cache.move_to_end(row.id)
+                return attrs.evolve(cached, row=row)
+        if row.record is None:
+            raise Conflict("this game was stored without its record and cannot be played here")
+        game = parse_game_spec(row.game_spec)
+        pace = Pace.parse(row.time_control if isinstance(row.time_control, str) else "none")
+        current = _Current(row, _Step(game, row.record, row.start_position, pace=pace), pace)
+        with self._lock:
+            self._cache[row.id] = current
+            while len(self._cache) > 512:
+                self._cache.popitem(last=False)
+        return current
+
+    def _holder(self, row: GameRow, secret: str | None, what: str) -> int:
+        seat = _seat_of(row, secret)
+        if seat is None:
+            raise Forbidden(f"only a player of this game can {what}: this link is a watcher's")
+        return seat
+
+    def _check_ply(self, current: _Current, ply: int) -> None:
+        if current.row.finished:
+            raise Conflict("the match is over")
+        if ply != current.row.ply:
+            raise Conflict(
+                f"this was sent at ply {ply}, but the game is at ply {current.row.ply}: "
+                "it has moved on"
+            )
+
+    def _commit(self, current: _Current, action: Action, elapsed: float, now: float) -> None:
+        """Play `action` on the stored game and commit it; a stale ply is a `Conflict`."""
+        row = current.row
+        bot = None
+        if action.kind == "bot":
+            spec = row.seats[action.seat - 1].player_spec or ""
+            bot = GuardedBot(
+                make_player(spec, current.step.game), action.seat, self.stop, self.bot_timeout
+            )
+        try:
+            step = _Step(
+                current.step.game,
+                row.record or "",
+                row.start_position,
+                action,
+                elapsed=elapsed,
+                pace=current.pace,
+                bot=bot,
+            )
+        finally:
+            if bot is not None:
+                bot.close()
+        if action.kind == "bot":
+            if self.stop.is_set():
+                return  # the server stopped while the bot thought: it thinks again on restart
+            now = self.clock()
+        text = action.move if action.kind == "move" else action.kind
+        if action.kind == "bot":
+            text = step.moved or "bot"
+        result = None
+        if step.record.finished:
+            outcome = step.record.result
+            assert outcome is not None
+            result = {
+                "winner": outcome.winner,
+                "reason": outcome.reason,
+                "scores": list(outcome.scores),
+            }
+        try:
+            self.database.add_move(
+                row.id,
+                row.ply,
+                text,
+                now,
+                clocks={"clocks": step.clocks, "seat": action.seat},
+                deadline=self._deadline(step, current.pace, now),
+                record=step.record.dumps(),
+                result=result,
+            )
+        except StalePly:
+            raise Conflict("the game moved on before this was played: look again") from None
+        except GameFinished:
+            raise Conflict("the match is over") from None
+        self._after(row.id, step)
+
+    def _deadline(self, step: _Step, pace: Pace, now: float) -> float | None:
+        """When the flag of the player to move falls (`None`: never, or a bot's turn)."""
+        waiting = step.waiting
+        if waiting is None or not pace.timed or step.record.finished:
+            return None
+        seat, _, left = waiting
+        if not is_human(step.record.players[seat - 1]):
+            return None
+        days = pace.days
+        if days is None:
+            return None if left is None else now + left
+        limits = []
+        if days.days_per_move is not None:
+            limits.append(days.days_per_move * _DAY)
+        if days.days_per_game is not None:
+            used = sum(
+                entry.seconds or 0.0
+                for entry in step.record.games[-1].moves
+                if entry.player == seat and not entry.auto
+            )
+            limits.append(days.days_per_game * _DAY - used)
+        return now + max(min(limits), 0.0) if limits else None
+
+    def _after(self, game_id: str, step: _Step) -> None:
+        """After a step: start the bot whose turn it is, or tell the person to move."""
+        waiting = step.waiting
+        if waiting is None or step.record.finished or self.stop.is_set():
+            return
+        seat = waiting[0]
+        if not is_human(step.record.players[seat - 1]):
+            with self._lock:
+                if game_id in self._thinking:
+                    return
+                self._thinking.add(game_id)
+            self._bots.submit(self._bot_move, game_id, seat)
+            return
+        self._notify(game_id, step, seat)
+
+    def _bot_move(self, game_id: str, seat: int) -> None:
+        try:
+            current = self._current(game_id)
+            waiting = current.step.waiting
+            if waiting is None or waiting[0] != seat or current.row.finished:
+                return
+            with self._lock:
+                self._thinking.discard(game_id)  # the step may start the bot again (a new game)
+            self._commit(current, Action(seat, "bot"), 0.0, self.clock())
+        except (Conflict, NotFound):
+            pass
+        except Exception:  # a bot's failure is its forfeit; this is the server's own
+            _log.exception("the bot of game %s could not move", game_id)
+        finally:
+            with self._lock:
+                self._thinking.discard(game_id)
+
+    def _notify(self, game_id: str, step: _Step, seat: int) -> None:
+        if self.notifier is None or step.waiting is None:
+            return
+        try:
+            row = self.database.game(game_id)
+        except UnknownGame:
+            return
+        holder = row.seats[seat - 1]
+        if not (holder.email or holder.webhook_url) or not Pace.parse(str(row.time_control)).days:
+            return
+        last = next((p["move"] for p in reversed(step.plies) if p["player"] is not None), None)
+        notice = your_move(
+            game_id, step.game.title or step.game.name, step.waiting[1], last, self.link(game_id)
+        )
+        self.notifier.notify(notice, email=holder.email, webhook=holder.webhook_url)
+
+    def _view(self, current: _Current, seat: int | None) -> dict[str, Any]:
+        step, row, game = current.step, current.row, current.step.game
+        record = step.record
+        waiting = step.waiting
+        now = self.clock()
+        state = step.state
+        to_move = None
+        if state.to_move not in (None, CHANCE) and not step.match.is_over():
+            with suppress(MatchError):
+                to_move = step.match.player_of(state.to_move)
+        mine = waiting is not None and waiting[0] == seat and not row.finished
+        moving = waiting[1] if waiting is not None else state
+        clocks = None
+        if current.pace.clock is not None:
+            clocks = list(step.clocks)
+            if waiting is not None and clocks[waiting[0] - 1] is not None and not row.finished:
+                left = clocks[waiting[0] - 1]
+                assert left is not None
+                clocks[waiting[0] - 1] = max(left - (now - current.turn_began), 0.0)
+        result = record.result
+        number = step.match.game_number
+        shown_number = number if number is not None else len(record.games)
+        roles = _roles(game, step.match, shown_number)
+        players = []
+        for n in (1, 2):
+            holder = row.seats[n - 1]
+            players.append(
+                {
+                    "number": n,
+                    "spec": holder.player_spec or holder.name or f"player {n}",
+                    "human": n == seat,
+                    "role": roles[n - 1] if roles else None,
+                }
+            )
+        return {
+            "id": row.id,
+            "online": True,
+            "version": row.ply,
+            "status": "finished" if row.finished else "playing",
+            "error": None,
+            "game": game_view(game),
+            "seed": None,  # the chance draws to come are nobody's business
+            "clock": clock_view(current.pace.clock),
+            "time_control": str(current.pace),
+            "correspondence": current.pace.correspondence,
+            "deadline": row.deadline,
+            "single": record.single,
+            "start": row.start_position,
+            "players": players,
+            "seats": [
+                {"number": s.seat + 1, "name": s.name, "bot": s.player_spec} for s in row.seats
+            ],
+            "you": seat,
+            "game_number": shown_number,
+            "games_in_match": len(match_roles(game)) if not record.single else 1,
+            "ply": row.ply,
+            "position": position_view(state),
+            "plies": list(step.plies),
+            "finished_games": list(step.finished_games),
+            "to_move": to_move,
+            "thinking": waiting[0] if waiting is not None and not row.finished else None,
+            "awaiting": seat if mine else None,
+            "legal": legal_view(moving) if mine else [],
+            "kinds": list(game.move_kinds(moving)) if mine else [],
+            "goal": game.goal(moving.to_move or "") if mine else "",
+            "can_undo": False,
+            "clocks": clocks,
+            "running": waiting[0]
+            if clocks is not None and waiting is not None and not row.finished
+            else None,
+            "result": None
+            if result is None
+            else {"winner": result.winner, "reason": result.reason, "scores": list(result.scores)},
+            "notices": [],
+            "saved": None,
+            "pace": 0,
+        }
+
+    def record_of(self, game_id: str) -> MatchRecord:
+        """The match record of a game (what `abstractgames replay` reads).
+
+        Raises:
+            NotFound: no such game.
+        """
+        return self._current(game_id).step.record
+
+
+def _seat_of(row: GameRow, secret: str | None) -> int | None:
+    """The seat (1 or 2) whose secret is `secret`; both seats are compared, so the time taken
+    does not say which one matched."""
+    if not secret or not isinstance(secret, str):
+        return None
+    wanted = hash_secret(secret)
+    found = None
+    for seat in row.seats:
+        if seat.secret_hash is not None and hmac.compare_digest(seat.secret_hash, wanted):
+            found = seat.seat + 1
+    return found
+
+
+def _title(spec: str) -> str:
+    try:
+        game = parse_game_spec(spec)
+    except AbstractGamesError:
+        return spec
+    return game.title or game.name

@@ -37,6 +37,10 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from ..protocol import AbstractGamesError
 from .app import WebApp, create_app, new_token
+from .database import Database, DatabaseError
+from .notify import Notifier, SmtpSettings
+from .online import OnlineGames
+from .online_api import OnlineServer
 
 __all__ = [
     "KEEP_ALIVE",
@@ -186,6 +190,33 @@ def _url(host: str, port: int) -> str:
     return f"http://{shown}:{port}/"
 
 
+def _online(
+    database: str | Path,
+    smtp: SmtpSettings | None,
+    private_webhooks: bool,
+    base_url: str,
+    bot_timeout: float,
+) -> OnlineServer:
+    """The game server's games on `database`.
+
+    Raises:
+        ServeError: the database cannot be opened.
+    """
+    try:
+        store = Database.open(database)
+    except DatabaseError as error:
+        raise ServeError(str(error)) from None
+    notifier = Notifier(smtp, private_webhooks=private_webhooks)
+    base = base_url.rstrip("/")
+    games = OnlineGames(
+        store,
+        notifier=notifier,
+        link=lambda game_id: f"{base}/#/online/{game_id}",
+        bot_timeout=bot_timeout,
+    )
+    return OnlineServer(store, games)
+
+
 def serve(
     host: str = "127.0.0.1",
     port: int = 8000,
@@ -199,6 +230,11 @@ def serve(
     stop: threading.Event | None = None,
     token: str | None = None,
     request_timeout: float = REQUEST_TIMEOUT,
+    database: str | Path | None = None,
+    public: bool = False,
+    smtp: SmtpSettings | None = None,
+    private_webhooks: bool = False,
+    base_url: str | None = None,
 ) -> list[Path]:
     """Serve the web app until Ctrl-C, SIGTERM or SIGHUP; return the records of the matches
     that were still being played (saved in `save_dir`).
@@ -219,13 +255,19 @@ def serve(
             address printed and opened carries it.
         request_timeout: seconds a client has to send a whole request (see
             [`BoundedH11Protocol`][]).
+        database: the game server's store: a SQLite file or a `postgresql://` URL (`None`: no
+            games between people by link).
+        public: serve others: no token, seat secrets guard the games, no program started.
+        smtp: where e-mail notices go out (`None`: none are sent).
+        private_webhooks: let webhooks reach this machine and private networks.
+        base_url: the server's address as players reach it, for the links in notices.
 
     Raises:
         ServeError: the server cannot listen there.
     """
     out = sys.stderr if out is None else out
     local = is_loopback(host)
-    if not local:
+    if not local and not public:
         warnings.warn(
             f"serving on {host}: the page's address and its token travel unencrypted, so "
             "anyone who can see the traffic can play here and read the games; programs and "
@@ -233,22 +275,31 @@ def serve(
             stacklevel=2,
         )
     if allow_programs is None:
-        allow_programs = local
+        allow_programs = local and not public
     sock = _listen(host, port)
     port = sock.getsockname()[1]
     token = new_token() if token is None else token
-    url = f"{_url(host, port)}?token={token}"
-    hosts = [*LOOPBACK_NAMES, host.strip("[]").lower()] if local else None
+    url = _url(host, port) if public else f"{_url(host, port)}?token={token}"
+    hosts = [*LOOPBACK_NAMES, host.strip("[]").lower()] if local and not public else None
+    online = None
     try:
+        if database is not None:
+            online = _online(
+                database, smtp, private_webhooks, base_url or _url(host, port), bot_timeout
+            )
         app = create_app(
             save_dir=save_dir,
-            allow_programs=allow_programs,
+            allow_programs=allow_programs and not public,
             bot_timeout=bot_timeout,
             hosts=hosts,
             token=token,
+            online=online,
+            public=public,
         )
     except BaseException:
         sock.close()
+        if online is not None:
+            online.close()
         raise
     web: WebApp = app.state.web
     config = uvicorn.Config(

@@ -1,0 +1,413 @@
+"""The game server's API: games between people by link, the lobby, their live updates.
+
+A seat's secret travels in the `X-Seat` header of a request (and as the first message of a
+WebSocket), never in an address: addresses end up in logs and browser histories. The page keeps
+secrets in the `#fragment` of its seat links, which browsers do not send. Each client (by its
+address) may create a few games or challenges a minute and make a few moves a second
+([`RateLimits`][]); one more is answered 429.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Callable
+from contextlib import suppress
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from .. import strictjson
+from ..referee import check_start
+from .database import Database, UnknownChallenge
+from .errors import BadRequest, NotFound, TooMany, WebError
+from .online import OnlineGames, Pace
+from .requests import board_game, follow, read_json, start_position
+from .sessions import Live
+
+__all__ = ["SEAT_HEADER", "OnlineServer", "RateLimits", "routes"]
+
+SEAT_HEADER = "x-seat"
+"""The request header that carries a seat's secret."""
+MAX_SECRETS = 200
+"""The most secrets a page may ask about at once (its list of games)."""
+
+
+class RateLimits:
+    """A bucket per client and kind of request: `rate` requests a second, bursts of `burst`."""
+
+    def __init__(self, limits: dict[str, tuple[float, float]], clock: Callable[[], float]) -> None:
+        self.limits = limits
+        self.clock = clock
+        self._buckets: dict[tuple[str, str], tuple[float, float]] = {}
+        self._lock = threading.Lock()
+
+    def take(self, client: str, kind: str) -> None:
+        """Take one request of `kind` for `client`.
+
+        Raises:
+            TooMany: the client's bucket is empty.
+        """
+        rate, burst = self.limits[kind]
+        now = self.clock()
+        with self._lock:
+            level, then = self._buckets.get((client, kind), (burst, now))
+            level = min(burst, level + (now - then) * rate)
+            if level < 1:
+                raise TooMany(f"too many requests ({kind}): wait a moment and try again")
+            self._buckets[(client, kind)] = (level - 1, now)
+            if len(self._buckets) > 50_000:  # the oldest clients are forgotten
+                for key in list(self._buckets)[:10_000]:
+                    del self._buckets[key]
+
+
+DEFAULT_LIMITS = {"create": (0.2, 10.0), "move": (5.0, 20.0)}
+"""Creating games or challenges: 10 at once, then one every 5 seconds; moves: 20 at once, then
+5 a second (per client address)."""
+
+
+class OnlineServer:
+    """The online games of a web app, their live updates and their clocks.
+
+    Args:
+        database: the store.
+        games: the games (made from `database` if not given).
+        limits: the rate limits (see [`DEFAULT_LIMITS`][]).
+    """
+
+    def __init__(
+        self,
+        database: Database,
+        games: OnlineGames | None = None,
+        *,
+        limits: dict[str, tuple[float, float]] | None = None,
+    ) -> None:
+        self.database = database
+        self.games = games or OnlineGames(database)
+        self.limits = RateLimits(limits or DEFAULT_LIMITS, time.monotonic)
+        self.lobby = Live()
+        self._lives: dict[str, Live] = {}
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._changes = database.listen(poll=0.25)
+        self._threads = [
+            threading.Thread(target=self._follow, name="abstractgames-changes", daemon=True),
+            threading.Thread(target=self._sweep, name="abstractgames-clocks", daemon=True),
+        ]
+        for thread in self._threads:
+            thread.start()
+        self.games.resume_bots()
+
+    def live(self, game_id: str) -> Live:
+        """What the WebSockets of one game wait on."""
+        with self._lock:
+            found = self._lives.get(game_id)
+            if found is None:
+                found = self._lives[game_id] = Live()
+            return found
+
+    def _follow(self) -> None:
+        while not self._stop.is_set():
+            change = self._changes.get(timeout=0.5)
+            if change is None:
+                continue
+            if change.kind in ("lobby", "all"):
+                self.lobby.changed()
+            if change.kind == "all":
+                with self._lock:
+                    lives = list(self._lives.values())
+                for live in lives:
+                    live.changed()
+            elif change.kind == "game" and change.game_id is not None:
+                with self._lock:
+                    followed = self._lives.get(change.game_id)
+                if followed is not None:
+                    followed.changed()
+
+    def _sweep(self) -> None:
+        while not self._stop.wait(1.0):
+            try:
+                self.games.sweep()
+            except Exception:  # the database is away for a moment: the next sweep tries again
+                continue
+
+    def forget(self, game_id: str, live: Live) -> None:
+        """Drop the live updates of a game nobody follows any more."""
+        with self._lock, live.lock:
+            if not live._waiters and self._lives.get(game_id) is live:
+                del self._lives[game_id]
+
+    def close(self) -> None:
+        self._stop.set()
+        self._changes.close()
+        for thread in self._threads:
+            thread.join(timeout=5)
+        self.games.close()
+
+
+# --- requests ---------------------------------------------------------------------------------
+
+
+def _web(request: Request | WebSocket) -> Any:
+    return request.app.state.web  # the app's WebApp
+
+
+def _online(request: Request | WebSocket) -> OnlineServer:
+    online: OnlineServer | None = _web(request).online
+    if online is None:
+        raise NotFound("this server plays no online games (start it with --database or --public)")
+    return online
+
+
+def _secret(request: Request) -> str | None:
+    secret = request.headers.get(SEAT_HEADER)
+    return secret.strip() if secret else None
+
+
+def _client(request: Request | WebSocket) -> str:
+    return request.client.host if request.client else "?"
+
+
+async def create_game(request: Request) -> Response:
+    online = _online(request)
+    fields = await read_json(request)
+    spec = fields.text("game", limit=200)
+    pace = Pace.parse(fields.text("time_control", "none", limit=80))
+    seat = fields.integer("seat", None, low=1, high=2)
+    name = fields.text("name", None, limit=200)
+    position = fields.text("position", None, limit=4000)
+    opponent = fields.text("opponent", None, limit=200)
+    fields.finish()
+    online.limits.take(_client(request), "create")
+    game = board_game(spec)
+    start = None if position is None or not position.strip() else start_position(game, position)
+    if start is not None:
+        check_start(game, start)
+    web = _web(request)
+    game_id, mine, theirs = await web.run(
+        online.games.create, game, seat=seat, pace=pace, name=name, start=start, opponent=opponent
+    )
+    view = await web.run(online.games.snapshot, game_id, mine)
+    return JSONResponse(
+        {"id": game_id, "seat": view["you"], "secret": mine, "invitation": theirs, "game": view},
+        status_code=201,
+    )
+
+
+async def get_game(request: Request) -> Response:
+    online = _online(request)
+    view = await _web(request).run(
+        online.games.snapshot, request.path_params["id"], _secret(request)
+    )
+    return JSONResponse(view)
+
+
+async def play_move(request: Request) -> Response:
+    online = _online(request)
+    fields = await read_json(request)
+    move = fields.text("move", limit=200)
+    ply = fields.integer("ply", low=0, high=10**6)
+    fields.finish()
+    online.limits.take(_client(request), "move")
+    game_id = request.path_params["id"]
+    played = await _web(request).run(online.games.play, game_id, _secret(request), move, ply)
+    return JSONResponse({"move": played})
+
+
+async def resign(request: Request) -> Response:
+    online = _online(request)
+    fields = await read_json(request)
+    ply = fields.integer("ply", None, low=0, high=10**6)
+    fields.finish()
+    online.limits.take(_client(request), "move")
+    seat = await _web(request).run(
+        online.games.resign, request.path_params["id"], _secret(request), ply
+    )
+    return JSONResponse({"resigned": seat})
+
+
+async def rename(request: Request) -> Response:
+    online = _online(request)
+    fields = await read_json(request)
+    name = fields.text("name", None, limit=200)
+    fields.finish()
+    online.limits.take(_client(request), "move")
+    named = await _web(request).run(
+        online.games.rename, request.path_params["id"], _secret(request), name
+    )
+    return JSONResponse({"name": named})
+
+
+async def notifications(request: Request) -> Response:
+    online = _online(request)
+    fields = await read_json(request)
+    email = fields.text("email", None, limit=320)
+    webhook = fields.text("webhook", None, limit=2000)
+    fields.finish()
+    online.limits.take(_client(request), "create")
+    await _web(request).run(
+        online.games.set_notifications,
+        request.path_params["id"],
+        _secret(request),
+        email=email,
+        webhook=webhook,
+    )
+    return JSONResponse({"email": email, "webhook": webhook})
+
+
+async def game_record(request: Request) -> Response:
+    """A finished game's record, as `play --record` writes it (an unfinished one would tell its
+    seed, and with it the chance draws to come)."""
+    online = _online(request)
+    game_id = request.path_params["id"]
+    record = await _web(request).run(online.games.record_of, game_id)
+    if not record.finished:
+        raise BadRequest("the record is given once the match is over")
+    return Response(
+        record.dumps(),
+        media_type="application/json",
+        headers={"Content-Disposition": f'attachment; filename="{game_id}.json"'},
+    )
+
+
+async def my_games(request: Request) -> Response:
+    online = _online(request)
+    fields = await read_json(request)
+    held = fields.texts("secrets", [], count=(0, MAX_SECRETS))
+    fields.finish()
+    games = await _web(request).run(online.games.games_of, held)
+    return JSONResponse({"games": games})
+
+
+# --- the lobby --------------------------------------------------------------------------------
+
+
+def _challenges(online: OnlineServer) -> dict[str, Any]:
+    return {
+        "challenges": [
+            {
+                "id": c.id,
+                "game": c.game_spec,
+                "time_control": c.time_control,
+                "side": c.side,
+                "name": c.name,
+                "created": c.created_at,
+            }
+            for c in online.database.challenges()
+        ]
+    }
+
+
+async def lobby(request: Request) -> Response:
+    online = _online(request)
+    return JSONResponse(await _web(request).run(_challenges, online))
+
+
+async def create_challenge(request: Request) -> Response:
+    online = _online(request)
+    fields = await read_json(request)
+    spec = fields.text("game", limit=200)
+    pace = Pace.parse(fields.text("time_control", "none", limit=80))
+    seat = fields.integer("seat", None, low=1, high=2)
+    name = fields.text("name", None, limit=200)
+    fields.finish()
+    online.limits.take(_client(request), "create")
+    game = board_game(spec)
+    challenge_id, secret = await _web(request).run(
+        online.games.challenge, game, pace=pace, seat=seat, name=name
+    )
+    return JSONResponse({"id": challenge_id, "secret": secret}, status_code=201)
+
+
+async def accept_challenge(request: Request) -> Response:
+    online = _online(request)
+    fields = await read_json(request)
+    name = fields.text("name", None, limit=200)
+    fields.finish()
+    online.limits.take(_client(request), "create")
+    web = _web(request)
+    try:
+        game_id, secret = await web.run(online.games.accept, request.path_params["id"], name)
+    except UnknownChallenge:
+        raise NotFound("that challenge is gone: someone accepted it, or it was withdrawn") from None
+    view = await web.run(online.games.snapshot, game_id, secret)
+    return JSONResponse(
+        {"id": game_id, "seat": view["you"], "secret": secret, "game": view}, status_code=201
+    )
+
+
+async def cancel_challenge(request: Request) -> Response:
+    online = _online(request)
+    secret = _secret(request) or ""
+    await _web(request).run(online.games.withdraw, request.path_params["id"], secret)
+    return JSONResponse({"cancelled": request.path_params["id"]})
+
+
+# --- live updates -----------------------------------------------------------------------------
+
+
+async def game_socket(websocket: WebSocket) -> None:
+    """A game's snapshots, for the seat whose secret the first message gives
+    (`{"secret": ...}`; `{}` to watch), at once and after every change."""
+    try:
+        online = _online(websocket)
+        game_id = websocket.path_params["id"]
+        web = _web(websocket)
+        await web.run(online.games.seat_of, game_id, None)
+    except WebError:
+        await websocket.close(code=4404)
+        return
+    await websocket.accept()
+    try:
+        first = await asyncio.wait_for(websocket.receive_text(), timeout=10)
+        data = strictjson.loads(first) if first.strip() else {}
+        secret = data.get("secret") if isinstance(data, dict) else None
+    except (TimeoutError, WebSocketDisconnect, strictjson.JSONError, RuntimeError):
+        with suppress(Exception):
+            await websocket.close(code=1008)
+        return
+    secret = secret if isinstance(secret, str) else None
+    live = online.live(game_id)
+    try:
+        await follow(
+            websocket,
+            live,
+            lambda: online.games.snapshot(game_id, secret),
+            accepted=True,
+            run=web.run,
+        )
+    finally:
+        online.forget(game_id, live)
+
+
+async def lobby_socket(websocket: WebSocket) -> None:
+    try:
+        online = _online(websocket)
+    except WebError:
+        await websocket.close(code=4404)
+        return
+    await follow(websocket, online.lobby, lambda: _challenges(online), run=_web(websocket).run)
+
+
+def routes() -> list[BaseRoute]:
+    """The routes of the game server, under `/api/online` and `/api/lobby`."""
+    return [
+        Route("/api/online", create_game, methods=["POST"]),
+        Route("/api/online/mine", my_games, methods=["POST"]),
+        Route("/api/online/{id}", get_game),
+        Route("/api/online/{id}/move", play_move, methods=["POST"]),
+        Route("/api/online/{id}/resign", resign, methods=["POST"]),
+        Route("/api/online/{id}/name", rename, methods=["POST"]),
+        Route("/api/online/{id}/notifications", notifications, methods=["POST"]),
+        Route("/api/online/{id}/record", game_record),
+        WebSocketRoute("/api/online/{id}/ws", game_socket),
+        Route("/api/lobby", lobby, methods=["GET"]),
+        Route("/api/lobby", create_challenge, methods=["POST"]),
+        Route("/api/lobby/{id}/accept", accept_challenge, methods=["POST"]),
+        Route("/api/lobby/{id}", cancel_challenge, methods=["DELETE"]),
+        WebSocketRoute("/api/lobby/ws", lobby_socket),
+    ]
