@@ -562,7 +562,7 @@ def test_at_phone_width_nothing_sticks_out(browser: Any, url: str, shots: Path) 
         call(url, f"/api/games/{game}/resign", {})
         phone.locator(".banner .result").wait_for()
         banner = phone.locator(".banner").bounding_box()  # in sight without scrolling to it
-        assert banner["y"] >= 0 and banner["y"] + banner["height"] <= 844
+        assert banner["y"] >= -1 and banner["y"] + banner["height"] <= 845  # (sub-pixel rounding)
         assert phone.inner_text(".banner .result").startswith("You lost: greedy wins")
         assert phone.evaluate(width) <= 390
     finally:

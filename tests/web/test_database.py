@@ -274,7 +274,9 @@ def test_sqlite_urls_and_settings(tmp_path: Path) -> None:
         "foreign_keys": 1,
         "busy_timeout": 30000,
     }
-    assert sqlite3.connect(path).execute("SELECT version FROM schema_version").fetchone() == (SCHEMA_VERSION,)
+    assert sqlite3.connect(path).execute("SELECT version FROM schema_version").fetchone() == (
+        SCHEMA_VERSION,
+    )
 
 
 def test_sqlite_changes_reach_other_database_objects_in_the_process(tmp_path: Path) -> None:

@@ -150,7 +150,7 @@ def test_a_game_against_a_bot_of_the_server(games: OnlineGames) -> None:
 
 
 def test_a_live_flag_falls_with_nobody_connected(games: OnlineGames, clock: FakeClock) -> None:
-    game_id, ann, _ = games.create(get_game("orderchaos"), seat=1, pace=Pace.parse("1+0"))
+    game_id, _, _ = games.create(get_game("orderchaos"), seat=1, pace=Pace.parse("1+0"))
     assert games.database.game(game_id).deadline == pytest.approx(clock.now + 60)
     clock.now += 30
     assert games.sweep() == 0
@@ -162,7 +162,7 @@ def test_a_live_flag_falls_with_nobody_connected(games: OnlineGames, clock: Fake
 
 
 def test_entropy_live_timeout_moves_then_play_goes_on(games: OnlineGames, clock: FakeClock) -> None:
-    game_id, ann, bob = games.create(get_game("entropy", size=5), seat=1, pace=Pace.parse("1+0"))
+    game_id, _, bob = games.create(get_game("entropy", size=5), seat=1, pace=Pace.parse("1+0"))
     assert bob is not None
     clock.now += 61  # Ann (Chaos first) lets her clock run out
     assert games.sweep() == 1

@@ -248,10 +248,38 @@ class _Step(Observer):
             observer=self,
             start=None if start is None else game.from_position(start),
         )
+        self.started = False
         try:
             self.record = referee.play(self.record)
         except RefereeError as error:  # a stored record the rules refuse: the store is broken
             raise Conflict(f"this game cannot go on: {error}") from None
+        if not self.started and self.record.games:
+            self._show_finished()
+
+    def _show_finished(self) -> None:
+        """A match over before this step: its last game's moves and every game's end."""
+        match = self.record.new_match(self.game)
+        for record in self.record.games:
+            state = self.game.from_position(record.start)
+            self.plies = []
+            for entry in record.moves:
+                self.plies.append(_ply(state, entry))
+                state = state.apply(entry.move)
+            if record.ended_by is not None:
+                match = record.ended_by.apply(match)
+            elif state.outcome() is not None:
+                match = match.record_game(state)
+            self.finished_games.append(
+                {
+                    "number": record.number,
+                    "outcome": outcome_view(record.outcome),
+                    "ended_by": ended_view(record),
+                    "final": state.position(),
+                    "roles": _roles(self.game, self.match, record.number),
+                }
+            )
+            self.state = state
+        self.match = match
 
     def decide(self, seat: int, state: State, rng: Any, time_left: float | None) -> Move:
         action = self.action
@@ -291,6 +319,7 @@ class _Step(Observer):
     # What the page shows, kept as the referee goes.
 
     def game_started(self, record: GameRecord, state: State, match: Match) -> None:
+        self.started = True
         self.match, self.state = match, state
         replayed = self.game.from_position(record.start)
         self.plies = []
@@ -661,8 +690,10 @@ class OnlineGames:
 
     def games_of(self, secrets_held: Iterable[str]) -> list[dict[str, Any]]:
         """A line for each game one of `secrets_held` has a seat in, those where it is that
-        seat's turn first: `{"id", "seat", "title", "status", "your_move", "opponent"}`."""
-        held = {hash_secret(s): s for s in secrets_held if isinstance(s, str) and s}
+        seat's turn first: `{"id", "seat", "game", "title", "status", "your_move", "opponent",
+        "updated", "index"}`, `index` saying which of `secrets_held` holds the seat."""
+        given = list(secrets_held)
+        held = {hash_secret(s): i for i, s in enumerate(given) if isinstance(s, str) and s}
         found = []
         for row in self.database.games_for_seats(list(held)):
             for seat in row.seats:
@@ -681,6 +712,7 @@ class OnlineGames:
                         "your_move": waiting is not None and waiting[0] == number,
                         "opponent": other.name or other.player_spec,
                         "updated": row.updated_at,
+                        "index": held[seat.secret_hash],
                     }
                 )
         return sorted(found, key=lambda line: (not line["your_move"], -line["updated"]))

@@ -10,8 +10,8 @@ export class ApiError extends Error {
   }
 }
 
-export async function api(path, { method = "GET", body } = {}) {
-  const options = { method, headers: { Accept: "application/json" } };
+export async function api(path, { method = "GET", body, headers = {} } = {}) {
+  const options = { method, headers: { Accept: "application/json", ...headers } };
   if (body !== undefined) {
     options.headers["Content-Type"] = "application/json";
     options.body = typeof body === "string" ? body : JSON.stringify(body);
@@ -37,7 +37,9 @@ export async function api(path, { method = "GET", body } = {}) {
 
 // Call onData with the resource at `path` now and at every change: its WebSocket (`path/ws`)
 // pushes each change; if the socket cannot be opened, the page asks every second instead.
-export function follow(path, onData, onError = () => {}) {
+// `hello`, if given, is the socket's first message (an online game's seat secret) and `headers`
+// go with each request instead.
+export function follow(path, onData, onError = () => {}, { hello = null, headers = {} } = {}) {
   let closed = false;
   let socket = null;
   let failures = 0;
@@ -47,7 +49,7 @@ export function follow(path, onData, onError = () => {}) {
     timer = null;
     if (closed) return;
     try {
-      onData(await api(path));
+      onData(await api(path, { headers }));
     } catch (error) {
       onError(error);
       if (error.status === 404 || error.status === 401 || error.status === 403) return;
@@ -67,7 +69,11 @@ export function follow(path, onData, onError = () => {}) {
       poll();
       return;
     }
-    socket.onopen = () => { opened = true; failures = 0; };
+    socket.onopen = () => {
+      opened = true;
+      failures = 0;
+      if (hello !== null) socket.send(JSON.stringify(hello));
+    };
     socket.onmessage = (event) => {
       try {
         onData(JSON.parse(event.data));

@@ -1,10 +1,12 @@
 // The page: a router over the address's #fragment, and the game catalog the forms use.
 //   #/play            a new game          #/play/ID        a match (played or watched)
+//   #/online          games by link, lobby #/online/ID      an online game (#/seat/ID/SECRET: a seat link)
 //   #/watch           bots and tournaments #/watch/t/ID    a tournament
 //   #/replay          saved games          #/replay/NAME   a saved record
 //   #/replay/file     an opened file       #/replay/t/ID/N a tournament's match
 
 import { api } from "./api.js";
+import { openSeat, showOnline, showOnlineGame } from "./online.js";
 import { showGame, showNewGame } from "./play.js";
 import { showReplay, showReplays } from "./replay.js";
 import { el, setSpecLists } from "./ui.js";
@@ -32,6 +34,9 @@ async function route() {
     let done;
     if (section === "play" && parts[1]) done = showGame(main, parts[1]);
     else if (section === "play") done = showNewGame(main, catalog);
+    else if (section === "online" && parts[1]) done = showOnlineGame(main, parts[1]);
+    else if (section === "online") done = showOnline(main, catalog);
+    else if (section === "seat" && parts[1] && parts[2]) done = openSeat(parts[1], parts[2]);
     else if (section === "watch" && parts[1] === "t" && parts[2]) done = showTournament(main, parts[2]);
     else if (section === "watch") done = showWatch(main, catalog);
     else if (section === "replay" && parts[1] === "file") done = showReplay(main, { kind: "file" });
@@ -40,7 +45,7 @@ async function route() {
     else if (section === "replay") done = showReplays(main);
     else done = showNewGame(main, catalog);
     if (typeof done === "function") cleanup = done;
-    document.title = `abstractgames — ${section}`;
+    document.title = `abstractgames — ${section === "seat" ? "online" : section}`;
   } catch (error) {
     main.replaceChildren(el("section", { className: "panel" }, el("h1", {}, "Something went wrong"), el("p", { className: "error" }, error.message)));
   }

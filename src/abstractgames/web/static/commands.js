@@ -133,12 +133,13 @@ export function renderControls(page) {
   view.input.disabled = !mine;
   view.input.placeholder = moveExample(match);
   view.form.querySelector("button").disabled = !mine;
-  view.hint.hidden = hidden;
+  const online = Boolean(match.snap.online);
+  view.hint.hidden = hidden || online;
   view.hint.disabled = !mine;
-  view.undo.hidden = hidden || match.people() !== 1;
+  view.undo.hidden = hidden || online || match.people() !== 1;
   view.undo.disabled = !match.snap.can_undo;
   view.resign.hidden = hidden;
-  view.stop.hidden = match.snap.players.some((p) => p.human) || match.over();
+  view.stop.hidden = online || match.snap.players.some((p) => p.human) || match.over();
   renderFreeMoves(page);
   if (match.newTurn() && matchMedia("(pointer: fine)").matches && document.activeElement === document.body) {
     view.input.focus();

@@ -21,10 +21,14 @@ export function matchCalls(id) {
 // answering (or no longer lets this page in: a new token) and onBack() before the first snapshot
 // after that; onGone(error) for no such match.
 // Returns the subscription ({close()}).
-export function followMatch(id, { onSnapshot, onLost, onBack, onGone }) {
+export function followMatch(id, handlers) {
+  return followAt(`/api/games/${id}`, handlers);
+}
+
+function followAt(path, { onSnapshot, onLost, onBack, onGone }, options = {}) {
   let lost = false;
   return follow(
-    `/api/games/${id}`,
+    path,
     (data) => {
       if (lost) {
         lost = false;
@@ -39,5 +43,26 @@ export function followMatch(id, { onSnapshot, onLost, onBack, onGone }) {
       }
       if (error.status === 404) onGone(error);
     },
+    options,
   );
+}
+
+// The calls of an online game: each action carries the seat's secret (a header, never in an
+// address) and the ply it was made at, so a move sent twice is played once.
+export function onlineCalls(id, secret, page) {
+  const post = (action, body = {}) => api(`/api/online/${id}/${action}`, { method: "POST", body, headers: { "X-Seat": secret } });
+  const none = () => Promise.reject(new Error("not in a game between people"));
+  return {
+    move: (text) => post("move", { move: text, ply: page.match.snap.ply }),
+    resign: () => post("resign", {}),
+    hint: none,
+    undo: none,
+    proceed: none,
+    stop: none,
+  };
+}
+
+// Follow an online game as the seat of `secret` (a watcher without one).
+export function followOnline(id, secret, handlers) {
+  return followAt(`/api/online/${id}`, handlers, { hello: { secret: secret || null }, headers: secret ? { "X-Seat": secret } : {} });
 }

@@ -8,7 +8,7 @@ import { Board, positionView } from "./board.js";
 import { renderCards, tickClocks } from "./cards.js";
 import { hideChooser } from "./chooser.js";
 import { listenToCommands, renderControls, say } from "./commands.js";
-import { followMatch, matchCalls } from "./connection.js";
+import { followMatch, followOnline, matchCalls, onlineCalls } from "./connection.js";
 import { inputBoard, renderBoard } from "./input.js";
 import { Match } from "./match.js";
 import { forgetGame, myGames, startAndOpen } from "./mygames.js";
@@ -116,19 +116,21 @@ async function listMyGames(section) {
 
 // The match `id`, live; returns what stops following it. Its parts share `page`: the match's state,
 // the template's elements (`view`), the server calls, the board, and render() to redraw it all.
-export function showGame(main, id) {
+export function showGame(main, id, online = null) {
   main.replaceChildren(clone("tpl-game"));
-  const page = { match: new Match(id), view: gameView(main), calls: matchCalls(id) };
+  const page = { match: new Match(id), view: gameView(main), online };
+  page.calls = online ? onlineCalls(id, online.secret, page) : matchCalls(id);
   page.render = () => render(page);
   page.board = inputBoard(page, main.querySelector(".board"));
   listenToCommands(page);
   const timer = setInterval(() => tickClocks(page), 100);
-  const subscription = followMatch(id, {
+  const handlers = {
     onSnapshot: (data) => showSnapshot(page, data),
     onLost: (error) => say(page, error.message, "error"),
     onBack: () => say(page, ""),
     onGone: (error) => showGone(main, id, error),
-  });
+  };
+  const subscription = online ? followOnline(id, online.secret, handlers) : followMatch(id, handlers);
   return () => {
     subscription.close();
     clearInterval(timer);

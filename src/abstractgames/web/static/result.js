@@ -91,14 +91,16 @@ function matchOver(page) {
   const { match } = page;
   const snap = match.snap;
   const games = snap.finished_games.map((g) => el("div", {}, `Game ${g.number}: ${endText(g, "not finished")}`));
-  const links = [el("a", { href: "#/play" }, "New game"), " · ", el("a", { href: `/api/games/${match.id}/record`, download: "" }, "Download the record")];
+  const base = snap.online ? "/api/online" : "/api/games";
+  const links = [el("a", { href: snap.online ? "#/online" : "#/play" }, "New game"), " · ", el("a", { href: `${base}/${match.id}/record`, download: "" }, "Download the record")];
   const name = recordName(snap.saved);
   if (name) links.push(" · ", replayLink(name));
   const headline = snap.result ? resultFor(snap.result, snap.players, match.people(), snap.games_in_match) : statusText(match);
   const rematch = el("button", { type: "button", className: "primary rematch-button" }, "Rematch, sides swapped");
   const error = el("p", { className: "error rematch-error", role: "alert" });
   rematch.addEventListener("click", () => startRematch(snap, rematch, error));
-  return [el("strong", { className: "result" }, headline), ...(games.length > 1 ? games : []), el("div", { className: "buttons" }, rematch), error, el("div", { className: "banner-links" }, ...links)];
+  const again = snap.online ? [] : [el("div", { className: "buttons" }, rematch), error]; // online: a new game by link
+  return [el("strong", { className: "result" }, headline), ...(games.length > 1 ? games : []), ...again, el("div", { className: "banner-links" }, ...links)];
 }
 
 // A new match with the same settings (game, clock, single game, start position) and the

@@ -1,0 +1,195 @@
+// Games between people on two computers: a game by link, the lobby, your online games, and a
+// game's page for its seats and watchers. A seat's secret stays in this browser (localStorage)
+// and in the #fragment of its link (which browsers never send); requests carry it in a header.
+//   #/online           the forms, the lobby, your games     #/online/ID   a game
+//   #/seat/ID/SECRET   a seat link: the secret is kept here, then the address drops it
+
+import { api, follow } from "./api.js";
+import { showGame } from "./play.js";
+import { clone, el, gameChooser } from "./ui.js";
+
+const SEATS = "abstractgames.seats"; // {game id: {secret, invitation}}
+const CHALLENGES = "abstractgames.challenges"; // {challenge id: secret}
+
+function load(key) {
+  try {
+    return JSON.parse(localStorage.getItem(key) || "{}");
+  } catch (error) {
+    return {};
+  }
+}
+
+function store(key, value) {
+  try {
+    localStorage.setItem(key, JSON.stringify(value));
+  } catch (error) {
+    // no storage: the seat link still opens the seat
+  }
+}
+
+export function keepSeat(id, secret, invitation = null) {
+  const seats = load(SEATS);
+  seats[id] = { secret, invitation: invitation || (seats[id] && seats[id].invitation) || null };
+  store(SEATS, seats);
+}
+
+const link = (hash) => `${location.origin}${location.pathname}${hash}`;
+export const seatLink = (id, secret) => link(`#/seat/${encodeURIComponent(id)}/${encodeURIComponent(secret)}`);
+export const watchLink = (id) => link(`#/online/${encodeURIComponent(id)}`);
+
+// A seat link: keep its secret, then show the game at an address without it.
+export function openSeat(id, secret) {
+  keepSeat(id, secret);
+  history.replaceState(null, "", `#/online/${encodeURIComponent(id)}`);
+  return showOnlineGame(document.getElementById("main"), id);
+}
+
+// A game's page: the match as everywhere, played by this browser's seat if it holds one, and
+// the links to share.
+export function showOnlineGame(main, id) {
+  const held = load(SEATS)[id] || null;
+  const stop = showGame(main, id, { secret: held ? held.secret : null });
+  const aside = main.querySelector(".side");
+  const links = el("div", { className: "online-links" });
+  if (held) {
+    links.append(el("p", {}, "Your seat (this link is yours alone; it opens your seat on another device): ", copyable(seatLink(id, held.secret), "your-link")));
+    if (held.invitation) links.append(el("p", {}, "Send your opponent: ", copyable(seatLink(id, held.invitation), "invitation-link")));
+  }
+  links.append(el("p", {}, "Anyone may watch: ", copyable(watchLink(id), "watch-link")));
+  links.append(el("p", {}, el("a", { href: `/api/online/${encodeURIComponent(id)}/record`, download: `${id}.json` }, "The record"), " (once the match is over; ", el("code", {}, "abstractgames replay"), " reads it)"));
+  aside.prepend(links);
+  return stop;
+}
+
+function copyable(text, name) {
+  const input = el("input", { className: name, value: text, readonly: true, "aria-label": name.replace("-", " "), size: 40 });
+  const button = el("button", { type: "button", onclick: async () => {
+    input.select();
+    try {
+      await navigator.clipboard.writeText(text);
+      button.textContent = "Copied";
+    } catch (error) {
+      document.execCommand("copy");
+    }
+  } }, "Copy");
+  return el("span", { className: "copyable" }, input, button);
+}
+
+// The section: a new game by link (or against a bot of the server), the lobby, your games.
+export function showOnline(main, catalog) {
+  main.replaceChildren(clone("tpl-online"));
+  const form = main.querySelector(".online-form");
+  const message = main.querySelector(".online-message");
+  const spec = gameChooser(form.querySelector(".online-game"), catalog, form.querySelector(".online-params"));
+  const bots = form.querySelector(".online-opponent");
+  for (const name of catalog.suggested) if (name !== "human") bots.append(el("option", { value: name }, `the server's ${name}`));
+  const say = (text, kind = "") => {
+    message.textContent = text;
+    message.className = `online-message ${kind}`;
+  };
+  const fields = () => {
+    const seat = form.querySelector(".online-seat").value;
+    return {
+      game: spec(),
+      time_control: form.querySelector(".online-time").value.trim() || "none",
+      seat: seat ? Number(seat) : null,
+      name: form.querySelector(".online-name").value.trim() || null,
+    };
+  };
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    try {
+      const body = fields();
+      if (bots.value) body.opponent = bots.value;
+      const made = await api("/api/online", { method: "POST", body });
+      keepSeat(made.id, made.secret, made.invitation);
+      location.hash = `#/online/${encodeURIComponent(made.id)}`;
+    } catch (error) {
+      say(error.message, "error");
+    }
+  });
+  form.querySelector(".challenge-button").addEventListener("click", async () => {
+    try {
+      const made = await api("/api/lobby", { method: "POST", body: fields() });
+      const challenges = load(CHALLENGES);
+      challenges[made.id] = made.secret;
+      store(CHALLENGES, challenges);
+      say("Your challenge is in the lobby: the game opens here when someone accepts it.");
+    } catch (error) {
+      say(error.message, "error");
+    }
+  });
+  const lobby = main.querySelector(".lobby");
+  const subscription = follow("/api/lobby", (data) => showLobby(lobby, data, say));
+  const mine = main.querySelector(".my-online");
+  const refresh = () => showMine(mine);
+  refresh();
+  const timer = setInterval(refresh, 3000);
+  return () => {
+    subscription.close();
+    clearInterval(timer);
+  };
+}
+
+function showLobby(list, data, say) {
+  const own = load(CHALLENGES);
+  const items = data.challenges.map((c) => {
+    const side = c.side === null ? "either side" : `they take seat ${c.side + 1}`;
+    const line = el("li", { className: "challenge" }, `${c.name || "someone"}: ${c.game}, ${c.time_control}, ${side} `);
+    if (own[c.id]) {
+      line.append(el("button", { type: "button", className: "withdraw", onclick: async () => {
+        try {
+          await api(`/api/lobby/${encodeURIComponent(c.id)}`, { method: "DELETE", headers: { "X-Seat": own[c.id] } });
+        } catch (error) {
+          say(error.message, "error");
+        }
+      } }, "Withdraw"));
+    } else {
+      line.append(el("button", { type: "button", className: "accept", onclick: async () => {
+        try {
+          const name = document.querySelector(".online-name").value.trim() || null;
+          const made = await api(`/api/lobby/${encodeURIComponent(c.id)}/accept`, { method: "POST", body: { name } });
+          keepSeat(made.id, made.secret);
+          location.hash = `#/online/${encodeURIComponent(made.id)}`;
+        } catch (error) {
+          say(error.message, "error");
+        }
+      } }, "Accept"));
+    }
+    return line;
+  });
+  list.replaceChildren(...(items.length ? items : [el("li", { className: "help" }, "No challenges now.")]));
+}
+
+async function showMine(list) {
+  const seats = load(SEATS);
+  const challenges = load(CHALLENGES);
+  const secrets = [...Object.values(seats).map((s) => s.secret), ...Object.values(challenges)];
+  if (!secrets.length) {
+    list.replaceChildren(el("li", { className: "help" }, "None yet."));
+    return;
+  }
+  let games;
+  try {
+    games = (await api("/api/online/mine", { method: "POST", body: { secrets } })).games;
+  } catch (error) {
+    return;
+  }
+  const challengeOf = new Map(Object.entries(challenges).map(([id, secret]) => [secret, id]));
+  for (const game of games) {
+    const secret = secrets[game.index];
+    if (!seats[game.id] && challengeOf.has(secret)) {
+      // a challenge of ours was accepted: its secret holds our seat of the game now
+      keepSeat(game.id, secret);
+      delete challenges[challengeOf.get(secret)];
+      store(CHALLENGES, challenges);
+    }
+  }
+  list.replaceChildren(
+    ...games.map((g) =>
+      el("li", { className: g.your_move ? "your-move" : "" },
+        el("a", { href: `#/online/${encodeURIComponent(g.id)}` }, `${g.title} against ${g.opponent || "(waiting for the opponent)"}`),
+        ` — ${g.status === "finished" ? "finished" : g.your_move ? "your move" : "their move"}`),
+    ),
+  );
+}

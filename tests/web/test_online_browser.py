@@ -1,0 +1,181 @@
+"""Two people in two browsers (two independent Chromium contexts) play by link on a `serve
+--public` server, one closes their browser and comes back mid-game, a third context watches;
+then the lobby. Screenshots go to ABSTRACTGAMES_SCREENSHOTS if it is set (the docs' pictures)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("playwright.sync_api", reason="the test extra is not installed")
+
+from tests.web.test_browser import browser, shots  # noqa: F401  (fixtures)
+
+SERVING = re.compile(r"serving on (http://\S+)")
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory, browser: Any) -> Iterator[str]:  # noqa: F811
+    data = tmp_path_factory.mktemp("online")
+    env = {**os.environ, "ABSTRACTGAMES_DATA": str(data), "PYTHONUNBUFFERED": "1"}
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "abstractgames",
+            "serve",
+            "--public",
+            "--port",
+            "0",
+            "--database",
+            str(data / "games.db"),
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert process.stderr is not None
+        seen, url = [], None
+        while url is None and (line := process.stderr.readline()):
+            seen.append(line)
+            found = SERVING.search(line)
+            url = found.group(1).rstrip("/") if found else None
+        if url is None:
+            pytest.fail("the server did not start: " + "".join(seen))
+        yield url
+    finally:
+        process.terminate()
+        process.communicate(timeout=30)
+
+
+def snapshot(url: str, game_id: str, secret: str | None = None) -> Any:
+    request = urllib.request.Request(f"{url}/api/online/{game_id}")
+    if secret:
+        request.add_header("X-Seat", secret)
+    with urllib.request.urlopen(request, timeout=20) as answer:
+        return json.loads(answer.read())
+
+
+def person(browser: Any) -> tuple[Any, Any]:  # noqa: F811
+    context = browser.new_context(viewport={"width": 1200, "height": 860})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.errors = errors
+    return context, page
+
+
+def held_secret(page: Any, game_id: str) -> str:
+    seats = page.evaluate("() => JSON.parse(localStorage.getItem('abstractgames.seats') || '{}')")
+    return str(seats[game_id]["secret"])
+
+
+def test_two_people_play_order_and_chaos_by_link_and_a_watcher_follows(
+    browser: Any,  # noqa: F811
+    site: str,
+    shots: Path,  # noqa: F811
+) -> None:
+    ann_context, ann = person(browser)
+    ann.goto(f"{site}/#/online")
+    ann.select_option(".online-game", "orderchaos")
+    ann.fill(".online-name", "Ann")
+    ann.select_option(".online-seat", "1")
+    ann.click(".create-online")
+    ann.wait_for_selector(".invitation-link")
+    game_id = ann.url.rsplit("/", 1)[-1]
+    invitation = ann.input_value(".invitation-link")
+    watch = ann.input_value(".watch-link")
+    assert "#/seat/" in invitation and held_secret(ann, game_id) not in invitation
+    ann.screenshot(path=str(shots / "online-created.png"))
+
+    bob_context, bob = person(browser)
+    bob.goto(invitation)
+    bob.wait_for_function(
+        "() => location.hash.startsWith('#/online/')"
+    )  # the secret left the address
+    watcher_context, watcher = person(browser)
+    watcher.goto(watch)
+    secrets = {1: held_secret(ann, game_id), 2: held_secret(bob, game_id)}
+    pages = {1: ann, 2: bob}
+    reopened = False
+    for _ in range(40):
+        view = snapshot(site, game_id)
+        if view["status"] == "finished":
+            break
+        seat = view["thinking"]
+        mine = snapshot(site, game_id, secrets[seat])
+        move = mine["legal"][len(mine["legal"]) // 2]["move"]
+        page = pages[seat]
+        page.wait_for_function(
+            "() => !document.querySelector('.move-text').disabled", timeout=10_000
+        )
+        page.fill(".move-text", move)
+        page.press(".move-text", "Enter")
+        ply = view["ply"] + 1
+        for other in (ann, bob, watcher):  # every screen shows it, within a second or so
+            other.wait_for_function(
+                f"() => document.querySelector('.move-list').textContent.includes('{move}')"
+                " || !document.querySelector('.banner').hidden",
+                timeout=5_000,
+            )
+        if ply == 10 and not reopened:  # Bob closes his browser and comes back with his link
+            bob_context.close()
+            bob_context, bob = person(browser)
+            bob.goto(invitation)
+            bob.wait_for_function(
+                f"() => document.querySelector('.move-list').textContent.includes('{move}')"
+            )
+            pages[2] = bob
+            reopened = True
+    assert view["status"] == "finished" or snapshot(site, game_id)["status"] == "finished"
+    for page in (ann, bob, watcher):
+        page.wait_for_selector(".banner:not([hidden])", timeout=10_000)
+    assert watcher.locator(".move-text").is_hidden() or watcher.locator(".move-text").is_disabled()
+    ann.screenshot(path=str(shots / "online-finished.png"))
+    watcher.screenshot(path=str(shots / "online-watcher.png"))
+    for page in (ann, bob, watcher):
+        assert not page.errors, page.errors
+    for context in (ann_context, bob_context, watcher_context):
+        context.close()
+
+
+def test_the_lobby_in_two_browsers(browser: Any, site: str, shots: Path) -> None:  # noqa: F811
+    cy_context, cy = person(browser)
+    cy.goto(f"{site}/#/online")
+    cy.select_option(".online-game", "entropy")
+    cy.fill(".online-name", "Cy")
+    cy.fill(".online-time", "3 days a move")
+    cy.click(".challenge-button")
+    cy.wait_for_selector(".lobby .withdraw")
+    di_context, di = person(browser)
+    di.goto(f"{site}/#/online")
+    di.wait_for_selector(".lobby .accept")
+    di.screenshot(path=str(shots / "online-lobby.png"))
+    di.click(".lobby .accept")
+    di.wait_for_function("() => location.hash.startsWith('#/online/') && location.hash.length > 10")
+    game_id = di.url.rsplit("/", 1)[-1]
+    cy.wait_for_selector(f".my-online a[href='#/online/{game_id}']", timeout=10_000)
+    cy.click(f".my-online a[href='#/online/{game_id}']")
+    cy.wait_for_selector(".cards")
+    deadline = time.monotonic() + 10
+    while snapshot(site, game_id, held_secret(cy, game_id))["you"] is None:
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    assert cy.locator(".lobby .withdraw").count() == 0
+    for page in (cy, di):
+        assert not page.errors, page.errors
+    cy_context.close()
+    di_context.close()
