@@ -21,8 +21,11 @@ from abstractgames.records import MatchRecord
 from abstractgames.web.app import create_app
 from abstractgames.web.database import Database
 from abstractgames.web.errors import BadRequest, Conflict, Forbidden, NotFound
+from abstractgames.web.notify import Notifier
 from abstractgames.web.online import OnlineGames, Pace, hash_secret
 from abstractgames.web.online_api import OnlineServer
+
+from .test_notify import smtp, wait_until, webhook  # noqa: F401  (fixtures)
 
 
 class FakeClock:
@@ -305,3 +308,42 @@ def test_the_api_lobby_and_a_watchers_socket(client: TestClient) -> None:
             update = socket.receive_json()
         assert update["ply"] == 1 and update["plies"][-1]["move"] == played.json()["move"]
     assert client.get(f"/api/online/{game_id}", headers={"X-Seat": creator}).json()["you"] == 2
+
+
+def test_correspondence_players_are_told_by_email_and_webhook(
+    database: Database,
+    clock: FakeClock,
+    smtp: Any,  # noqa: F811
+    webhook: Any,  # noqa: F811
+) -> None:
+    settings, inbox = smtp
+    notifier = Notifier(settings, private_webhooks=True)
+    games = OnlineGames(
+        database, notifier=notifier, clock=clock, link=lambda g: f"http://x/#/online/{g}"
+    )
+    try:
+        pace = Pace.parse("2 days a move")
+        game_id, ann, bob = games.create(get_game("orderchaos"), seat=1, pace=pace)
+        assert bob is not None
+        hook = f"http://127.0.0.1:{webhook.server_address[1]}/hook"
+        games.set_notifications(game_id, bob, email="bob@example.org", webhook=hook)
+        with pytest.raises(Forbidden):
+            games.set_notifications(game_id, None, email="eve@example.org", webhook=None)
+        with pytest.raises(BadRequest):
+            games.set_notifications(game_id, ann, email="not an address", webhook=None)
+        clock.now += 86_400
+        games.play(game_id, ann, "X@c3", 0)  # Bob is told it is his move
+        wait_until(lambda: len(inbox.messages) == 1 and len(webhook.received) == 1)
+        ((to, message),) = inbox.messages
+        assert to == ["bob@example.org"] and "Your move in" in message["Subject"]
+        assert "X@c3" in message.get_content() and f"/#/online/{game_id}" in message.get_content()
+        assert webhook.received[0]["body"]["event"] == "your-move"
+        clock.now += 3 * 86_400  # nobody connected; Bob's two days pass
+        assert games.sweep() == 1
+        wait_until(lambda: len(inbox.messages) == 2 and len(webhook.received) == 2)
+        assert "over" in inbox.messages[1][1]["Subject"]
+        assert webhook.received[1]["body"]["event"] == "game-over"
+        assert "time" in webhook.received[1]["body"]["text"]
+        assert ann not in json.dumps(webhook.received) and bob not in json.dumps(webhook.received)
+    finally:
+        games.close()

@@ -132,8 +132,12 @@ class WebApp:
         bot_timeout: float = 300.0,
         tournament_dir: Path | None = None,
         online: OnlineServer | None = None,
+        public: bool = False,
     ) -> None:
         self.online = online
+        self.public = public
+        """A game server for others: games are played online; the one-person page's own
+        matches against bots, tournaments and continued records are not offered."""
         """The games between people by link and the lobby (`None`: this server has none)."""
         self.sessions = Sessions(
             save_dir=save_dir, allow_programs=allow_programs, bot_timeout=bot_timeout
@@ -190,7 +194,20 @@ class WebApp:
             "allow_programs": self.allow_programs,
             "saving": self.sessions.save_dir is not None,
             "online": self.online is not None,
+            "public": self.public,
         }
+
+    def check_private(self, what: str) -> None:
+        """Refuse what only the one-person page does, on a public server.
+
+        Raises:
+            Forbidden: this is a public server.
+        """
+        if self.public:
+            raise Forbidden(
+                f"this is a public game server: {what} is for the one-person page "
+                "('abstractgames serve' without --public); play in the Online section"
+            )
 
 
 # --- the API ----------------------------------------------------------------------------------
@@ -234,6 +251,7 @@ async def list_games(request: Request) -> Response:
 
 async def create_game(request: Request) -> Response:
     web = _web(request)
+    _web(request).check_private("a match started here")
     fields = await read_json(request)
     resume = fields.text("resume", None, limit=300)
     spec = fields.text("game", None, limit=200)
@@ -277,6 +295,7 @@ async def create_game(request: Request) -> Response:
 
 async def continue_record(request: Request) -> Response:
     """Continue the unfinished match of an uploaded record, saved as a new game of this server."""
+    _web(request).check_private("continuing a record")
     web = _web(request)
     if not web.uploads.acquire(blocking=False):
         raise Busy(f"{MAX_UPLOADS} records are being read: send this one again in a moment")
@@ -444,6 +463,7 @@ async def list_tournaments(request: Request) -> Response:
 
 
 async def create_tournament(request: Request) -> Response:
+    _web(request).check_private("a tournament")
     web = _web(request)
     fields = await read_json(request)
     spec = fields.text("game", limit=200)
@@ -756,6 +776,7 @@ def create_app(
         bot_timeout=bot_timeout,
         tournament_dir=tournament_dir,
         online=online,
+        public=public,
     )
 
     @asynccontextmanager

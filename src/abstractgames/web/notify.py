@@ -106,11 +106,13 @@ class Notice:
     subject: str
     text: str
     link: str
+    event: str = "your-move"
+    """`"your-move"`, or `"game-over"` for the end of the match."""
 
     def as_json(self) -> dict[str, str]:
         """The webhook's body."""
         return {
-            "event": "your-move",
+            "event": self.event,
             "game": self.game,
             "title": self.subject,
             "text": self.text,
@@ -138,6 +140,22 @@ def your_move(game: str, title: str, state: State, last: str | None, link: str) 
         subject=f"Your move in {title} ({game})",
         text=f"{played}You play {role}.\n\n{board}",
         link=link,
+    )
+
+
+def game_over(game: str, title: str, result: str, link: str) -> Notice:
+    """The notice to both players that the match is over, and how.
+
+    Examples:
+        >>> game_over("k3Jd", "Order and Chaos", "player 2 ran out of time", "https://x/").subject
+        'The match is over in Order and Chaos (k3Jd)'
+    """
+    return Notice(
+        game=game,
+        subject=f"The match is over in {title} ({game})",
+        text=f"The match is over: {result}.",
+        link=link,
+        event="game-over",
     )
 
 

@@ -71,7 +71,7 @@ from .database import (
     UnknownGame,
 )
 from .errors import BadRequest, Conflict, Forbidden, NotFound
-from .notify import Notifier, check_email, check_webhook, your_move
+from .notify import Notifier, check_email, check_webhook, game_over, your_move
 from .sessions import GuardedBot
 from .views import (
     clock_view,
@@ -842,7 +842,10 @@ class OnlineGames:
     def _after(self, game_id: str, step: _Step) -> None:
         """After a step: start the bot whose turn it is, or tell the person to move."""
         waiting = step.waiting
-        if waiting is None or step.record.finished or self.stop.is_set():
+        if step.record.finished:
+            self._notify_end(game_id, step)
+            return
+        if waiting is None or self.stop.is_set():
             return
         seat = waiting[0]
         if not is_human(step.record.players[seat - 1]):
@@ -886,6 +889,22 @@ class OnlineGames:
             game_id, step.game.title or step.game.name, step.waiting[1], last, self.link(game_id)
         )
         self.notifier.notify(notice, email=holder.email, webhook=holder.webhook_url)
+
+    def _notify_end(self, game_id: str, step: _Step) -> None:
+        result = step.record.result
+        if self.notifier is None or result is None:
+            return
+        try:
+            row = self.database.game(game_id)
+        except UnknownGame:
+            return
+        if not Pace.parse(str(row.time_control)).days:
+            return
+        title = step.game.title or step.game.name
+        notice = game_over(game_id, title, result.reason, self.link(game_id))
+        for holder in row.seats:
+            if holder.email or holder.webhook_url:
+                self.notifier.notify(notice, email=holder.email, webhook=holder.webhook_url)
 
     def _view(self, current: _Current, seat: int | None) -> dict[str, Any]:
         step, row, game = current.step, current.row, current.step.game

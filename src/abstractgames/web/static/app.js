@@ -19,18 +19,27 @@ let cleanup = () => {};
 async function route() {
   cleanup();
   cleanup = () => {};
-  const hash = location.hash || "#/play";
+  if (catalog === null) {
+    try {
+      catalog = await api("/api/catalog");
+      setSpecLists(catalog);
+    } catch (error) {
+      main.replaceChildren(el("section", { className: "panel" }, el("h1", {}, "Something went wrong"), el("p", { className: "error" }, error.message)));
+      return;
+    }
+  }
+  const hash = location.hash || (catalog.public ? "#/online" : "#/play");
   const parts = hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
-  const section = parts[0] || "play";
+  // a public game server plays online only: its one-person sections are not offered
+  const section = catalog.public && ["play", "watch"].includes(parts[0]) && !parts[1] ? "online" : parts[0] || "play";
+  for (const link of document.querySelectorAll("nav a")) {
+    link.hidden = catalog.public && ["play", "watch"].includes(link.dataset.section);
+  }
   for (const link of document.querySelectorAll("nav a")) {
     if (link.dataset.section === section) link.setAttribute("aria-current", "page");
     else link.removeAttribute("aria-current");
   }
   try {
-    if (catalog === null) {
-      catalog = await api("/api/catalog");
-      setSpecLists(catalog);
-    }
     let done;
     if (section === "play" && parts[1]) done = showGame(main, parts[1]);
     else if (section === "play") done = showNewGame(main, catalog);

@@ -1,0 +1,135 @@
+"""The game server as a real process: a move acknowledged survives SIGKILL, again and again; two
+`serve` processes on one PostgreSQL database serve the same games, a move made through one seen
+on a WebSocket of the other."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("starlette", reason="the web extra is not installed: pip install '.[web]'")
+
+from .postgres import postgres_url  # noqa: F401  (a fixture)
+
+SERVING = re.compile(r"serving on (http://\S+)")
+
+
+@contextmanager
+def public_server(data: Path, database: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """`abstractgames serve --public` on `database`, and its address."""
+    env = {**os.environ, "ABSTRACTGAMES_DATA": str(data), "PYTHONUNBUFFERED": "1"}
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "abstractgames",
+            "serve",
+            "--public",
+            "--port",
+            "0",
+            "--database",
+            database,
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert process.stderr is not None
+        seen, url = [], None
+        while url is None and (line := process.stderr.readline()):
+            seen.append(line)
+            found = SERVING.search(line)
+            url = found.group(1).rstrip("/") if found else None
+        if url is None:
+            pytest.fail("the server did not start: " + "".join(seen))
+        yield process, url
+    finally:
+        if process.poll() is None:
+            process.terminate()
+        process.communicate(timeout=30)
+
+
+def request(url: str, path: str, body: Any = None, secret: str | None = None) -> Any:
+    data = None if body is None else json.dumps(body).encode()
+    made = urllib.request.Request(url + path, data=data, method="GET" if data is None else "POST")
+    made.add_header("Content-Type", "application/json")
+    made.add_header("Origin", url)
+    if secret:
+        made.add_header("X-Seat", secret)
+    with urllib.request.urlopen(made, timeout=20) as answer:
+        return json.loads(answer.read())
+
+
+def test_a_move_acknowledged_survives_sigkill_every_time(tmp_path: Path) -> None:
+    database = str(tmp_path / "games.db")
+    with public_server(tmp_path, database) as (_, url):
+        made = request(url, "/api/online", {"game": "orderchaos", "seat": 1})
+    game_id, secrets = made["id"], {1: made["secret"], 2: made["invitation"]}
+    for ply in range(10):
+        with public_server(tmp_path, database) as (process, url):
+            view = request(url, f"/api/online/{game_id}")
+            assert view["ply"] == ply  # every move acknowledged before the kill is there
+            seat = view["thinking"]
+            mine = request(url, f"/api/online/{game_id}", secret=secrets[seat])
+            move = mine["legal"][ply % len(mine["legal"])]["move"]
+            played = request(
+                url, f"/api/online/{game_id}/move", {"move": move, "ply": ply}, secrets[seat]
+            )
+            assert played == {"move": move}
+            os.kill(process.pid, signal.SIGKILL)  # at once, after the acknowledgement
+            process.wait(timeout=10)
+    with public_server(tmp_path, database) as (_, url):
+        assert request(url, f"/api/online/{game_id}")["ply"] == 10
+
+
+def test_two_servers_on_one_postgresql_database(
+    tmp_path: Path,
+    postgres_url: str,  # noqa: F811
+) -> None:
+    import websockets
+
+    database = postgres_url
+    with (
+        public_server(tmp_path / "a", database) as (_, first),
+        public_server(tmp_path / "b", database) as (_, second),
+    ):
+        made = request(first, "/api/online", {"game": "orderchaos", "seat": 1})
+        game_id, ann, bob = made["id"], made["secret"], made["invitation"]
+        assert request(second, f"/api/online/{game_id}", secret=bob)["you"] == 2
+
+        async def watch_on_second_while_first_moves() -> Any:
+            address = second.replace("http://", "ws://") + f"/api/online/{game_id}/ws"
+            async with websockets.connect(address, origin=second) as socket:
+                await socket.send(json.dumps({"secret": bob}))
+                assert json.loads(await socket.recv())["ply"] == 0
+                await asyncio.to_thread(
+                    request, first, f"/api/online/{game_id}/move", {"move": "X@c3", "ply": 0}, ann
+                )
+                while True:
+                    view = json.loads(await asyncio.wait_for(socket.recv(), timeout=10))
+                    if view["ply"] == 1:
+                        return view
+
+        seen = asyncio.run(watch_on_second_while_first_moves())
+        assert seen["awaiting"] == 2 and seen["plies"][-1]["move"] == "X@c3"
+        with pytest.raises(urllib.error.HTTPError) as stale:  # the same move again, elsewhere
+            request(second, f"/api/online/{game_id}/move", {"move": "X@c3", "ply": 0}, ann)
+        assert stale.value.code == 409
+        assert request(second, f"/api/online/{game_id}/move", {"move": "O@d4", "ply": 1}, bob)
+        assert request(first, f"/api/online/{game_id}")["ply"] == 2
