@@ -1462,6 +1462,12 @@ def verify(certificate: str) -> None:
 )
 @click.option("--mail-from", metavar="ADDRESS", help="The From: address of notices.")
 @click.option(
+    "--no-rate-limits",
+    is_flag=True,
+    help="Do not limit each client address's new games and moves (behind a reverse proxy "
+    "that limits per address itself, where every client is the proxy).",
+)
+@click.option(
     "--base-url",
     metavar="URL",
     help="The server's address as players reach it (https://games.example.org), for the "
@@ -1478,6 +1484,7 @@ def serve(
     smtp: str | None,
     mail_from: str | None,
     base_url: str | None,
+    no_rate_limits: bool,
 ) -> None:
     """Play, watch and replay in your web browser: a local web app (pip install
     'abstractgames[web]').
@@ -1534,6 +1541,7 @@ def serve(
             public=public,
             smtp=mail,
             base_url=base_url,
+            rate_limits=not no_rate_limits,
         )
     except ServeError as error:
         raise click.ClickException(printable(error)) from None

@@ -347,3 +347,24 @@ def test_correspondence_players_are_told_by_email_and_webhook(
         assert ann not in json.dumps(webhook.received) and bob not in json.dumps(webhook.received)
     finally:
         games.close()
+
+
+def test_moves_are_limited_per_seat_not_per_address(database: Database) -> None:
+    server = OnlineServer(database, limits={"create": (0.001, 5.0), "move": (0.001, 3.0)})
+    app = create_app(online=server, public=True)
+    with TestClient(app, base_url="http://testserver") as client:
+        made = post(client, "/api/online", {"game": "orderchaos", "seat": 1}).json()
+        game_id, ann, bob = made["id"], made["secret"], made["invitation"]
+        assert post(client, f"/api/online/{game_id}/name", {"name": "A"}, ann).status_code == 200
+        assert post(client, f"/api/online/{game_id}/name", {"name": "A"}, ann).status_code == 200
+        assert (
+            post(client, f"/api/online/{game_id}/move", {"move": "X@a1", "ply": 0}, ann).status_code
+            == 200
+        )
+        limited = post(client, f"/api/online/{game_id}/move", {"move": "X@a2", "ply": 1}, ann)
+        assert limited.status_code == 429 and "too many" in limited.json()["error"]
+        # Bob, at the same address, has his own allowance
+        assert (
+            post(client, f"/api/online/{game_id}/move", {"move": "O@b2", "ply": 1}, bob).status_code
+            == 200
+        )

@@ -179,3 +179,53 @@ def test_the_lobby_in_two_browsers(browser: Any, site: str, shots: Path) -> None
         assert not page.errors, page.errors
     cy_context.close()
     di_context.close()
+
+
+def test_an_entropy_match_to_its_end_in_two_browsers(
+    browser: Any,  # noqa: F811
+    site: str,
+) -> None:
+    ann_context, ann = person(browser)
+    ann.goto(f"{site}/#/online")
+    ann.select_option(".online-game", "entropy")
+    ann.fill("#param-size", "5")
+    ann.fill(".online-time", "30+5")
+    ann.select_option(".online-seat", "1")
+    ann.click(".create-online")
+    ann.wait_for_selector(".invitation-link")
+    game_id = ann.url.rsplit("/", 1)[-1]
+    bob_context, bob = person(browser)
+    bob.goto(ann.input_value(".invitation-link"))
+    bob.wait_for_function("() => location.hash.startsWith('#/online/')")
+    secrets = {1: held_secret(ann, game_id), 2: held_secret(bob, game_id)}
+    pages = {1: ann, 2: bob}
+    games_seen = set()
+    for _ in range(200):
+        view = snapshot(site, game_id)
+        if view["status"] == "finished":
+            break
+        games_seen.add(view["game_number"])
+        seat = view["thinking"]
+        mine = snapshot(site, game_id, secrets[seat])
+        move = mine["legal"][0]["move"]
+        page = pages[seat]
+        page.wait_for_function(
+            "() => !document.querySelector('.move-text').disabled"
+            " && document.querySelector('.move-text').placeholder.length > 0",
+            timeout=10_000,
+        )
+        page.fill(".move-text", move)
+        page.press(".move-text", "Enter")
+        deadline = time.monotonic() + 10
+        while snapshot(site, game_id)["ply"] == view["ply"]:
+            assert time.monotonic() < deadline, page.text_content(".message")
+            time.sleep(0.02)
+    final = snapshot(site, game_id)
+    assert final["status"] == "finished" and games_seen == {1, 2}
+    assert len(final["finished_games"]) == 2 and final["result"]["scores"][0] is not None
+    for page in (ann, bob):
+        page.wait_for_selector(".banner:not([hidden])", timeout=10_000)
+        assert page.locator(".tally").is_visible()
+        assert not page.errors, page.errors
+    ann_context.close()
+    bob_context.close()

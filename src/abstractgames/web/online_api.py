@@ -25,11 +25,18 @@ from .. import strictjson
 from ..referee import check_start
 from .database import Database, UnknownChallenge
 from .errors import BadRequest, NotFound, TooMany, WebError
-from .online import OnlineGames, Pace
+from .online import OnlineGames, Pace, hash_secret
 from .requests import board_game, follow, read_json, start_position
 from .sessions import Live
 
-__all__ = ["SEAT_HEADER", "OnlineServer", "RateLimits", "routes"]
+__all__ = [
+    "DEFAULT_LIMITS",
+    "SEAT_HEADER",
+    "UNLIMITED",
+    "OnlineServer",
+    "RateLimits",
+    "routes",
+]
 
 SEAT_HEADER = "x-seat"
 """The request header that carries a seat's secret."""
@@ -65,9 +72,11 @@ class RateLimits:
                     del self._buckets[key]
 
 
-DEFAULT_LIMITS = {"create": (0.2, 10.0), "move": (5.0, 20.0)}
-"""Creating games or challenges: 10 at once, then one every 5 seconds; moves: 20 at once, then
-5 a second (per client address)."""
+DEFAULT_LIMITS = {"create": (0.5, 30.0), "move": (5.0, 20.0)}
+"""Creating games, challenges or notifications: 30 at once, then one every 2 seconds, per client
+address; moves, resignations and names: 20 at once, then 5 a second, per seat."""
+UNLIMITED = {"create": (1e9, 1e9), "move": (1e9, 1e9)}
+"""No limits (`serve --no-rate-limits`): for a proxy that limits per address, and load tests."""
 
 
 class OnlineServer:
@@ -172,6 +181,13 @@ def _client(request: Request | WebSocket) -> str:
     return request.client.host if request.client else "?"
 
 
+def _seat_key(request: Request) -> str:
+    """Whose moves a request's count against: its seat (people behind one address, a
+    classroom's, are limited each on their own), or its address without a secret."""
+    secret = _secret(request)
+    return "seat:" + hash_secret(secret) if secret else _client(request)
+
+
 async def create_game(request: Request) -> Response:
     online = _online(request)
     fields = await read_json(request)
@@ -212,7 +228,7 @@ async def play_move(request: Request) -> Response:
     move = fields.text("move", limit=200)
     ply = fields.integer("ply", low=0, high=10**6)
     fields.finish()
-    online.limits.take(_client(request), "move")
+    online.limits.take(_seat_key(request), "move")
     game_id = request.path_params["id"]
     played = await _web(request).run(online.games.play, game_id, _secret(request), move, ply)
     return JSONResponse({"move": played})
@@ -223,7 +239,7 @@ async def resign(request: Request) -> Response:
     fields = await read_json(request)
     ply = fields.integer("ply", None, low=0, high=10**6)
     fields.finish()
-    online.limits.take(_client(request), "move")
+    online.limits.take(_seat_key(request), "move")
     seat = await _web(request).run(
         online.games.resign, request.path_params["id"], _secret(request), ply
     )
@@ -235,7 +251,7 @@ async def rename(request: Request) -> Response:
     fields = await read_json(request)
     name = fields.text("name", None, limit=200)
     fields.finish()
-    online.limits.take(_client(request), "move")
+    online.limits.take(_seat_key(request), "move")
     named = await _web(request).run(
         online.games.rename, request.path_params["id"], _secret(request), name
     )

@@ -40,7 +40,7 @@ from .app import WebApp, create_app, new_token
 from .database import Database, DatabaseError
 from .notify import Notifier, SmtpSettings
 from .online import OnlineGames
-from .online_api import OnlineServer
+from .online_api import UNLIMITED, OnlineServer
 
 __all__ = [
     "KEEP_ALIVE",
@@ -196,6 +196,7 @@ def _online(
     private_webhooks: bool,
     base_url: str,
     bot_timeout: float,
+    rate_limits: bool = True,
 ) -> OnlineServer:
     """The game server's games on `database`.
 
@@ -214,7 +215,7 @@ def _online(
         link=lambda game_id: f"{base}/#/online/{game_id}",
         bot_timeout=bot_timeout,
     )
-    return OnlineServer(store, games)
+    return OnlineServer(store, games, limits=None if rate_limits else UNLIMITED)
 
 
 def serve(
@@ -235,6 +236,7 @@ def serve(
     smtp: SmtpSettings | None = None,
     private_webhooks: bool = False,
     base_url: str | None = None,
+    rate_limits: bool = True,
 ) -> list[Path]:
     """Serve the web app until Ctrl-C, SIGTERM or SIGHUP; return the records of the matches
     that were still being played (saved in `save_dir`).
@@ -261,6 +263,9 @@ def serve(
         smtp: where e-mail notices go out (`None`: none are sent).
         private_webhooks: let webhooks reach this machine and private networks.
         base_url: the server's address as players reach it, for the links in notices.
+        rate_limits: limit each client address's games and moves (see
+            [`DEFAULT_LIMITS`][abstractgames.web.online_api.DEFAULT_LIMITS]); off behind a
+            proxy that limits per address itself.
 
     Raises:
         ServeError: the server cannot listen there.
@@ -285,7 +290,12 @@ def serve(
     try:
         if database is not None:
             online = _online(
-                database, smtp, private_webhooks, base_url or _url(host, port), bot_timeout
+                database,
+                smtp,
+                private_webhooks,
+                base_url or _url(host, port),
+                bot_timeout,
+                rate_limits,
             )
         app = create_app(
             save_dir=save_dir,
