@@ -239,9 +239,12 @@ def test_the_api_plays_a_game_by_link(client: TestClient) -> None:
     assert seen["awaiting"] == 2 and seen["legal"]
     assert client.get(f"/api/online/{game_id}").json()["legal"] == []
     assert client.get(f"/api/online/{game_id}/record").status_code == 400  # not over yet
+    assert client.get(f"/api/online/{game_id}/replay").status_code == 400
     assert post(client, f"/api/online/{game_id}/resign", {}, bob).json() == {"resigned": 2}
     record = client.get(f"/api/online/{game_id}/record")
     assert record.status_code == 200 and MatchRecord.loads(record.text).finished
+    replay = client.get(f"/api/online/{game_id}/replay").json()
+    assert replay["finished"] and [p["move"] for p in replay["games"][0]["plies"]] == ["X@a1"]
     mine = post(client, "/api/online/mine", {"secrets": [ann, "nonsense"]}).json()["games"]
     assert [g["id"] for g in mine] == [game_id]
 

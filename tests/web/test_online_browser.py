@@ -145,6 +145,9 @@ def test_two_people_play_order_and_chaos_by_link_and_a_watcher_follows(
         page.wait_for_selector(".banner:not([hidden])", timeout=10_000)
     assert watcher.locator(".move-text").is_hidden() or watcher.locator(".move-text").is_disabled()
     ann.screenshot(path=str(shots / "online-finished.png"))
+    watcher.click(".replay-online")  # replayed on the server
+    watcher.wait_for_selector(".slider")
+    assert watcher.locator(".move-list li").count() > 0
     watcher.screenshot(path=str(shots / "online-watcher.png"))
     for page in (ann, bob, watcher):
         assert not page.errors, page.errors

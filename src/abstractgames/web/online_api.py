@@ -28,6 +28,7 @@ from .errors import BadRequest, NotFound, TooMany, WebError
 from .online import OnlineGames, Pace, hash_secret
 from .requests import board_game, follow, read_json, start_position
 from .sessions import Live
+from .views import replay_view
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -290,6 +291,15 @@ async def game_record(request: Request) -> Response:
     )
 
 
+async def game_replay(request: Request) -> Response:
+    """A finished game's record with every position, for the page's replay."""
+    online = _online(request)
+    record = await _web(request).run(online.games.record_of, request.path_params["id"])
+    if not record.finished:
+        raise BadRequest("the replay is given once the match is over")
+    return JSONResponse(await _web(request).run(replay_view, record))
+
+
 async def my_games(request: Request) -> Response:
     online = _online(request)
     fields = await read_json(request)
@@ -420,6 +430,7 @@ def routes() -> list[BaseRoute]:
         Route("/api/online/{id}/name", rename, methods=["POST"]),
         Route("/api/online/{id}/notifications", notifications, methods=["POST"]),
         Route("/api/online/{id}/record", game_record),
+        Route("/api/online/{id}/replay", game_replay),
         WebSocketRoute("/api/online/{id}/ws", game_socket),
         Route("/api/lobby", lobby, methods=["GET"]),
         Route("/api/lobby", create_challenge, methods=["POST"]),

@@ -4,6 +4,7 @@
 //   #/watch           bots and tournaments #/watch/t/ID    a tournament
 //   #/replay          saved games          #/replay/NAME   a saved record
 //   #/replay/file     an opened file       #/replay/t/ID/N a tournament's match
+//   #/replay/online/ID  a finished online game
 
 import { api } from "./api.js";
 import { openSeat, showOnline, showOnlineGame } from "./online.js";
@@ -49,6 +50,7 @@ async function route() {
     else if (section === "watch" && parts[1] === "t" && parts[2]) done = showTournament(main, parts[2]);
     else if (section === "watch") done = showWatch(main, catalog);
     else if (section === "replay" && parts[1] === "file") done = showReplay(main, { kind: "file" });
+    else if (section === "replay" && parts[1] === "online" && parts[2]) done = showReplay(main, { kind: "online", id: parts[2] });
     else if (section === "replay" && parts[1] === "t" && parts[2] && parts[3]) done = showReplay(main, { kind: "tournament", id: parts[2], number: parts[3] });
     else if (section === "replay" && parts[1]) done = showReplay(main, { kind: "saved", name: parts[1] });
     else if (section === "replay") done = showReplays(main);

@@ -56,7 +56,7 @@ export function showOnlineGame(main, id) {
     if (held.invitation) links.append(el("p", {}, "Send your opponent: ", copyable(seatLink(id, held.invitation), "invitation-link")));
   }
   links.append(el("p", {}, "Anyone may watch: ", copyable(watchLink(id), "watch-link")));
-  links.append(el("p", {}, el("a", { href: `/api/online/${encodeURIComponent(id)}/record`, download: `${id}.json` }, "The record"), " (once the match is over; ", el("code", {}, "abstractgames replay"), " reads it)"));
+  links.append(el("p", {}, "Once the match is over: ", el("a", { href: `#/replay/online/${encodeURIComponent(id)}`, className: "replay-online" }, "replay it"), " or download ", el("a", { href: `/api/online/${encodeURIComponent(id)}/record`, download: `${id}.json` }, "the record"), " (", el("code", {}, "abstractgames replay"), " reads it)"));
   aside.prepend(links);
   return stop;
 }

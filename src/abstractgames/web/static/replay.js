@@ -62,7 +62,7 @@ async function loadSaved(main) {
   }
 }
 
-// source: {kind: "saved", name} | {kind: "file"} | {kind: "tournament", id, number}
+// source: {kind: "saved", name} | {kind: "file"} | {kind: "tournament", id, number} | {kind: "online", id}
 export function showReplay(main, source) {
   main.replaceChildren(clone("tpl-replay"));
   const where = main.querySelector(".where");
@@ -75,6 +75,10 @@ export function showReplay(main, source) {
     if (source.kind === "tournament") {
       const replay = await api(`/api/tournaments/${source.id}/matches/${source.number}`);
       return { replay, download: null, name: `match ${source.number}` };
+    }
+    if (source.kind === "online") {
+      const replay = await api(`/api/online/${encodeURIComponent(source.id)}/replay`);
+      return { replay, download: `/api/online/${encodeURIComponent(source.id)}/record`, name: `online game ${source.id}` };
     }
     const replay = await api(`/api/records/${encodeURIComponent(source.name)}`);
     return { replay, download: `/api/records/${encodeURIComponent(source.name)}/file`, name: source.name, resumable: !replay.finished };
