@@ -1202,9 +1202,9 @@ def test_an_unfinished_record_from_elsewhere_is_continued_here(
     players = (make_player("random", game), make_player("random", game))
     finished = Referee(game, players, seed=3).play()
     started = new_game(client, game="orderchaos", players=["human", "human"], seed=3)
-    for entry in finished.games[0].moves[:6]:
+    for count, entry in enumerate(finished.games[0].moves[:6], start=1):
         client.post(f"/api/games/{started['id']}/move", json={"move": entry.move})
-    wait_for(client, started["id"], lambda s: len(s["plies"]) == 6)
+        wait_for(client, started["id"], lambda s, n=count: len(s["plies"]) == n)
     unfinished = MatchRecord.loads(client.get(f"/api/games/{started['id']}/record").text)
     unfinished.players = ("human", "greedy")
     text = unfinished.dumps()

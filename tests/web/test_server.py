@@ -146,6 +146,19 @@ def test_a_stop_saves_the_games_in_progress_and_stops_the_engines(
     assert wait_gone(engine_pid)
 
 
+def test_a_move_shown_on_the_page_survives_sigkill(tmp_path: Path) -> None:
+    with server(tmp_path / "data") as (process, url, _):
+        game = call(url, "/api/games", {"game": "orderchaos", "players": ["human", "greedy"]})
+        until(url, game["id"], lambda s: s["awaiting"] == 1)
+        call(url, f"/api/games/{game['id']}/move", {"move": "X@c3"})
+        shown = until(url, game["id"], lambda s: s["awaiting"] == 1 and len(s["plies"]) == 2)
+        process.kill()
+        process.communicate(timeout=30)
+    (saved,) = (tmp_path / "data" / "games").glob("*-orderchaos-*.json")
+    moves = [m.move for m in MatchRecord.load(saved).games[0].moves]
+    assert moves == [p["move"] for p in shown["plies"]]  # the bot's reply too
+
+
 def test_serving_beyond_this_machine_warns(tmp_path: Path) -> None:
     with server(tmp_path / "data", "--host", "0.0.0.0", "--no-save") as (process, url, before):
         base, token = split(url)

@@ -342,6 +342,8 @@ class _Watcher(Observer):
 
     def move_played(self, before: State, move: Move, entry: MoveRecord, after: State) -> None:
         session = self.session
+        if entry.player is not None:  # kept before it is shown: a kill loses no move seen
+            session.save()
         with session.lock:
             session.plies.append(_ply(before, entry))
             session.plies_made += 1
