@@ -360,6 +360,8 @@ def serve(
             signal.signal(hangup, previous)
         sock.close()
         saved = web.shutdown()
+        if online is not None:
+            online.database.close()
         for directory in opened:
             shutil.rmtree(directory, ignore_errors=True)
         if saved:
