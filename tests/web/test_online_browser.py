@@ -106,6 +106,10 @@ def test_two_people_play_order_and_chaos_by_link_and_a_watcher_follows(
     bob.wait_for_function(
         "() => location.hash.startsWith('#/online/')"
     )  # the secret left the address
+    bob.click(".seat-settings summary")
+    bob.fill(".seat-name", "Bob")
+    bob.click(".seat-name-button")
+    ann.wait_for_function("() => document.querySelector('.cards').textContent.includes('Bob')")
     watcher_context, watcher = person(browser)
     watcher.goto(watch)
     secrets = {1: held_secret(ann, game_id), 2: held_secret(bob, game_id)}

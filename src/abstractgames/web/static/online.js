@@ -56,9 +56,35 @@ export function showOnlineGame(main, id) {
     if (held.invitation) links.append(el("p", {}, "Send your opponent: ", copyable(seatLink(id, held.invitation), "invitation-link")));
   }
   links.append(el("p", {}, "Anyone may watch: ", copyable(watchLink(id), "watch-link")));
+  if (held) links.append(seatSettings(id, held.secret));
   links.append(el("p", {}, "Once the match is over: ", el("a", { href: `#/replay/online/${encodeURIComponent(id)}`, className: "replay-online" }, "replay it"), " or download ", el("a", { href: `/api/online/${encodeURIComponent(id)}/record`, download: `${id}.json` }, "the record"), " (", el("code", {}, "abstractgames replay"), " reads it)"));
   aside.prepend(links);
   return stop;
+}
+
+// Your name in this game, and where you are told it is your move (correspondence games).
+function seatSettings(id, secret) {
+  const headers = { "X-Seat": secret };
+  const said = el("p", { className: "seat-message", role: "status" });
+  const name = el("input", { className: "seat-name", maxlength: 40, placeholder: "your name", "aria-label": "your name" });
+  const email = el("input", { className: "seat-email", type: "email", placeholder: "e-mail (if the server sends mail)", "aria-label": "e-mail" });
+  const webhook = el("input", { className: "seat-webhook", type: "url", placeholder: "webhook URL", "aria-label": "webhook URL" });
+  const run = async (call, done) => {
+    try {
+      await call();
+      said.textContent = done;
+      said.className = "seat-message";
+    } catch (error) {
+      said.textContent = error.message;
+      said.className = "seat-message error";
+    }
+  };
+  const form = el("details", { className: "seat-settings" }, el("summary", {}, "Your name and notifications"),
+    el("div", { className: "copyable" }, name, el("button", { type: "button", className: "seat-name-button", onclick: () => run(() => api(`/api/online/${encodeURIComponent(id)}/name`, { method: "POST", body: { name: name.value.trim() || null }, headers }), "Your name is shown.") }, "Save")),
+    el("p", { className: "help" }, "In a correspondence game you can be told it is your move:"),
+    el("div", { className: "copyable" }, email, webhook, el("button", { type: "button", className: "seat-notify-button", onclick: () => run(() => api(`/api/online/${encodeURIComponent(id)}/notifications`, { method: "POST", body: { email: email.value.trim() || null, webhook: webhook.value.trim() || null }, headers }), "Saved: you will be told when it is your move.") }, "Save")),
+    said);
+  return form;
 }
 
 function copyable(text, name) {
