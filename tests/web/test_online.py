@@ -371,3 +371,27 @@ def test_moves_are_limited_per_seat_not_per_address(database: Database) -> None:
             post(client, f"/api/online/{game_id}/move", {"move": "O@b2", "ply": 1}, bob).status_code
             == 200
         )
+
+
+@pytest.mark.parametrize("spec", ["orderchaos", "entropy:size=5", "dispersal"])
+def test_every_game_plays_online_from_its_start_or_a_position(
+    games: OnlineGames, spec: str
+) -> None:
+    from abstractgames import parse_game_spec
+
+    game = parse_game_spec(spec)
+    game_id, ann, bob = games.create(game, seat=1, pace=Pace.parse("5+3"))
+    assert bob is not None
+    seats = {1: ann, 2: bob}
+    for _ in range(8):
+        view = games.snapshot(game_id)
+        secret = seats[view["thinking"]]
+        mine = games.snapshot(game_id, secret)
+        games.play(game_id, secret, mine["legal"][len(mine["legal"]) // 2]["move"], mine["ply"])
+    record = games.record_of(game_id)
+    assert sum(1 for g in record.games for m in g.moves if m.player is not None) >= 8
+    record.replay()  # the stored record holds to the rules
+    later = games.snapshot(game_id)["position"]["position"]
+    other, first, _ = games.create(game, seat=1, start=game.from_position(later))
+    view = games.snapshot(other, first)
+    assert view["start"] == later and view["position"]["position"] == later
