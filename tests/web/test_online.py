@@ -395,3 +395,23 @@ def test_every_game_plays_online_from_its_start_or_a_position(
     other, first, _ = games.create(game, seat=1, start=game.from_position(later))
     view = games.snapshot(other, first)
     assert view["start"] == later and view["position"]["position"] == later
+
+
+def test_the_api_guards_the_lobby_and_a_seats_settings(client: TestClient) -> None:
+    made = post(client, "/api/lobby", {"game": "orderchaos"}).json()
+    headers = {"Origin": "http://testserver"}
+    other = client.delete(f"/api/lobby/{made['id']}", headers={**headers, "X-Seat": "guess"})
+    assert other.status_code == 403
+    assert client.delete(f"/api/lobby/{made['id']}", headers=headers).status_code == 403
+    mine = client.delete(f"/api/lobby/{made['id']}", headers={**headers, "X-Seat": made["secret"]})
+    assert mine.status_code == 200 and client.get("/api/lobby").json()["challenges"] == []
+    assert client.delete(f"/api/lobby/{made['id']}", headers=headers).status_code == 404
+    game = post(
+        client, "/api/online", {"game": "orderchaos", "time_control": "1 day a move"}
+    ).json()
+    path = f"/api/online/{game['id']}/notifications"
+    assert post(client, path, {"webhook": "http://127.0.0.1:9/x"}).status_code == 403  # a watcher
+    refused = post(client, path, {"email": "a@example.org"}, game["secret"])
+    assert refused.status_code == 400 and "no e-mail" in refused.json()["error"]  # no SMTP here
+    assert post(client, path, {"webhook": "file:///etc/passwd"}, game["secret"]).status_code == 400
+    assert post(client, path, {"nonsense": 1}, game["secret"]).status_code == 400
