@@ -177,6 +177,10 @@ def test_the_lobby_in_two_browsers(browser: Any, site: str, shots: Path) -> None
     cy.wait_for_selector(f".my-online a[href='#/online/{game_id}']", timeout=10_000)
     cy.click(f".my-online a[href='#/online/{game_id}']")
     cy.wait_for_selector(".cards")
+    cy.wait_for_function(
+        "() => document.querySelector('.time-control').textContent.includes('must move by')"
+    )
+    assert "3 days a move" in cy.inner_text(".time-control")
     deadline = time.monotonic() + 10
     while snapshot(site, game_id, held_secret(cy, game_id))["you"] is None:
         assert time.monotonic() < deadline

@@ -48,9 +48,10 @@ export function openSeat(id, secret) {
 // the links to share.
 export function showOnlineGame(main, id) {
   const held = load(SEATS)[id] || null;
-  const stop = showGame(main, id, { secret: held ? held.secret : null });
+  const time = el("p", { className: "time-control" });
+  const stop = showGame(main, id, { secret: held ? held.secret : null, onSnapshot: (data) => showTime(time, data) });
   const aside = main.querySelector(".side");
-  const links = el("div", { className: "online-links" });
+  const links = el("div", { className: "online-links" }, time);
   if (held) {
     links.append(el("p", {}, "Your seat (this link is yours alone; it opens your seat on another device): ", copyable(seatLink(id, held.secret), "your-link")));
     if (held.invitation) links.append(el("p", {}, "Send your opponent: ", copyable(seatLink(id, held.invitation), "invitation-link")));
@@ -60,6 +61,16 @@ export function showOnlineGame(main, id) {
   links.append(el("p", {}, "Once the match is over: ", el("a", { href: `#/replay/online/${encodeURIComponent(id)}`, className: "replay-online" }, "replay it"), " or download ", el("a", { href: `/api/online/${encodeURIComponent(id)}/record`, download: `${id}.json` }, "the record"), " (", el("code", {}, "abstractgames replay"), " reads it)"));
   aside.prepend(links);
   return stop;
+}
+
+// The time control, and for correspondence the time by which the player to move must move.
+function showTime(line, data) {
+  const parts = [`Time: ${data.time_control}`];
+  if (data.correspondence && data.deadline && data.status === "playing") {
+    const who = data.awaiting !== null ? "you" : `player ${data.thinking}`;
+    parts.push(`${who} must move by ${new Date(data.deadline * 1000).toLocaleString()}`);
+  }
+  line.textContent = parts.join(" — ");
 }
 
 // Your name in this game, and where you are told it is your move (correspondence games).

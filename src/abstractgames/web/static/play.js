@@ -169,6 +169,7 @@ function gameView(main) {
 // A snapshot from the server: after a move or a change of turn, what was picked, the hint, the
 // chooser and (for a new position) the message go.
 function showSnapshot(page, data) {
+  if (page.online && page.online.onSnapshot) page.online.onSnapshot(data);
   const { moved, newPosition } = page.match.update(data);
   if (moved) {
     hideChooser(page.view.chooser);
