@@ -75,11 +75,11 @@ from .notify import Notifier, check_email, check_webhook, game_over, your_move
 from .sessions import GuardedBot
 from .views import (
     clock_view,
-    ended_view,
+    finished_game_view,
+    game_plies_view,
     game_view,
     legal_view,
     match_roles,
-    outcome_view,
     ply_view,
     position_view,
 )
@@ -261,23 +261,15 @@ class _Step(Observer):
         match = self.record.new_match(self.game)
         for record in self.record.games:
             state = self.game.from_position(record.start)
-            self.plies = []
             for entry in record.moves:
-                self.plies.append(_ply(state, entry))
                 state = state.apply(entry.move)
             if record.ended_by is not None:
                 match = record.ended_by.apply(match)
             elif state.outcome() is not None:
                 match = match.record_game(state)
-            self.finished_games.append(
-                {
-                    "number": record.number,
-                    "outcome": outcome_view(record.outcome),
-                    "ended_by": ended_view(record),
-                    "final": state.position(),
-                    "roles": _roles(self.game, self.match, record.number),
-                }
-            )
+            roles = _roles(self.game, self.match, record.number)
+            self.finished_games.append(finished_game_view(record, state.position(), roles))
+            self.plies = game_plies_view(self.game, record)
             self.state = state
         self.match = match
 
@@ -321,11 +313,7 @@ class _Step(Observer):
     def game_started(self, record: GameRecord, state: State, match: Match) -> None:
         self.started = True
         self.match, self.state = match, state
-        replayed = self.game.from_position(record.start)
-        self.plies = []
-        for entry in record.moves:
-            self.plies.append(_ply(replayed, entry))
-            replayed = replayed.apply(entry.move)
+        self.plies = game_plies_view(self.game, record)
 
     def turn_started(self, state: State, player: int, clocks: tuple[float | None, ...]) -> None:
         self.clocks = list(clocks)
@@ -345,13 +333,7 @@ class _Step(Observer):
     def game_ended(self, record: GameRecord, state: State, match: Match) -> None:
         self.match, self.state = match, state
         self.finished_games.append(
-            {
-                "number": record.number,
-                "outcome": outcome_view(record.outcome),
-                "ended_by": ended_view(record),
-                "final": state.position(),
-                "roles": _roles(self.game, match, record.number),
-            }
+            finished_game_view(record, state.position(), _roles(self.game, match, record.number))
         )
 
 

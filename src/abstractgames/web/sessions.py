@@ -43,11 +43,11 @@ from ..text import counted, excerpt, value_excerpt
 from .errors import BadRequest, Conflict, Forbidden, NotFound
 from .views import (
     clock_view,
-    ended_view,
+    finished_game_view,
+    game_plies_view,
     game_view,
     legal_view,
     match_roles,
-    outcome_view,
     ply_view,
     position_view,
 )
@@ -324,12 +324,7 @@ class _Watcher(Observer):
             session.match = match
             session.state = state
             session.status = "playing"
-            plies: list[dict[str, Any]] = []
-            replayed = session.game.from_position(record.start)
-            for entry in record.moves:
-                plies.append(_ply(replayed, entry))
-                replayed = replayed.apply(entry.move)
-            session.plies = plies
+            session.plies = game_plies_view(session.game, record)
             session.turn = None
         session.changed()
 
@@ -377,13 +372,7 @@ class _Watcher(Observer):
             session.match = match
             session.stop_clock()
             session.finished_games.append(
-                {
-                    "number": record.number,
-                    "outcome": outcome_view(record.outcome),
-                    "ended_by": ended_view(record),
-                    "final": state.position(),
-                    "roles": session.roles_in(record.number),
-                }
+                finished_game_view(record, state.position(), session.roles_in(record.number))
             )
             if following is not None and session.humans:
                 session.status = "between games"
@@ -495,13 +484,9 @@ class GameSession(Live):
         for game_record in self.record.games:
             if game_record.final is not None or game_record.ended_by is not None:
                 self.finished_games.append(
-                    {
-                        "number": game_record.number,
-                        "outcome": outcome_view(game_record.outcome),
-                        "ended_by": ended_view(game_record),
-                        "final": game_record.final,
-                        "roles": self.roles_in(game_record.number),
-                    }
+                    finished_game_view(
+                        game_record, game_record.final, self.roles_in(game_record.number)
+                    )
                 )
         self._thread = threading.Thread(
             target=self._run, name=f"abstractgames-match-{self.id[:6]}", daemon=True

@@ -190,6 +190,28 @@ def ply_view(state: State, entry: MoveRecord, role: str | None) -> dict[str, Any
     }
 
 
+def game_plies_view(game: Game, record: GameRecord) -> list[dict[str, Any]]:
+    """Every ply of one game of a record, as the page lists them (see [`ply_view`][])."""
+    state = game.from_position(record.start)
+    plies = []
+    for entry in record.moves:
+        plies.append(ply_view(state, entry, None if entry.player is None else state.to_move))
+        state = state.apply(entry.move)
+    return plies
+
+
+def finished_game_view(record: GameRecord, final: str | None, roles: list[str]) -> dict[str, Any]:
+    """A game of a match that is over: its number, outcome, how a player lost it outside the
+    rules, its final position and the players' roles in it."""
+    return {
+        "number": record.number,
+        "outcome": outcome_view(record.outcome),
+        "ended_by": ended_view(record),
+        "final": final,
+        "roles": roles,
+    }
+
+
 def clock_view(clock: ClockSettings | None) -> dict[str, float] | None:
     """A clock setting as JSON."""
     return None if clock is None else {"seconds": clock.seconds, "increment": clock.increment}
