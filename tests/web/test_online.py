@@ -415,3 +415,22 @@ def test_the_api_guards_the_lobby_and_a_seats_settings(client: TestClient) -> No
     assert refused.status_code == 400 and "no e-mail" in refused.json()["error"]  # no SMTP here
     assert post(client, path, {"webhook": "file:///etc/passwd"}, game["secret"]).status_code == 400
     assert post(client, path, {"nonsense": 1}, game["secret"]).status_code == 400
+
+
+def test_a_rematch_swaps_the_sides_and_keeps_the_links(games: OnlineGames) -> None:
+    game_id, ann, bob = games.create(
+        get_game("orderchaos"), seat=1, name="Ann", pace=Pace.parse("5+3")
+    )
+    assert bob is not None
+    with pytest.raises(Conflict, match="over"):
+        games.rematch(game_id, ann)
+    games.resign(game_id, bob)
+    with pytest.raises(Forbidden):
+        games.rematch(game_id, None)
+    again = games.rematch(game_id, bob)
+    assert games.rematch(game_id, ann) == again  # asked twice: one rematch
+    assert games.snapshot(game_id)["rematch"] == again
+    assert games.seat_of(again, ann) == 2 and games.seat_of(again, bob) == 1
+    view = games.snapshot(again, bob)
+    assert view["awaiting"] == 1 and view["time_control"] == "5+3"
+    assert [s["name"] for s in view["seats"]] == [None, "Ann"]

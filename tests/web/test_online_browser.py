@@ -118,6 +118,13 @@ def test_two_people_play_order_and_chaos_by_link_and_a_watcher_follows(
         page.wait_for_selector(".banner:not([hidden])", timeout=10_000)
     assert watcher.locator(".move-text").is_hidden() or watcher.locator(".move-text").is_disabled()
     ann.screenshot(path=str(shots / "online-finished.png"))
+    bob.click(".rematch-button")  # Bob asks for a rematch; Ann is offered it and takes it
+    bob.wait_for_function(f"() => !location.hash.endsWith('{game_id}')")
+    rematch = bob.url.rsplit("/", 1)[-1]
+    ann.wait_for_selector(".rematch-button:has-text('Play the rematch')")
+    ann.click(".rematch-button")
+    ann.wait_for_function(f"() => location.hash.endsWith('{rematch}')")
+    assert snapshot(site, rematch, held_secret(ann, rematch))["you"] == 2  # the sides swapped
     watcher.click(".replay-online")  # replayed on the server
     watcher.wait_for_selector(".slider")
     assert watcher.locator(".move-list li").count() > 0

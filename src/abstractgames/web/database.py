@@ -142,6 +142,8 @@ class GameRow:
     finished_at: float | None
     record: str | None = None
     """The match record as the referee keeps it (JSON), if the game's owner stores one."""
+    rematch: str | None = None
+    """The game a rematch of this one started, if one did."""
 
     @property
     def ply(self) -> int:
@@ -202,6 +204,7 @@ _GAMES = sa.Table(
     sa.Column("updated_at", sa.Float, nullable=False),
     sa.Column("finished_at", sa.Float),
     sa.Column("record", sa.Text),
+    sa.Column("rematch", sa.String(32)),
 )
 _SEATS = sa.Table(
     "seats",
@@ -238,7 +241,7 @@ _CHALLENGES = sa.Table(
 )
 
 
-_LATER_GAME_COLUMNS = ("record",)
+_LATER_GAME_COLUMNS = ("record", "rematch")
 """Columns of `games` that a later migration adds."""
 
 
@@ -299,8 +302,10 @@ def _migration_2(conn: sa.Connection) -> None:
 
 
 def _migration_3(conn: sa.Connection) -> None:
-    """Each game's match record (the referee's JSON), written with every move."""
+    """Each game's match record (the referee's JSON), written with every move; the rematch a
+    finished game led to."""
     conn.execute(sa.text("ALTER TABLE games ADD COLUMN record TEXT"))
+    conn.execute(sa.text("ALTER TABLE games ADD COLUMN rematch VARCHAR(32)"))
 
 
 _MIGRATIONS: tuple[Callable[[sa.Connection], None], ...] = (
@@ -698,6 +703,43 @@ class Database:
             return GameFinished(f"game {game_id} is finished")
         return StalePly(game_id, ply, row.ply)
 
+    def create_rematch(
+        self,
+        game_id: str,
+        seats: Sequence[tuple[str | None, ...]],
+        created_at: float,
+        *,
+        deadline: float | None = None,
+        record: str | None = None,
+    ) -> str:
+        """Start the rematch of finished game `game_id` (its spec, time control and start) with
+        `seats`, once: return the new game's id, or the rematch a request got to first."""
+        with self._write() as conn:
+            row = conn.execute(sa.select(_GAMES).where(_GAMES.c.id == game_id)).first()
+            if row is None:
+                raise UnknownGame(f"no game {game_id}")
+            if row.rematch is not None:
+                return str(row.rematch)
+            new_id = self._insert_game(
+                conn,
+                row.game_spec,
+                _loads(row.time_control),
+                seats,
+                row.start_position,
+                created_at,
+                deadline,
+                record,
+            )
+            conn.execute(
+                sa.update(_GAMES)
+                .where(_GAMES.c.id == game_id)
+                .values(rematch=new_id, change_seq=self._bump(conn))
+            )
+            self._notify(conn, Change("game", game_id, row.ply))
+        self._published(Change("game", new_id, 0))
+        self._published(Change("game", game_id, row.ply))
+        return new_id
+
     def finish_game(self, game_id: str, result: dict[str, Any], finished_at: float) -> None:
         """Record the result of a game (again: the later result replaces the earlier)."""
         with self._write() as conn:
@@ -800,6 +842,7 @@ class Database:
                 updated_at=row.updated_at,
                 finished_at=row.finished_at,
                 record=row.record,
+                rematch=row.rematch,
             )
             for row in rows
         ]

@@ -606,6 +606,48 @@ class OnlineGames:
         self.database.rename_seat(game_id, seat - 1, name)
         return name
 
+    def rematch(self, game_id: str, secret: str | None) -> str:
+        """The rematch of a finished game, sides swapped, the same settings and the same
+        secrets (each player's link opens their seat in it); started once, by either player.
+
+        Raises:
+            NotFound, Forbidden: as for [`play`][]; Conflict: the match is not over.
+        """
+        current = self._current(game_id)
+        row = current.row
+        self._holder(row, secret, "ask for a rematch")
+        if not row.finished:
+            raise Conflict("a rematch comes once the match is over")
+        if row.rematch is not None:
+            return row.rematch
+        game = current.step.game
+        first, second = row.seats
+        seats = [
+            (s.secret_hash, s.name, s.player_spec) for s in (second, first)
+        ]  # the sides swapped
+        record = MatchRecord(
+            game=game.name,
+            params=dict(game.params),
+            players=(
+                second.player_spec or HUMAN,
+                first.player_spec or HUMAN,
+            ),
+            seed=secrets.randbits(63),
+            clock=current.pace.record_clock(),
+            time_loss_forfeits=current.pace.correspondence,
+        )
+        now = self.clock()
+        step = _Step(game, record.dumps(), row.start_position, pace=current.pace)
+        new_id = self.database.create_rematch(
+            game_id,
+            seats,
+            now,
+            deadline=self._deadline(step, current.pace, now),
+            record=step.record.dumps(),
+        )
+        self._after(new_id, step)
+        return new_id
+
     def set_notifications(
         self, game_id: str, secret: str | None, *, email: str | None, webhook: str | None
     ) -> None:
@@ -941,6 +983,7 @@ class OnlineGames:
                 {"number": s.seat + 1, "name": s.name, "bot": s.player_spec} for s in row.seats
             ],
             "you": seat,
+            "rematch": row.rematch,
             "game_number": shown_number,
             "games_in_match": len(match_roles(game)) if not record.single else 1,
             "ply": row.ply,

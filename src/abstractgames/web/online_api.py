@@ -259,6 +259,16 @@ async def rename(request: Request) -> Response:
     return JSONResponse({"name": named})
 
 
+async def rematch(request: Request) -> Response:
+    online = _online(request)
+    (await read_json(request)).finish()
+    online.limits.take(_client(request), "create")
+    new_id = await _web(request).run(
+        online.games.rematch, request.path_params["id"], _secret(request)
+    )
+    return JSONResponse({"id": new_id})
+
+
 async def notifications(request: Request) -> Response:
     online = _online(request)
     fields = await read_json(request)
@@ -428,6 +438,7 @@ def routes() -> list[BaseRoute]:
         Route("/api/online/{id}/move", play_move, methods=["POST"]),
         Route("/api/online/{id}/resign", resign, methods=["POST"]),
         Route("/api/online/{id}/name", rename, methods=["POST"]),
+        Route("/api/online/{id}/rematch", rematch, methods=["POST"]),
         Route("/api/online/{id}/notifications", notifications, methods=["POST"]),
         Route("/api/online/{id}/record", game_record),
         Route("/api/online/{id}/replay", game_replay),

@@ -49,7 +49,15 @@ export function openSeat(id, secret) {
 export function showOnlineGame(main, id) {
   const held = load(SEATS)[id] || null;
   const time = el("p", { className: "time-control" });
-  const stop = showGame(main, id, { secret: held ? held.secret : null, onSnapshot: (data) => showTime(time, data) });
+  const online = { secret: held ? held.secret : null, onSnapshot: (data) => showTime(time, data) };
+  if (held) {
+    online.rematch = async () => {
+      const made = await api(`/api/online/${encodeURIComponent(id)}/rematch`, { method: "POST", body: {}, headers: { "X-Seat": held.secret } });
+      keepSeat(made.id, held.secret, held.invitation); // the same links' secrets hold the new seats
+      location.hash = `#/online/${encodeURIComponent(made.id)}`;
+    };
+  }
+  const stop = showGame(main, id, online);
   const aside = main.querySelector(".side");
   const links = el("div", { className: "online-links" }, time);
   if (held) {

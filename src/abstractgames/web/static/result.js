@@ -96,11 +96,25 @@ function matchOver(page) {
   const name = recordName(snap.saved);
   if (name) links.push(" · ", replayLink(name));
   const headline = snap.result ? resultFor(snap.result, snap.players, match.people(), snap.games_in_match) : statusText(match);
-  const rematch = el("button", { type: "button", className: "primary rematch-button" }, "Rematch, sides swapped");
+  const offered = snap.online && snap.rematch;
+  const rematch = el("button", { type: "button", className: "primary rematch-button" }, offered ? "Play the rematch" : "Rematch, sides swapped");
   const error = el("p", { className: "error rematch-error", role: "alert" });
-  rematch.addEventListener("click", () => startRematch(snap, rematch, error));
-  const again = snap.online ? [] : [el("div", { className: "buttons" }, rematch), error]; // online: a new game by link
+  rematch.addEventListener("click", () => (snap.online ? onlineRematch(page, rematch, error) : startRematch(snap, rematch, error)));
+  const seated = !snap.online || (snap.you !== null && page.online && page.online.rematch);
+  const again = seated ? [el("div", { className: "buttons" }, rematch), error] : [];
   return [el("strong", { className: "result" }, headline), ...(games.length > 1 ? games : []), ...again, el("div", { className: "banner-links" }, ...links)];
+}
+
+// An online game's rematch: the same settings, sides swapped, the same links' secrets; whoever
+// asks first starts it, the other is offered it.
+async function onlineRematch(page, button, error) {
+  button.disabled = true;
+  try {
+    await page.online.rematch();
+  } catch (failure) {
+    error.textContent = failure.message;
+    button.disabled = false;
+  }
 }
 
 // A new match with the same settings (game, clock, single game, start position) and the
