@@ -94,11 +94,15 @@ def test_two_people_play_order_and_chaos_by_link_and_a_watcher_follows(
         page.fill(".move-text", move)
         page.press(".move-text", "Enter")
         ply = view["ply"] + 1
-        for other in (
-            ann,
-            bob,
-            watcher,
-        ):  # every screen shows it (how fast: benchmarks/server_load.py)
+        if ply == 4:  # the watcher's network drops for two moves, then it catches up
+            watcher_context.set_offline(True)
+        elif ply == 6:
+            watcher_context.set_offline(False)
+        screens = (ann, bob) if 4 <= ply < 6 else (ann, bob, watcher)
+        if ply == 5:  # the watcher is cut off indeed
+            time.sleep(0.5)
+            assert move not in watcher.text_content(".move-list")
+        for other in screens:  # each shows the move (how fast: benchmarks/server_load.py)
             other.wait_for_function(
                 f"() => document.querySelector('.move-list').textContent.includes('{move}')"
                 " || !document.querySelector('.banner').hidden",
