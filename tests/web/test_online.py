@@ -276,6 +276,24 @@ def test_the_api_refuses_what_it_must(client: TestClient) -> None:
     assert client.get("/api/online/nosuchgame").status_code == 404
 
 
+def test_a_public_server_offers_only_online_play(database: Database, tmp_path: Path) -> None:
+    saved = tmp_path / "games"
+    saved.mkdir()
+    (saved / "mine.json").write_text("{}")
+    app = create_app(online=OnlineServer(database), public=True, save_dir=saved)
+    with TestClient(app, base_url="http://testserver") as client:
+        assert client.get("/api/catalog").json()["public"] is True  # no token asked
+        assert client.get("/api/records").json()["records"] == []  # the operator's stay theirs
+        assert client.get("/api/records/mine.json").status_code == 404
+        for path, body in (
+            ("/api/games", {"game": "orderchaos", "players": ["human", "greedy"]}),
+            ("/api/tournaments", {"game": "orderchaos", "players": ["random", "greedy"]}),
+        ):
+            refused = post(client, path, body)
+            assert refused.status_code == 403 and "public" in refused.json()["error"]
+        assert post(client, "/api/online", {"game": "orderchaos"}).status_code == 201
+
+
 def test_the_api_limits_how_fast_a_client_creates_games(client: TestClient) -> None:
     answers = [post(client, "/api/online", {"game": "orderchaos"}).status_code for _ in range(7)]
     assert answers.count(201) <= 5 and answers[-1] == 429

@@ -771,7 +771,7 @@ def create_app(
     `shutdown()` stops every match, saving it.
     """
     web = WebApp(
-        save_dir=save_dir,
+        save_dir=None if public else save_dir,  # the operator's own records stay theirs
         allow_programs=allow_programs and not public,
         bot_timeout=bot_timeout,
         tournament_dir=tournament_dir,
