@@ -172,6 +172,9 @@ def test_entropy_live_timeout_moves_then_play_goes_on(games: OnlineGames, clock:
     view = games.snapshot(game_id, bob)
     assert view["status"] == "playing" and view["awaiting"] == 2  # her moves are made for her
     assert any(p["auto"] for p in view["plies"])
+    assert view["notices"] == [
+        "player 1 ran out of time: their moves are made for them for the rest of this game"
+    ]
 
 
 def test_correspondence_days_and_the_entropy_match_lost_on_time(

@@ -1004,7 +1004,11 @@ class OnlineGames:
             "result": None
             if result is None
             else {"winner": result.winner, "reason": result.reason, "scores": list(result.scores)},
-            "notices": [],
+            "notices": [
+                f"player {n} ran out of time: their moves are made for them for the rest of "
+                "this game"
+                for n in sorted({p["player"] for p in step.plies if p["auto"]})
+            ],
             "saved": None,
             "pace": 0,
         }
