@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from abstractgames import get_game
 from abstractgames.orderchaos import FULL, SIZE, OrderChaosGame, OrderChaosState
 from abstractgames.solvers.orderchaos import (
+    METHODS,
     TRANSFORMS,
     CheckpointError,
     Solution,
@@ -71,22 +72,39 @@ def positions(draw: st.DrawFn, max_empty: int = 10) -> OrderChaosState:
             return state
 
 
-@settings(max_examples=examples(40))
-@given(positions())
-def test_the_solver_agrees_with_plain_minimax(state: OrderChaosState) -> None:
+@pytest.mark.parametrize("method", METHODS)
+@settings(max_examples=examples(20))
+@given(state=positions())
+def test_the_solver_agrees_with_plain_minimax(state: OrderChaosState, method: str) -> None:
     expected = fewest(state)
-    solution = solve(state, 18)
+    solution = solve(state, 18, method=method)
     assert solution.moves == expected
     assert solution.holds == (expected is None)
     assert solution.complete
 
 
+@pytest.mark.parametrize("method", METHODS)
 @settings(max_examples=examples(30))
-@given(positions(max_empty=8), st.integers(1, 3))
-def test_the_depth_bound_is_exact(state: OrderChaosState, n: int) -> None:
+@given(state=positions(max_empty=8), n=st.integers(1, 3))
+def test_the_depth_bound_is_exact(state: OrderChaosState, n: int, method: str) -> None:
     expected = fewest(state)
-    solution = solve(state, n)
+    solution = solve(state, n, method=method)
     assert solution.moves == (expected if expected is not None and expected <= n else None)
+
+
+@pytest.mark.parametrize("method", METHODS)
+@settings(max_examples=examples(15))
+@given(state=positions(max_empty=10))
+def test_the_longest_resistance_is_exact(state: OrderChaosState, method: str) -> None:
+    # The principal variation's Chaos moves put the win off longest: the line's length in
+    # Order moves is the minimax value, and each Chaos move keeps it.
+    solution = solve(state, 18, method=method)
+    if not solution.won:
+        return
+    for move in solution.line:
+        if state.to_move == "chaos" and state.apply(move).outcome() is None:
+            assert fewest(state.apply(move)) == fewest(state)
+        state = state.apply(move)
 
 
 @settings(max_examples=examples(20))
@@ -104,7 +122,8 @@ def test_the_line_is_played_through_to_the_win(state: OrderChaosState) -> None:
     assert orders == solution.moves
 
 
-def test_hand_made_table() -> None:
+@pytest.mark.parametrize("method", METHODS)
+def test_hand_made_table(method: str) -> None:
     cases = [
         ("6/6/6/6/6/XXXX2 order", 1, "X@e1"),
         ("6/6/6/6/6/OOOO2 order", 1, "O@e1"),
@@ -114,12 +133,13 @@ def test_hand_made_table() -> None:
     ]
     for position, moves, first in cases:
         state = GAME.from_position(position)
-        solution = solve(state, 2)
+        solution = solve(state, 2, method=method)
         assert solution.moves == moves, position
         if first is not None:
             assert str(solution.line[0]) == first, position
 
 
+@pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize(
     ("position", "expected"),
     [
@@ -134,18 +154,19 @@ def test_hand_made_table() -> None:
         ("XOOOXO/XXOXXX/XXOXOX/XOXXOO/1OOOOX/XXOOXX chaos", 0),
     ],
 )
-def test_threats(position: str, expected: int | None) -> None:
-    assert solve(GAME.from_position(position), 1).moves == expected
+def test_threats(position: str, expected: int | None, method: str) -> None:
+    assert solve(GAME.from_position(position), 1, method=method).moves == expected
 
 
-def test_nearly_full_boards_are_exact() -> None:
+@pytest.mark.parametrize("method", METHODS)
+def test_nearly_full_boards_are_exact(method: str) -> None:
     for position in (
         "XOXOXO/XOXOXO/OXOXOX/OXOXOX/XOXOXO/XOXOX1 chaos",
         "XOXOXO/XOXOXO/OXOXOX/OXOXOX/XOXOXO/XOXO2 order",
     ):
         state = GAME.from_position(position)
         expected = fewest(state)
-        solution = solve(state, 18)
+        solution = solve(state, 18, method=method)
         assert solution.moves == expected and solution.holds == (expected is None)
 
 
@@ -168,9 +189,10 @@ def test_the_transforms_are_the_eight_symmetries() -> None:
         assert sorted(perm) == list(range(SIZE))
 
 
-def test_a_small_table_still_gives_exact_answers() -> None:
+@pytest.mark.parametrize("method", METHODS)
+def test_a_small_table_still_gives_exact_answers(method: str) -> None:
     state = GAME.from_position("X1O1XX/OO1O2/XX3X/1OXX1O/XO2O1/2O1XX order")
-    solution = solve(state, 18, memory=0.2)
+    solution = solve(state, 18, memory=0.2, method=method)
     assert solution.holds and solution.entries <= 2000
 
 
@@ -190,6 +212,8 @@ def test_bad_arguments() -> None:
         solve(GAME.from_position("6/6/6/6/6/XXXXX1 chaos"), 1)
     with pytest.raises(ValueError, match="Order and Chaos positions"):
         solve(get_game("dispersal").initial_state(), 1)
+    with pytest.raises(ValueError, match="method='magic' must be one of"):
+        solve(GAME.initial_state(), 1, method="magic")
 
 
 def test_checkpoints_resume_and_are_checked(tmp_path: Path) -> None:
@@ -218,3 +242,60 @@ def test_str() -> None:
     assert isinstance(solution, Solution)
     assert str(solution) == "Order wins in 1 move: X@e1"
     assert solution.winner == "order"
+
+
+@pytest.mark.parametrize("method", ["pn", "pn-deepening"])
+def test_proof_number_checkpoints_resume(tmp_path: Path, method: str) -> None:
+    path = tmp_path / "work.ckpt"
+    state = GAME.from_position("X1O1XX/OO1O2/XX3X/1OXX1O/XO2O1/2O1XX order")
+    first = solve(state, 18, checkpoint=str(path), method=method)
+    again = solve(state, 18, checkpoint=str(path), method=method)
+    assert again == first and again.nodes < first.nodes
+    # The table of one method is read by the others.
+    assert solve(state, 18, checkpoint=str(path), method="deepening") == first
+
+
+def test_version_1_checkpoints_are_still_read(tmp_path: Path) -> None:
+    import zlib
+
+    state = GAME.from_position("X1O1XX/OO1O2/XX3X/1OXX1O/XO2O1/2O1XX order")
+    root = state.position().encode()
+    # One entry, as the plain search of version 1 wrote it: the empty board, "no win within 3".
+    body = (0).to_bytes(9, "little") + (3 << 5 | 31).to_bytes(2, "little")
+    path = tmp_path / "old.ckpt"
+    path.write_bytes(
+        b"AGOCCKPT"
+        + (1).to_bytes(2, "little")
+        + len(root).to_bytes(2, "little")
+        + root
+        + zlib.compress(body)
+    )
+    assert solve(state, 18, checkpoint=str(path)).holds
+    assert path.read_bytes()[8:10] == (2).to_bytes(2, "little")  # saved again as version 2
+    bad = (1 | 1 << 36).to_bytes(9, "little") + (0).to_bytes(11, "little")  # a1 X and O
+    path.write_bytes(
+        b"AGOCCKPT"
+        + (2).to_bytes(2, "little")
+        + len(root).to_bytes(2, "little")
+        + root
+        + zlib.compress(bad)
+    )
+    with pytest.raises(CheckpointError, match="entry 0 is no position"):
+        solve(state, 18, checkpoint=str(path))
+
+
+def test_proven_moves() -> None:
+    from abstractgames.solvers.orderchaos import ProvenMoves
+
+    best = ProvenMoves()
+    win = best(GAME.from_position("O3O1/OXX3/1OO1XX/XX1X1X/XO1XOO/3O1O order"))
+    assert win is not None and (win.winner, win.moves) == ("order", 5)
+    assert best(GAME.from_position("X1O1XX/OO1O2/XX3X/1OXX1O/XO2O1/2O1XX order"), 10) is None
+    with pytest.raises(ValueError, match="no move to prove"):
+        best(GAME.from_position("6/6/6/6/6/XXXXX1 chaos"))
+
+
+def test_a_stopped_search_says_which_bound_it_was_on() -> None:
+    solution = solve(GAME.initial_state(), 18, 0.5, method="pn-deepening")
+    assert f"stopped the search at {solution.searched + 1}" in str(solution)
+    assert solution.stopped_at == solution.searched + 1

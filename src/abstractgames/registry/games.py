@@ -39,6 +39,7 @@ __all__ = [
     "get_game",
     "import_object",
     "parse_game_spec",
+    "proven_moves_for",
     "register_game",
     "search_factory",
     "solver_for",
@@ -71,6 +72,10 @@ class GameEntry:
             the distribution (`"distribution mygames 1.0"`).
         vector: the batched simulator (see [`abstractgames.vector`][]):
             `vector(batch_size, seed=..., game=game) -> BatchSimulator`; `None`: none.
+        proven_moves: what the solver's players (`proven`, `resist`) ask:
+            `proven_moves()` makes an object that, called as `(state, nodes, time_limit)`,
+            returns the side to move's best move with the result it proved within `nodes`
+            positions (`move`, `winner`, `moves`, `nodes`), or `None`; `None`: none.
     """
 
     factory: str | GameFactory
@@ -79,6 +84,7 @@ class GameEntry:
     solver: str | Callable[..., Any] | None = None
     origin: str = "registered"
     vector: str | Callable[..., Any] | None = None
+    proven_moves: str | Callable[..., Any] | None = None
 
 
 _BUILTIN_GAMES: dict[str, GameEntry] = {
@@ -104,6 +110,7 @@ _BUILTIN_GAMES: dict[str, GameEntry] = {
         solver="abstractgames.solvers.orderchaos:solve",
         origin=BUILT_IN,
         vector="abstractgames.vector.orderchaos:OrderChaosBatch",
+        proven_moves="abstractgames.solvers.orderchaos:ProvenMoves",
     ),
 }
 
@@ -318,6 +325,16 @@ def solver_for(game: Game) -> Callable[..., Any]:
         )
     solver: Callable[..., Any] = _resolve(entry.solver, game.name, entry, "solver")
     return solver
+
+
+def proven_moves_for(game: Game) -> Callable[..., Any] | None:
+    """What makes the proven-move oracle of `game`'s solver (see [`GameEntry`][]'s
+    `proven_moves`), or `None` if it has none (also for a game the registry does not know)."""
+    entry = _entry_of(game)
+    if entry is None or entry.proven_moves is None:
+        return None
+    factory: Callable[..., Any] = _resolve(entry.proven_moves, game.name, entry, "proven moves")
+    return factory
 
 
 def _has_solver(name: str) -> bool:

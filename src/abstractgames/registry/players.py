@@ -124,7 +124,9 @@ _BUILTIN_PLAYERS: dict[str, PlayerEntry] = {
     ),
     "mc": PlayerEntry("abstractgames.registry.generic:mc_player", origin=BUILT_IN),
     "openspiel-mcts": PlayerEntry("abstractgames.players.openspiel:MCTSPlayer", origin=BUILT_IN),
+    "proven": PlayerEntry("abstractgames.registry.solved:proven_player", origin=BUILT_IN),
     "random": PlayerEntry("abstractgames.players:RandomPlayer", origin=BUILT_IN),
+    "resist": PlayerEntry("abstractgames.registry.solved:resisting_player", origin=BUILT_IN),
     "search": PlayerEntry("abstractgames.registry.generic:search_player", origin=BUILT_IN),
 }
 

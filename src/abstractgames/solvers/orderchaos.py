@@ -2,15 +2,34 @@
 
 [`solve`][] answers with a [`Solution`][]: "Order wins in N moves" (N of Order's own moves, the
 fewest against any defence) or "Chaos holds" (no forced win at all), for any position, whoever is
-to move. It is an iteratively deepened AND/OR proof search on the game's int bitboards: Order's
-win within one own move, then two, and so on, each proof reusing a transposition table.
+to move. Its search is depth-bounded df-pn (proof-number search, depth first), on the game's
+int bitboards: a node is a position with a bound `n`, "does Order win within `n` of its moves?".
+By default (`method="pn"`) the bound is deepened, one Order move, then two, and so on, while
+that is cheap (a short win is then found first, and is the fastest), and then the search goes
+to the whole bound at once and proves within one move fewer than the proof it found, until a
+bound is refuted (the fewest moves again); `method="pn-deepening"` deepens all the way, and
+`method="deepening"` is the plain AND/OR search deepened the same way, which needs no proof
+numbers. All three share the transposition table, the cuts below and the move order.
+
+df-pn (Nagai 2002) keeps for each node a proof number (a lower estimate of the leaves still to
+prove for a win) and a disproof number (the same for a refutation), and always expands the
+most-proving node, with thresholds that keep the search depth-first so that only the table is
+kept, never the tree. The best child's threshold uses the 1+ε trick (Pawlewicz and Lew 2007):
+a child is searched until its number passes the second-best sibling's by a quarter. The numbers
+only choose what to expand next: a node is proven only when one of Order's moves or all of
+Chaos's moves are, and refuted the other way round, so they cannot make an answer wrong.
 
 The transposition table is keyed by a canonical position: the least, over the 8 symmetries of the
 square and the swap of X and O (16 in all), of `x | o << 36` (table lookups on 12-bit chunks of
 the bitboards). Each entry keeps two bounds: the fewest Order moves known to win, and the most
 known not to. Its size is bounded (`memory`, in MB, about 110 bytes an entry); when it is full,
 the entries of the positions furthest from the root (the most pieces on the board, the cheapest
-to find again) are dropped first, down to half the table.
+to find again) are dropped first, down to half the table. df-pn also keeps there the proof and
+disproof numbers of an unsolved node with the bound they are for (a solved entry's win bound is
+the longest line of the proof found, an upper bound of the fewest). A search returns its numbers
+to its parent rather than reading them back, so an entry dropped meanwhile costs work, never an
+answer. (Within one search the bound of a node is a function of the position, as both players'
+moves add one piece each; the game has no cycles, so df-pn's graph-history problem cannot arise.)
 
 Only sound reasoning cuts the search; each step, and why it is exact:
 
@@ -34,6 +53,22 @@ Only sound reasoning cuts the search; each step, and why it is exact:
 * **Depth.** With `e` empty squares, Order has `ceil(e/2)` moves left (Order to move) or
   `floor(e/2)` (Chaos to move); a proof within more is a proof within that many, so the bound is
   clipped to it, and not winning within it means Chaos holds.
+* **Symmetric children** (df-pn). Two children with the same canonical key are the same
+  position up to a symmetry of the board and the swap of X and O; the rules are invariant under
+  both (a window maps onto a window, and Order wins with either symbol), so the two have the
+  same value and only one is kept: the best of equal values for Order, the worst for Chaos.
+* **Children settled on the spot** (df-pn). The board being searched has no threat (it would
+  have been settled as above), so a threat after a move passes through the square just played
+  and is found by looking at those windows only. After Order's move, two threat squares (or one
+  needing both symbols) win the node; one threat is answered by Chaos's forced reply on the
+  spot, and Order wins if the board after it holds a threat, or has lost that line if it has
+  fewer than two moves left without one. Chaos's move that makes a threat loses at once and is
+  left out (it can only help Order); Chaos's move after which Order has fewer than two moves
+  and no threat refutes the node. With one Order move left after Chaos's next move and no threat,
+  Chaos holds exactly if it has a *quiet move*, a placement that makes no threat: then Order's
+  last move cannot make five (it would need a window of four and a gap), and if every Chaos
+  move makes a threat, Order completes it. A placement makes a threat only in a window through
+  its square that held three of its symbol and none of the other, which is what is checked.
 
 Nothing else is cut: no heuristic bound, no "relevant zone". Move ordering (threats and the
 windows a placement extends or kills) only changes the order.
@@ -48,7 +83,9 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Callable, Iterator
+from operator import or_
 from pathlib import Path
+from typing import Any
 
 import attrs
 
@@ -58,8 +95,11 @@ from ..protocol import AbstractGamesError, Move, State
 from ..timing import Deadline, SearchTimeout
 
 __all__ = [
+    "METHODS",
     "CheckpointError",
     "Progress",
+    "ProvenMove",
+    "ProvenMoves",
     "Solution",
     "canonical_key",
     "solve",
@@ -70,9 +110,22 @@ _BYTES_PER_ENTRY = 110
 """What one transposition-table entry costs in memory, roughly (a dict slot and two ints)."""
 DEFAULT_MEMORY = 1024
 """The default bound of the transposition table, in MB."""
+METHODS = ("pn", "pn-deepening", "deepening")
+"""The search methods of [`solve`][]: `"pn"`, df-pn deepened one Order move at a time while
+that is cheap (the first 5,000 positions), then within the whole bound at once (and then
+within fewer moves, for the fastest win); `"pn-deepening"`, df-pn within one Order move, then
+two, and so on to the bound; `"deepening"`, the plain AND/OR search deepened the same way."""
+_PN_JUMP = 5_000
+"""The positions after which `"pn"` stops deepening and goes to the whole bound."""
+DEFAULT_METHOD = "pn"
+"""The method [`solve`][] uses unless told."""
 _UNKNOWN = 31  # no win known
 _CHECKPOINT_MAGIC = b"AGOCCKPT"
-_CHECKPOINT_VERSION = 1
+_CHECKPOINT_VERSION = 2
+_VALUE_BYTES = 11
+_VALUE_BYTES_OF = {1: 2, 2: _VALUE_BYTES}
+"""The bytes of an entry's value by checkpoint version: version 1 (bounds only, from the
+plain search) is still read; version 2 adds the proof and disproof numbers."""
 
 
 class CheckpointError(AbstractGamesError, ValueError):
@@ -246,10 +299,13 @@ class _Prover:
         self.checkpoint_every = 300.0
         self.last_checkpoint = deadline.elapsed()
         self.root = ""
+        self.max_nodes = 1 << 62  # a budget of positions: past it, SearchTimeout
 
     def _tick(self) -> None:
         self.nodes += 1
-        if not self.nodes & 1023:
+        if not self.nodes & 255:
+            if self.nodes >= self.max_nodes:
+                raise SearchTimeout
             self.deadline.check()
             if (
                 self.checkpoint is not None
@@ -288,14 +344,14 @@ class _Prover:
         if entry & 31 <= n:
             self.hits += 1
             return True
-        if entry >> 5 >= n:
+        if entry >> 5 & 31 >= n:
             self.hits += 1
             return False
         return None
 
     def _record(self, key: int, n: int, won: bool) -> None:
         entry = self.table.get(key)
-        win, lose = (_UNKNOWN, 0) if entry is None else (entry & 31, entry >> 5)
+        win, lose = (_UNKNOWN, 0) if entry is None else (entry & 31, entry >> 5 & 31)
         if won:
             win = min(win, n)
         else:
@@ -409,7 +465,7 @@ class _Prover:
         body = bytearray()
         for key, value in self.table.items():
             body += key.to_bytes(9, "little")
-            body += value.to_bytes(2, "little")
+            body += value.to_bytes(_VALUE_BYTES, "little")
         header = (
             _CHECKPOINT_MAGIC
             + _CHECKPOINT_VERSION.to_bytes(2, "little")
@@ -428,10 +484,12 @@ class _Prover:
         if data[:8] != _CHECKPOINT_MAGIC:
             raise CheckpointError(f"{where} is not an Order and Chaos solver checkpoint")
         version = int.from_bytes(data[8:10], "little")
-        if version != _CHECKPOINT_VERSION:
+        if version not in _VALUE_BYTES_OF:
             raise CheckpointError(
-                f"{where} has version {version}; this solver reads version {_CHECKPOINT_VERSION}"
+                f"{where} has version {version}; this solver reads versions "
+                f"{', '.join(map(str, _VALUE_BYTES_OF))}"
             )
+        size = 9 + _VALUE_BYTES_OF[version]
         length = int.from_bytes(data[10:12], "little")
         root = data[12 : 12 + length].decode(errors="replace")
         if root != self.root:
@@ -440,14 +498,380 @@ class _Prover:
             body = zlib.decompress(data[12 + length :])
         except zlib.error as error:
             raise CheckpointError(f"{where} is damaged: {error}") from None
-        if len(body) % 11:
+        if len(body) % size:
             raise CheckpointError(f"{where} is damaged: a truncated entry")
         table = self.table
-        for i in range(0, len(body), 11):
-            table[int.from_bytes(body[i : i + 9], "little")] = int.from_bytes(
-                body[i + 9 : i + 11], "little"
-            )
-        return len(body) // 11
+        for i in range(0, len(body), size):
+            key = int.from_bytes(body[i : i + 9], "little")
+            value = int.from_bytes(body[i + 9 : i + size], "little")
+            if key >> 2 * SIZE or key & key >> SIZE or value >> _DN_SHIFT >= 2 * _INF:
+                raise CheckpointError(f"{where} is damaged: entry {i // size} is no position")
+            table[key] = value
+        return len(body) // size
+
+
+# --- proof-number search --------------------------------------------------------------------------
+
+_INF = 1 << 32
+"""Infinite proof or disproof number (a solved node); finite sums are kept below it."""
+_NUMBER_MASK = (1 << 33) - 1
+_PN_SHIFT, _DN_SHIFT = 15, 48
+
+
+def _key_bits() -> tuple[tuple[int, ...], ...]:
+    """`_KEY_BITS[action]`: what the action adds to each of the 16 candidate keys of
+    [`_key_parts`][] (the square's image under each symmetry, in the X or O half)."""
+    table = []
+    for action in range(2 * SIZE):
+        sq, is_o = action >> 1, action & 1
+        row: list[int] = []
+        for perm in TRANSFORMS:
+            low, high = 1 << perm[sq], 1 << perm[sq] << SIZE
+            row += (high, low) if is_o else (low, high)
+        table.append(tuple(row))
+    return tuple(table)
+
+
+_KEY_BITS = _key_bits()
+
+
+def _key_parts(x: int, o: int) -> list[int]:
+    """The 16 images of `x | o << 36` ([`canonical_key`][] is their least): with them, the key
+    of the position after one placement is `min(map(or_, parts, _KEY_BITS[action]))`."""
+    parts = []
+    for t0, t1, t2 in _TABLES:
+        a = t0[x & 4095] | t1[x >> 12 & 4095] | t2[x >> 24]
+        b = t0[o & 4095] | t1[o >> 12 & 4095] | t2[o >> 24]
+        parts.append(a | b << SIZE)
+        parts.append(b | a << SIZE)
+    return parts
+
+
+def _quiet_move(x: int, o: int) -> bool:
+    """Whether some placement makes no threat (no window of four like symbols and a gap),
+    on a board without threats."""
+    empty = FULL & ~(x | o)
+    while empty:
+        bit = empty & -empty
+        empty ^= bit
+        through = WINDOWS_THROUGH[bit.bit_length() - 1]
+        for own, other in ((x, o), (o, x)):
+            for w in through:
+                if not other & w and (own & w).bit_count() == 3:
+                    break
+            else:
+                return True
+    return False
+
+
+class _PnProver(_Prover):
+    """The same questions as [`_Prover`][], answered by depth-bounded df-pn.
+
+    A node is a position with a bound `n` (Order moves left for the win). Its proof number is
+    a lower estimate of the leaves still to prove for a win within `n`, its disproof number
+    the same for a refutation; df-pn (Nagai 2002) expands the most-proving node with
+    thresholds, so it keeps only the transposition table, never the tree. Thresholds of the
+    best child use the 1+ε trick (Pawlewicz and Lew 2007): a child is searched until its
+    number passes the second-best sibling's by a quarter, which saves re-expansions.
+
+    Table entries: the bounds of [`_Prover`][] (bits 0-9), then the bound `n` the numbers are
+    for (bits 10-14), the proof number (from bit 15) and the disproof number (from bit 48). A
+    proven entry's "win" is the longest line of the proof found (an upper bound of the fewest).
+    """
+
+    def _probe(self, key: int, n: int) -> tuple[int, int, int]:
+        """The proof and disproof numbers of `key` within `n`, and its win bound if proven."""
+        entry = self.table.get(key)
+        if entry is None:
+            return 1, 1, _UNKNOWN
+        win = entry & 31
+        if win <= n:
+            self.hits += 1
+            return 0, _INF, win
+        if entry >> 5 & 31 >= n:
+            self.hits += 1
+            return _INF, 0, _UNKNOWN
+        if entry >> 10 & 31 == n:
+            self.hits += 1
+            return entry >> _PN_SHIFT & _NUMBER_MASK, entry >> _DN_SHIFT, _UNKNOWN
+        return 1, 1, _UNKNOWN
+
+    def _save(self, key: int, n: int, pn: int, dn: int, win: int) -> None:
+        table = self.table
+        entry = table.get(key)
+        if entry is None:
+            if len(table) >= self.capacity:
+                self._evict()
+            old_win, lose = _UNKNOWN, 0
+        else:
+            old_win, lose = entry & 31, entry >> 5 & 31
+        if pn == 0:
+            table[key] = min(old_win, win) | lose << 5
+        elif dn == 0:
+            table[key] = old_win | max(lose, n) << 5
+        else:
+            table[key] = old_win | lose << 5 | n << 10 | pn << _PN_SHIFT | dn << _DN_SHIFT
+
+    def prove(self, x: int, o: int, order: bool, n: int) -> int | None:
+        """Whether Order wins within `n`: the length of the proof found (at most `n`; not
+        always the fewest), or `None` for no win within `n`."""
+        self._tick()
+        while True:  # settle the immediate cases and forced replies
+            wx, wo = _threats(x, o)
+            threats = wx | wo
+            empty = (FULL & ~(x | o)).bit_count()
+            if order:
+                if n <= 0:
+                    return None
+                if threats:
+                    return 1
+                n = min(n, (empty + 1) // 2)
+                if n <= 1:
+                    return None
+                break
+            if threats:
+                if n <= 0:
+                    return None if FULL & ~(x | o) & ~(wx & wo) else 0
+                if threats & (threats - 1) or wx & wo:
+                    return 1
+                x, o = _play(x, o, 2 * (threats.bit_length() - 1) + (wx != 0))
+                order = True
+                continue
+            n = min(n, empty // 2)
+            if n <= 0:
+                return None
+            break
+        key = canonical_key(x, o)
+        self.probes += 1
+        pn, dn, win = self._probe(key, n)
+        if pn and dn:
+            pn, dn, win = self._mid(key, x, o, order, n, _INF, _INF)
+        return win if pn == 0 else None
+
+    def order(self, x: int, o: int, n: int) -> bool:
+        return self.prove(x, o, True, n) is not None
+
+    def chaos(self, x: int, o: int, n: int) -> bool:
+        return self.prove(x, o, False, n) is not None
+
+    def fewest(self, x: int, o: int, order_to_move: bool, n: int) -> int | None:
+        """The fewest Order moves within which Order wins, up to `n`: a proof within `n`, then
+        within one move fewer than the last proof's length, until a bound is refuted."""
+        found = self.prove(x, o, order_to_move, n)
+        if found is None:
+            return None
+        least = 1 if order_to_move else 0
+        while found > least:
+            shorter = self.prove(x, o, order_to_move, found - 1)
+            if shorter is None:
+                break
+            found = min(shorter, found - 1)
+        return found
+
+    def chaos_reply(self, x: int, o: int, n: int) -> tuple[int, int]:
+        """Chaos's reply that puts off Order's win (within `n`, which exists) longest, and
+        the Order moves then needed: the replies (one of each set of symmetric ones) by the
+        length of their proofs, longest first; each needs its exact fewest only if Order does
+        not win within the longest found so far."""
+        empty = FULL & ~(x | o)
+        candidates: list[tuple[int, int]] = []
+        seen: set[int] = set()
+        for action in range(2 * SIZE):
+            if not empty >> (action >> 1) & 1:
+                continue
+            if _makes_five(x, o, action):
+                candidates.append((0, action))
+                continue
+            cx, co = _play(x, o, action)
+            key = canonical_key(cx, co)
+            if key in seen:
+                continue
+            seen.add(key)
+            upper = self.prove(cx, co, True, n)
+            candidates.append((n if upper is None else upper, action))
+        candidates.sort(key=lambda c: (-c[0], c[1]))
+        best, most = -1, -1
+        for upper, action in candidates:
+            if upper <= most:
+                break
+            if upper == 0:
+                turns = 0
+            else:
+                cx, co = _play(x, o, action)
+                if most >= 1 and self.prove(cx, co, True, most) is not None:
+                    continue
+                turns = self.fewest(cx, co, True, upper) or n
+            if turns > most:
+                best, most = action, turns
+        return best, most
+
+    def _mid(
+        self, key: int, x: int, o: int, order: bool, n: int, thpn: int, thdn: int
+    ) -> tuple[int, int, int]:
+        """Search the node until its proof number reaches `thpn` or its disproof number
+        `thdn` (or it is solved); store and return `(pn, dn, win)`."""
+        self._tick()
+        expanded = self._expand(x, o, order, n)
+        if len(expanded) == 3:  # solved by its children's immediate results
+            pn, dn, win = expanded
+            self._save(key, n, pn, dn, win)
+            return pn, dn, win
+        keys, boards, pns, dns, wins, dropped = expanded
+        inf = _INF
+        mid = self._mid
+        while True:
+            if order:
+                pn = min(pns)
+                if pn == 0:
+                    result = 0, inf, 1 + min(w for p, w in zip(pns, wins, strict=True) if not p)
+                    break
+                dn = sum(dns)
+                if dn >= inf:
+                    dn = inf - 1
+                elif dn == 0:
+                    result = inf, 0, _UNKNOWN
+                    break
+                if pn >= thpn or dn >= thdn:
+                    result = pn, dn, _UNKNOWN
+                    break
+                i = pns.index(pn)
+                pns[i] = inf + 1
+                second = min(pns)
+                pns[i] = pn
+                child_pn = min(thpn, second + 1 + (second >> 2))
+                child_dn = thdn - dn + dns[i]
+            else:
+                dn = min(dns)
+                if dn == 0:
+                    result = inf, 0, _UNKNOWN
+                    break
+                pn = sum(pns)
+                if pn >= inf:
+                    pn = inf - 1
+                elif pn == 0:
+                    result = 0, inf, max(dropped, *wins)
+                    break
+                if pn >= thpn or dn >= thdn:
+                    result = pn, dn, _UNKNOWN
+                    break
+                i = dns.index(dn)
+                dns[i] = inf + 1
+                second = min(dns)
+                dns[i] = dn
+                child_dn = min(thdn, second + 1 + (second >> 2))
+                child_pn = thpn - pn + pns[i]
+            cx, co, corder, cn = boards[i]
+            pns[i], dns[i], wins[i] = mid(keys[i], cx, co, corder, cn, child_pn, child_dn)
+        self._save(key, n, *result)
+        return result
+
+    def _expand(self, x: int, o: int, order: bool, n: int) -> tuple[Any, ...]:
+        """The children of a settled node (no threat on the board), with their numbers.
+
+        A child that is won or lost at once (a double threat, a forced reply and what follows
+        it, no moves left) is not kept: for Order, a won child wins the node and a lost one
+        adds nothing; for Chaos the other way round. Children with the same canonical key (the
+        same position up to symmetry) are kept once. Returns `(pn, dn, win)` when that already
+        solves the node, else the lists `keys, boards, pns, dns, wins` and the longest win of
+        the children dropped as won (for Chaos).
+        """
+        order_scores, chaos_scores, live = _scores(x, o)
+        actions = _moves(x, o, order_scores if order else chaos_scores, live)
+        parts = _key_parts(x, o)
+        after = (FULL & ~(x | o)).bit_count() - 1  # empty squares in a child
+        # The bound of a child: Order's moves left, clipped to those the board leaves.
+        later = min(n - 1, after // 2) if order else min(n, (after + 1) // 2)
+        inf = _INF
+        probe = self._probe
+        get = self.table.get
+        self.probes += len(actions)
+        keys: list[int] = []
+        boards: list[tuple[int, int, bool, int]] = []
+        pns: list[int] = []
+        dns: list[int] = []
+        wins: list[int] = []
+        seen: set[int] = set()
+        dropped = 0
+        for action in actions:
+            sq = action >> 1
+            bit = 1 << sq
+            if action & 1:
+                cx, co = x, o | bit
+            else:
+                cx, co = x | bit, o
+            tx = to = 0
+            for w in WINDOWS_THROUGH[sq]:  # the board had no threat: new ones pass through sq
+                a = cx & w
+                if a:
+                    if not co & w and a.bit_count() == 4:
+                        tx |= w ^ a
+                else:
+                    b = co & w
+                    if b.bit_count() == 4:
+                        to |= w ^ b
+            threats = tx | to
+            if order:
+                if threats:
+                    if threats & (threats - 1) or tx & to:
+                        return 0, inf, 2
+                    block = 2 * (threats.bit_length() - 1) + (tx != 0)
+                    cx, co = _play(cx, co, block)
+                    gx, go = _threats(cx, co)
+                    if gx | go:
+                        return 0, inf, 2
+                    cn = later  # Order to move with after - 1 empty squares: after // 2
+                    if cn <= 1:
+                        continue
+                    key = min(map(or_, map(or_, parts, _KEY_BITS[action]), _KEY_BITS[block]))
+                    child = (cx, co, True, cn)
+                else:
+                    cn = later
+                    if cn <= 0:
+                        continue
+                    if cn == 1:  # Chaos loses only if every move of its makes a threat
+                        if _quiet_move(cx, co):
+                            continue
+                        return 0, inf, 2
+                    key = min(map(or_, parts, _KEY_BITS[action]))
+                    child = (cx, co, False, cn)
+            else:
+                if threats:
+                    dropped = dropped or 1
+                    continue
+                cn = later
+                if cn <= 1:
+                    return inf, 0, _UNKNOWN
+                key = min(map(or_, parts, _KEY_BITS[action]))
+                child = (cx, co, True, cn)
+            if key in seen:
+                continue
+            seen.add(key)
+            entry = get(key)
+            if entry is None:
+                pn = dn = 1
+                win = _UNKNOWN
+            else:
+                pn, dn, win = probe(key, cn)
+            if order:
+                if pn == 0:
+                    return 0, inf, win + 1
+                if dn == 0:
+                    continue
+            else:
+                if dn == 0:
+                    return inf, 0, _UNKNOWN
+                if pn == 0:
+                    if win > dropped:
+                        dropped = win
+                    continue
+            keys.append(key)
+            boards.append(child)
+            pns.append(pn)
+            dns.append(dn)
+            wins.append(win)
+        if not keys:
+            return (inf, 0, _UNKNOWN) if order else (0, inf, dropped)
+        return keys, boards, pns, dns, wins, dropped
 
 
 # --- the answer -----------------------------------------------------------------------------------
@@ -484,6 +908,8 @@ class Solution:
     probes: int = attrs.field(default=0, eq=False)
     entries: int = attrs.field(default=0, eq=False)
     _prover: _Prover | None = attrs.field(default=None, eq=False, repr=False, alias="prover")
+    stopped_at: int = attrs.field(default=0, eq=False)
+    """The bound being searched when the time limit stopped the search (0: none)."""
 
     @property
     def won(self) -> bool:
@@ -514,7 +940,7 @@ class Solution:
             ruled_out = f"no forced win for Order within {self.searched} moves; "
         return (
             f"{ruled_out}undecided within {self.max_moves}: the time limit stopped the search at "
-            f"{self.searched + 1}"
+            f"{self.stopped_at or self.searched + 1}"
         )
 
     def strategy(self) -> dict[str, str]:
@@ -567,6 +993,91 @@ def _chaos_holding_move(prover: _Prover, x: int, o: int) -> int:
     raise AssertionError("Chaos holds, yet no move holds")  # pragma: no cover
 
 
+# --- proven moves, for players --------------------------------------------------------------------
+
+
+@attrs.frozen
+class ProvenMove:
+    """The best move of the side to move, with the result the solver proved.
+
+    Attributes:
+        move: the move: the fastest win for the side that wins, the longest resistance for
+            Chaos when Order wins; `None` when every move is as good (Order, when Chaos holds:
+            each move loses at the same end, the board full).
+        winner: the role that wins with best play, `"order"` or `"chaos"`.
+        moves: the moves of its own the winner needs (Order's moves to five in a row with
+            `move` played); `None` for a hold by Chaos.
+        nodes: the positions the search visited for this answer.
+    """
+
+    move: Move | None
+    winner: str
+    moves: int | None
+    nodes: int
+
+
+class ProvenMoves:
+    """Proven best moves for players ([`ProvenMove`][]), by df-pn deepened one Order move at a
+    time up to the end of the game, within a budget of positions; the transposition table (at
+    most `memory` MB) is kept from one call to the next.
+
+    Examples:
+        >>> from abstractgames import get_game
+        >>> best = ProvenMoves()(get_game("orderchaos").from_position("6/6/6/6/6/XXXX2 order"))
+        >>> print(best.move, best.winner, best.moves)
+        X@e1 order 1
+    """
+
+    def __init__(self, memory: float = 64.0) -> None:
+        self.prover = _PnProver(Deadline(None), memory)
+
+    def __call__(
+        self, state: State, nodes: int = 20_000, time_limit: float | None = None
+    ) -> ProvenMove | None:
+        """The best move in `state` if the result is proven within `nodes` positions (and
+        `time_limit` seconds), else `None`.
+
+        Raises:
+            ValueError: `state` is not an unfinished Order and Chaos position.
+        """
+        if not isinstance(state, OrderChaosState) or state.to_move is None:
+            raise ValueError(f"no move to prove in {state.position()}")
+        prover = self.prover
+        start = prover.nodes
+        prover.deadline = Deadline(time_limit)
+        prover.max_nodes = start + nodes
+        x, o = state.x, state.o
+        empty = (FULL & ~(x | o)).bit_count()
+        order = state.to_move == ORDER
+        left = (empty + 1) // 2 if order else empty // 2
+        try:
+            # Deepened: a short win is proven (and a short bound refuted) long before the
+            # whole game could be, and the first bound proven is the fewest.
+            fastest = next(
+                (
+                    n
+                    for n in range(0 if not order else 1, left + 1)
+                    if prover.prove(x, o, order, n) is not None
+                ),
+                None,
+            )
+            if fastest is None:
+                if order:
+                    return ProvenMove(None, CHAOS, None, prover.nodes - start)
+                move = MOVES[_chaos_holding_move(prover, x, o)]
+                return ProvenMove(move, CHAOS, None, prover.nodes - start)
+            if order:
+                move = MOVES[prover.order_move(x, o, fastest)]
+                return ProvenMove(move, ORDER, fastest, prover.nodes - start)
+            action, longest = prover.chaos_reply(x, o, fastest)
+            return ProvenMove(MOVES[action], ORDER, longest, prover.nodes - start)
+        except SearchTimeout:
+            return None
+        finally:
+            prover.max_nodes = 1 << 62
+            prover.deadline = Deadline(None)
+
+
 @attrs.frozen
 class Progress:
     """One step of [`solve`][]'s deepening: no forced win for Order within `moves`.
@@ -607,12 +1118,15 @@ def solve(
     progress: Callable[[Progress], None] | None = None,
     memory: float = DEFAULT_MEMORY,
     checkpoint: str | None = None,
+    method: str = DEFAULT_METHOD,
 ) -> Solution:
     """Whether Order can force five in a row within `max_moves` of its own moves.
 
     Exact (see [the module][abstractgames.solvers.orderchaos] for why each cut is sound). Wins
-    are looked for within one Order move, then two, and so on, so the win reported is the
-    fastest; when `max_moves` reaches the moves Order has left, "no win" means Chaos holds.
+    are looked for within one Order move, then two, and so on (with `method="pn"`, once that
+    costs 5,000 positions, within `max_moves` at once and then within fewer), so the win
+    reported is the fastest; when `max_moves` reaches the moves Order has left, "no win" means
+    Chaos holds.
 
     Args:
         state: an Order and Chaos position, not finished; either side to move.
@@ -621,11 +1135,15 @@ def solve(
         progress: called with a [`Progress`][] each time a number of moves is ruled out.
         memory: the bound of the transposition table, in MB.
         checkpoint: a file where the transposition table is saved every five minutes, on the time
-            limit and on Ctrl-C or SIGTERM, and read back at the start if it exists.
+            limit and on Ctrl-C or SIGTERM, and read back at the start if it exists (a table
+            of any method, and of the version-1 files of the plain search, is read by all).
+        method: one of [`METHODS`][]: `"pn"` (the default), `"pn-deepening"` or
+            `"deepening"`.
 
     Raises:
-        ValueError: the game is over, `state` is not Order and Chaos, or `max_moves` < 1;
-            [`CheckpointError`][] for a checkpoint of another position, or damaged.
+        ValueError: the game is over, `state` is not Order and Chaos, `max_moves` < 1 or an
+            unknown method; [`CheckpointError`][] for a checkpoint of another position, or
+            damaged.
     """
     if not isinstance(state, OrderChaosState):
         raise ValueError(f"solve() reads Order and Chaos positions, not {state!r}")
@@ -636,8 +1154,10 @@ def solve(
     outcome = state.outcome()
     if outcome is not None:
         raise ValueError(f"the game is over ({outcome.reason}) in {state.position()}")
+    if method not in METHODS:
+        raise ValueError(f"method={method!r} must be one of {', '.join(METHODS)}")
     deadline = Deadline(time_limit)
-    prover = _Prover(deadline, memory, checkpoint)
+    prover = (_Prover if method == "deepening" else _PnProver)(deadline, memory, checkpoint)
     prover.root = state.position()
     prover.load_checkpoint()
     x, o = state.x, state.o
@@ -647,16 +1167,27 @@ def solve(
     search = prover.order if order_to_move else prover.chaos
     searched = 0
     found: int | None = None
+    bound = min(max_moves, left)
+    current = 0
+    stopped = False
     try:
         # Chaos to move may have to make five itself: a win in no Order move.
-        for n in range(0 if not order_to_move else 1, min(max_moves, left) + 1):
+        for n in range(0 if not order_to_move else 1, bound + 1):
+            current = n
+            if method == "pn" and prover.nodes >= _PN_JUMP and n < bound:
+                # Past the cheap bounds: straight to the whole bound, then shorter.
+                current = bound
+                found = prover.fewest(x, o, order_to_move, bound)
+                searched = bound if found is None else max(found - 1, searched)
+                break
             if search(x, o, n):
                 found = n
                 break
             searched = n
-            if progress is not None and 0 < n < min(max_moves, left):
+            if progress is not None and 0 < n < bound:
                 progress(_progress(prover, n))
     except SearchTimeout:
+        stopped = True
         prover.save_checkpoint()
     except KeyboardInterrupt:
         prover.save_checkpoint()
@@ -681,6 +1212,7 @@ def solve(
         prover.probes,
         len(prover.table),
         prover,
+        current if stopped else 0,
     )
 
 
