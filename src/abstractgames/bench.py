@@ -23,9 +23,11 @@ from .registry import make_player, parse_game_spec
 from .text import excerpt, value_excerpt
 
 __all__ = [
+    "PHASES",
     "BenchError",
     "GameBenchmark",
     "Measurement",
+    "phase_positions",
     "play_random_games",
     "run_benchmarks",
     "run_vector_benchmarks",
@@ -44,13 +46,23 @@ class Measurement:
 
     unit: str
     runs: tuple[float, ...]
+    depths: tuple[float, ...] = ()
+    """For a search's nodes per second by phase: the mean depth it reached in each repeat."""
 
     @property
     def median(self) -> float:
         return statistics.median(self.runs)
 
     def to_json(self) -> dict[str, object]:
-        return {"unit": self.unit, "median": self.median, "runs": list(self.runs)}
+        found: dict[str, object] = {
+            "unit": self.unit,
+            "median": self.median,
+            "runs": list(self.runs),
+        }
+        if self.depths:
+            found["depth"] = statistics.median(self.depths)
+            found["depths"] = list(self.depths)
+        return found
 
 
 @attrs.frozen
@@ -100,6 +112,74 @@ def sample_positions(game: Game, count: int, rng: random.Random) -> list[State]:
     return positions
 
 
+PHASES = ("opening", "middle game", "endgame")
+"""The thirds of a game, by the plies played, in which `bench` measures a search."""
+
+
+def phase_positions(game: Game, per_phase: int, rng: random.Random) -> dict[str, list[State]]:
+    """`per_phase` positions of seeded random games in each of the [`PHASES`][]: a position a
+    player is to move in, from the first, second or last third of its game's plies."""
+    found: dict[str, list[State]] = {phase: [] for phase in PHASES}
+    while min(map(len, found.values())) < per_phase:
+        state = game.initial_state()
+        seen = []
+        while not state.is_terminal():
+            if not state.is_chance():
+                seen.append(state)
+            state = state.apply(random_move(state, rng))
+        if len(seen) < len(PHASES):
+            continue
+        for third, phase in enumerate(PHASES):
+            if len(found[phase]) < per_phase:
+                start, stop = third * len(seen) // 3, (third + 1) * len(seen) // 3
+                found[phase].append(seen[rng.randrange(start, stop)])
+    return found
+
+
+def _search_measurements(
+    game: Game, spec: str, positions: int, repeats: int, seed: int, clock: Callable[[], float]
+) -> list[Measurement]:
+    """Nodes per second and the depth reached, by phase, of a player that reports them in its
+    `info` (a search); nothing for the others."""
+    player = make_player(spec, game)
+    try:
+        sample = phase_positions(game, max(1, positions // len(PHASES)), random.Random(seed))
+        rates: dict[str, list[float]] = {phase: [] for phase in PHASES}
+        depths: dict[str, list[float]] = {phase: [] for phase in PHASES}
+        for _ in range(repeats):
+            for phase, states in sample.items():
+                nodes = 0
+                reached = []
+                elapsed = 0.0
+                for index, state in enumerate(states):
+                    start = clock()
+                    try:
+                        player.choose(state, random.Random(index))
+                    except Exception as error:  # a failing program or a bot's own bug
+                        raise BenchError(
+                            f"player {value_excerpt(spec)} failed in {state.position()}: "
+                            f"{type(error).__name__}: {excerpt(error, 200)}"
+                        ) from error
+                    elapsed += clock() - start
+                    info = player.info
+                    if info is None or info.nodes is None:
+                        return []
+                    nodes += info.nodes
+                    reached.append(info.depth)
+                rates[phase].append(nodes / elapsed if elapsed > 0 else 0.0)
+                depths[phase].append(statistics.mean(reached))
+    finally:
+        player.close()
+    return [
+        Measurement(
+            f"{spec} {phase} (depth {statistics.median(depths[phase]):.1f}) nodes",
+            tuple(rates[phase]),
+            tuple(depths[phase]),
+        )
+        for phase in PHASES
+    ]
+
+
 def _player_run(game: Game, spec: str, positions: list[State]) -> Callable[[], int]:
     make_player(spec, game).close()  # a bad spec fails before anything is measured
 
@@ -141,7 +221,10 @@ def run_benchmarks(
 
     Each player spec in `players` (e.g. `"search:depth=2"`) also chooses a move in
     `positions` positions of seeded random games: a fixed-depth search then measures the bot's
-    speed (its nodes per second are proportional), the same work on any machine.
+    speed (its nodes per second are proportional), the same work on any machine. A player that
+    reports its nodes (a search: `Player.info`) is also measured by phase of the game, on
+    `positions` more positions shared out over the [`PHASES`][]: its nodes per second, and the
+    mean depth it reached (in the measurement's unit and its `depths`).
     """
     results = []
     for spec in specs:
@@ -159,12 +242,16 @@ def run_benchmarks(
             Measurement("plies of random games", tuple(ply_rates)),
         ]
         extras = game.benchmarks(random.Random(seed))
-        if players:
-            sample = sample_positions(game, positions, random.Random(seed))
-            for player in players:
-                extras[f"moves by {player}"] = _player_run(game, player, sample)
         for unit, run in extras.items():
             measurements.append(Measurement(unit, tuple(_rate(run, clock) for _ in range(repeats))))
+        if players:
+            sample = sample_positions(game, positions, random.Random(seed))
+            runs = {player: _player_run(game, player, sample) for player in players}
+            for player in players:
+                measurements += _search_measurements(game, player, positions, repeats, seed, clock)
+            for player, run in runs.items():
+                rates = tuple(_rate(run, clock) for _ in range(repeats))
+                measurements.append(Measurement(f"moves by {player}", rates))
         results.append(GameBenchmark(game.spec, tuple(measurements)))
     return results
 

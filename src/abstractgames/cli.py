@@ -898,7 +898,15 @@ def engine(game: str | None, player_spec: str, seed: int | None) -> None:
     help="The bot that chooses the moves: random, greedy, search:time=1.5, mybot.py:MyBot, ...",
 )
 @_seed_option("Seed of the bot's random choices.")
-def codecup(player_spec: str, seed: int | None) -> None:
+@click.option(
+    "--clock",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    metavar="SECONDS",
+    help="The program's thinking time for the whole game (the contest's clock): each move's "
+    "share is told to the bot, more in the middle game.",
+)
+def codecup(player_spec: str, seed: int | None, clock: float | None) -> None:
     """Be a CodeCup 2023 Entropy program: one game of 7x7 Entropy on stdin and stdout.
 
     It plays Chaos when the first line is 'Start', else Order, and exits on 'Quit'.
@@ -917,7 +925,7 @@ def codecup(player_spec: str, seed: int | None) -> None:
         try:
             make = lambda game: make_in_process(player_spec, game)  # noqa: E731
             with private_stdio() as (lines, output):  # the bot's print goes to stderr
-                code = serve_codecup(make, lines, output, rng=rng)
+                code = serve_codecup(make, lines, output, rng=rng, clock=clock)
             sys.exit(code)
         except KeyboardInterrupt:
             sys.exit(_interrupted())

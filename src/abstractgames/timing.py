@@ -15,13 +15,17 @@ Examples:
     1.0
     >>> Deadline(None).passed()  # a search without a time limit
     False
+    >>> phase_budget(1.0, 10.0, [2.0, 1.0, 1.0])  # a move worth twice each of the two after it
+    1.5
+    >>> phase_budget(1.0, 2.0, [2.0, 1.0, 1.0])  # half of 90% of the clock
+    0.9
 """
 
 from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 __all__ = [
     "CLOCK_SHARE",
@@ -30,6 +34,7 @@ __all__ = [
     "Deadline",
     "SearchTimeout",
     "move_budget",
+    "phase_budget",
 ]
 
 DEFAULT_MOVES_LEFT = 20
@@ -105,3 +110,29 @@ def move_budget(per_move: float, time_left: float | None, moves_left: int | None
         return per_move
     moves = DEFAULT_MOVES_LEFT if moves_left is None else max(1, moves_left)
     return max(0.0, min(per_move, CLOCK_SHARE * max(time_left, 0.0) / moves))
+
+
+def phase_budget(per_move: float, time_left: float | None, weights: Sequence[float]) -> float:
+    """Seconds to think on a move when a game's moves are not all worth the same time.
+
+    `weights[0]` is this move's weight and the rest those of the player's moves still to come
+    in this game. Without a clock the move gets `per_move`, as from [`move_budget`][]. With a
+    clock it gets its weight's part of [`CLOCK_SHARE`][] of `time_left`, and no more than
+    `per_move` times its weight over the mean weight of the moves left: a bot that follows it
+    spends more on the moves that weigh more and never runs out of time.
+
+    Args:
+        per_move: the bot's own time per move (its `time` option).
+        time_left: seconds left on the player's clock, or `None` without a clock.
+        weights: this move's weight, then those of the player's moves after it (positive).
+    """
+    if time_left is None:
+        return per_move
+    if not weights:
+        return move_budget(per_move, time_left, 1)
+    total = float(sum(weights))
+    if total <= 0.0:
+        return move_budget(per_move, time_left, len(weights))
+    part = weights[0] / total
+    cap = per_move * part * len(weights)
+    return max(0.0, min(cap, CLOCK_SHARE * max(time_left, 0.0) * part))

@@ -348,3 +348,39 @@ def test_a_codecup_programs_move_is_escaped_and_bounded(tmp_path: Path) -> None:
     reason = record.result.reason
     assert reason.startswith(r'illegal move "\x1b]0;pwned\x07\x1b[2JAAA'), reason
     assert is_safe(reason) and len(reason) <= 500
+
+
+def test_under_a_game_clock_the_bot_is_told_the_time_left() -> None:
+    import io
+
+    from abstractgames.engines.codecup_entropy import serve_codecup
+
+    told: list[float | None] = []
+
+    class Spy(Player):
+        spec = "spy"
+
+        def choose(self, state: State, rng: random.Random, time_left: float | None = None) -> Move:
+            told.append(time_left)
+            time.sleep(0.01)
+            return random_move(state, rng)
+
+    out = io.StringIO()
+    code = serve_codecup(lambda game: Spy(), ["Start", "3", "GgGg", "5", "Quit"], out, clock=30.0)
+    assert code == 0 and len(told) == 2
+    assert told[0] is not None and told[1] is not None and 29 < told[1] < told[0] <= 30
+    told.clear()
+    serve_codecup(lambda game: Spy(), ["Start", "3", "Quit"], io.StringIO())
+    assert told == [None]  # no clock, nothing told
+
+
+def test_the_codecup_command_takes_a_game_clock() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "abstractgames", "codecup", "-p", "random", "--clock", "10"],
+        input="Start\n3\nQuit\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert re.fullmatch(r"[A-G][a-g]\n", done.stdout)

@@ -9,18 +9,22 @@ import pytest
 from hypothesis import given, settings
 
 from abstractgames import IllegalMoveError, State, get_game, make_player, random_move
-from abstractgames.entropy import EntropyGame, EntropyState, line_score, score_board
+from abstractgames.entropy import EntropyGame, EntropyState, Slide, line_score, score_board
 from abstractgames.players import Player
 from abstractgames.players.entropy import (
+    GREEDY_WEIGHTS,
     WEIGHTS,
     EntropySearch,
     Weights,
     _Board,
+    _Search,
     evaluate,
     line_value,
+    phase_weights,
     position_value,
 )
 from abstractgames.testing import playout, states
+from abstractgames.timing import Deadline, phase_budget
 from tests.conftest import examples
 
 GAME = EntropyGame()
@@ -107,13 +111,116 @@ def test_search_respects_its_time_budget(role: str) -> None:
 def test_search_shares_out_the_time_left() -> None:
     player = EntropySearch(GAME, time=5.0)
     state = mid_game(GAME, 0, 9, "order")  # 40 empty squares: 40 more own moves
+    weights = phase_weights(GAME.size)[9:]
     assert player.budget(state, None) == 5.0
-    assert player.budget(state, 40.0) == pytest.approx(0.9)
+    assert player.budget(state, 40.0) == pytest.approx(0.9 * 40.0 * weights[0] / sum(weights))
     assert player.budget(state, -1.0) == 0.0
     start = time.perf_counter()
     move = player.choose(state, random.Random(0), time_left=0.01)
     assert time.perf_counter() - start < 0.5
     assert move in state.legal_moves()
+
+
+def test_the_clock_goes_to_the_middle_game() -> None:
+    """Under a clock, a game's moves (each spending its whole budget) get more in the middle
+    game than in the opening or the last placements, and stay within the clock."""
+    weights = phase_weights(GAME.size)
+    assert sum(weights) / len(weights) == pytest.approx(1.0)
+    clock = 30.0
+    left = clock
+    spent = []
+    for placed in range(GAME.size**2):  # Chaos's moves: one per placement
+        state = mid_game(GAME, 0, placed, "chaos")
+        spent.append(EntropySearch(GAME, time=10.0).budget(state, left))
+        assert 0.0 < spent[-1] < left
+        left -= spent[-1]
+    assert left > 0.0
+    middle = sum(spent[12:36]) / 24
+    assert middle > max(spent[:6]) and middle > max(spent[-6:])
+
+
+def test_phase_budget() -> None:
+    assert phase_budget(0.5, None, [1.0, 3.0]) == 0.5
+    assert phase_budget(1.0, 8.0, [1.0, 3.0]) == pytest.approx(0.5)  # at most its part of 2s
+    assert phase_budget(1.0, 8.0, [3.0, 1.0]) == pytest.approx(1.5)
+    assert phase_budget(10.0, 8.0, [3.0, 1.0]) == pytest.approx(0.9 * 8.0 * 0.75)
+    assert phase_budget(1.0, -3.0, [1.0]) == 0.0
+    assert phase_budget(1.0, 8.0, []) == pytest.approx(1.0)
+
+
+# --- the search's frontier is exact ---------------------------------------------------------------
+
+
+def naive_frontier(board: _Board, width: int) -> float:
+    """`order_node(2)` by brute force: the best slide, then the mean of Chaos's least value."""
+    moves = sorted(board.order_moves(), reverse=True)[:width]
+    best = float("-inf")
+    for _, origin, target in moves:
+        if origin >= 0:
+            board.slide(origin, target)
+        total = count = 0.0
+        for index, left in enumerate(board.bag):
+            if left:
+                total += left * (board.value + min(board.chaos_moves(index + 1))[0])
+                count += left
+        if origin >= 0:
+            board.slide(target, origin)
+        best = max(best, total / count)
+    return best
+
+
+def naive_chance(board: _Board) -> float:
+    """`chance_node(2)` by brute force: each colour's least value after Order's best reply."""
+    total = count = 0.0
+    for index, left in enumerate(board.bag):
+        if not left:
+            continue
+        board.bag[index] -= 1
+        values = []
+        for _, square in board.chaos_moves(index + 1):
+            board.place(square, index + 1)
+            values.append(board.value + (board.best_order_gain() if board.empties else 0.0))
+            board.remove(square)
+        board.bag[index] += 1
+        total += left * min(values)
+        count += left
+    return total / count
+
+
+@settings(max_examples=examples(30))
+@given(states(GAME))
+def test_the_frontier_nodes_equal_a_full_recount(state: EntropyState) -> None:
+    if state.to_move != "order":
+        return
+    board = _Board(state, WEIGHTS)
+    if board.empties < 2:
+        return
+    search = _Search(board, Deadline(None))
+    before = (list(board.rc), list(board.fc), list(board.bag), board.hash)
+    assert search.order_frontier() == pytest.approx(naive_frontier(board, search.order_width))
+    exact = naive_chance(board)
+    assert search.chance_frontier(float("-inf"), float("inf")) == pytest.approx(exact)
+    # With a window, a value outside it is a bound on the right side of the exact value.
+    fresh = _Search(board, Deadline(None))
+    low = fresh.chance_frontier(exact + 1.0, float("inf"))
+    assert low <= exact + 1.0 + 1e-9 and low >= exact - 1e-9
+    fresh = _Search(board, Deadline(None))
+    high = fresh.chance_frontier(float("-inf"), exact - 1.0)
+    assert exact - 1.0 - 1e-9 <= high <= exact + 1e-9
+    assert (list(board.rc), list(board.fc), list(board.bag), board.hash) == before
+
+
+def test_the_board_hash_follows_the_moves() -> None:
+    state = mid_game(GAME, 5, 20, "order")
+    board = _Board(state, WEIGHTS)
+    start = board.hash
+    move = state.legal_moves()[3]
+    after = state.apply(move)
+    assert isinstance(move, Slide)
+    board.slide(move.origin, move.target)
+    assert board.hash == _Board(after, WEIGHTS).hash != start
+    board.slide(move.target, move.origin)
+    assert board.hash == start
 
 
 # --- the evaluation -------------------------------------------------------------------------------
@@ -146,7 +253,7 @@ def test_evaluate_finished_games_and_roles() -> None:
     assert evaluate(final, "order") == final.score()
     assert evaluate(final, "chaos") == -final.score()
     state = GAME5.from_position("5/5/5/5/R1R2 order")
-    assert evaluate(state, "order") == position_value(state, WEIGHTS)
+    assert evaluate(state, "order") == position_value(state, GREEDY_WEIGHTS)
     # Chaos's greedy value counts Order's best slide: here a1-b1 or c1-b1 makes RR.
     assert evaluate(state, "chaos") < -2.0
     with pytest.raises(TypeError):
@@ -250,3 +357,17 @@ def test_greedy_chaos_holds_order_below_random_chaos() -> None:
     assert average_score(GAME5, "greedy", "greedy", seeds) < average_score(
         GAME5, "greedy", "random", seeds
     )
+
+
+@settings(max_examples=examples(15), deadline=None)
+@given(states(GAME5))
+def test_probing_a_chance_node_keeps_its_value(state: EntropyState) -> None:
+    """Star2's probes cut a chance node only when it is no better than `alpha`."""
+    if state.to_move != "order" or state.size**2 - state.placements < 4:
+        return
+    board = _Board(state, WEIGHTS)
+    exact = _Search(board, Deadline(None)).chance_node(3)
+    kept = _Search(board, Deadline(None)).chance_node(3, exact - 1.0)
+    cut = _Search(board, Deadline(None)).chance_node(3, exact + 1.0)
+    assert kept == pytest.approx(exact)
+    assert exact - 1e-9 <= cut <= exact + 1.0 + 1e-9 or cut == pytest.approx(exact)

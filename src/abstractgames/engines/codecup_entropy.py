@@ -322,6 +322,7 @@ def serve_codecup(
     output: TextIO,
     *,
     rng: random.Random | None = None,
+    clock: float | None = None,
 ) -> int:
     """Be a CodeCup Entropy program: play one game with the player `make_player` makes.
 
@@ -335,11 +336,16 @@ def serve_codecup(
         lines: the referee's lines (e.g. standard input).
         output: where the moves go (flushed after every line).
         rng: the bot's generator (a fresh one if `None`).
+        clock: the program's thinking time for the whole game, in seconds (the contest runs
+            under such a clock), or `None` for none: with a clock, the time spent from reading
+            each turn to answering it is counted, and the player is told what is left, so that
+            a search shares it out over the game (see
+            [`phase_budget`][abstractgames.timing.phase_budget]).
     """
     game = EntropyGame(SIZE)
     player = make_player(game)
     try:
-        _CodecupGame(game, player, lines, output, rng or random.Random()).play()
+        _CodecupGame(game, player, lines, output, rng or random.Random(), clock).play()
     except _Unreadable as problem:
         print(f"abstractgames codecup: {problem}", file=sys.stderr)
         return 1
@@ -358,8 +364,11 @@ class _CodecupGame:
         lines: Iterable[str],
         output: TextIO,
         rng: random.Random,
+        clock: float | None = None,
     ) -> None:
         self.player = player
+        self.time_left = clock
+        self.turn_started = 0.0
         self.lines = iter(lines)
         self.output = output
         self.rng = rng
@@ -393,6 +402,7 @@ class _CodecupGame:
                 why = excerpt(error, MESSAGE_LIMIT)
                 raise _Unreadable(f"cannot play {quote(line)}: {why}") from None
             if self.state.to_move == role:
+                self.turn_started = time.monotonic()
                 self.move()
         while self.read() is not None:  # the game is over: wait for Quit or the end
             pass
@@ -409,7 +419,7 @@ class _CodecupGame:
             self.state = self.state.apply(decode_order_move(line))
 
     def move(self) -> None:
-        move = self.player.choose(self.state, self.rng, None)
+        move = self.player.choose(self.state, self.rng, self.time_left)
         after = self.state.apply(move)
         if isinstance(move, Placement):
             text = cell_name(move.square)
@@ -417,4 +427,6 @@ class _CodecupGame:
             text = encode_order_move(move, self.last_placed)
         self.output.write(text + "\n")
         self.output.flush()
+        if self.time_left is not None:
+            self.time_left -= time.monotonic() - self.turn_started
         self.state = after

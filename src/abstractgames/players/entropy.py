@@ -19,10 +19,16 @@ A full line has no such terms, so on a full board the value is the score.
 values; Chaos takes minus (the score + Order's best immediate slide gain + [`OPEN`][] × the open
 patterns of the board, counted with the bag's shares).
 
-**Search** ([`EntropySearch`][]): expectimax over the line values by iterative deepening, Order
-maximising, Chaos minimising, draws averaged over the bag. Order's best reply to each Chaos
-placement is found incrementally: only the slides through the placed counter's rank and file
-change value.
+**Search** ([`EntropySearch`][]): expectiminimax over the line values by iterative deepening,
+Order maximising, Chaos minimising, draws averaged over the bag; alpha-beta at the players'
+nodes, Star1 and Star2 (probing) at the draws, with bounds from the line values; the best moves
+found kept by Zobrist hash for the next iteration. Order's best reply to each Chaos placement is
+found incrementally: only the slides through the placed counter's rank and file change value;
+and at the last two plies Chaos's answers to a slide are recounted only on the lines it changes.
+Under a clock, the time goes mostly to the middle game ([`phase_weights`][]).
+
+The weights are fitted by `scripts/train_entropy_weights.py` (see
+[Entropy bots](../bots-entropy.md#where-the-weights-come-from)).
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable, Iterator
 from itertools import chain
-from operator import getitem
+from operator import getitem, mul
 from typing import NamedTuple
 
 from ..entropy import (
@@ -47,11 +53,13 @@ from ..entropy import (
     size_tables,
 )
 from ..protocol import Game, IllegalMoveError, Move, State
-from ..timing import Deadline, SearchTimeout, move_budget
+from ..timing import Deadline, SearchTimeout, phase_budget
 from . import Player, SearchInfo
 
 __all__ = [
     "CHAOS_WIDTH",
+    "FIRST_WIDTH",
+    "GREEDY_WEIGHTS",
     "OPEN",
     "ORDER_WIDTH",
     "ROOT_WIDTH",
@@ -60,6 +68,7 @@ __all__ = [
     "Weights",
     "evaluate",
     "line_value",
+    "phase_weights",
     "position_value",
 ]
 
@@ -79,18 +88,27 @@ class Weights(NamedTuple):
     """Weight of the points a hole guarantees (the least any colour scores there)."""
 
 
-WEIGHTS = Weights(potential=0.6, segment=0.5, hole=0.5, guarantee=0.5)
-"""The weights of [`position_value`][], for greedy Order and the search of both roles."""
+WEIGHTS = Weights(potential=0.565, segment=0.758, hole=0.295, guarantee=0.509)
+"""The weights of [`position_value`][], for the search of both roles: fitted by
+`scripts/train_entropy_weights.py` (seed 27, 1000 self-play games), which `--write` rewrites
+this line with."""
+GREEDY_WEIGHTS = Weights(potential=0.6, segment=0.5, hole=0.5, guarantee=0.5)
+"""The hand-set weights greedy Order's [`evaluate`][] keeps (the search's were these before
+they were fitted)."""
 OPEN = 0.3
 """Weight of Chaos's open patterns in the greedy evaluation."""
 ROOT_WIDTH = 12
-"""Root moves searched again at each deeper iteration."""
+"""Root moves searched again at each deeper iteration after the second."""
+FIRST_WIDTH = 24
+"""Root moves searched at the second iteration (Order's depth 3, Chaos's depth 4), the best by
+the first: the best move of the second iteration is almost always among them."""
 ORDER_WIDTH = 8
 """Slides tried at an inner Order node (by their one-ply value)."""
 CHAOS_WIDTH = 8
 """Squares tried at an inner Chaos node deeper than two plies (by Order's best reply)."""
 
 _CACHE_LIMIT = 200_000
+_INF = float("inf")
 
 # What a line value is made of: (score, empty stretches, holes, points guaranteed by the holes,
 # for each colour the points it would score summed over the empty squares).
@@ -133,6 +151,30 @@ def _line_features(size: int, scores: bytes, code: int) -> _Features:
     return now, segments, holes, guarantee, tuple(gains)
 
 
+class _StaticParts(dict[int, tuple[float, tuple[int, ...]]]):
+    """Line code -> (its value but for the open patterns, the points each colour would add),
+    for given weights: what a line value keeps from one bag to the next."""
+
+    def __init__(self, features: _FeatureCache, weights: Weights) -> None:
+        super().__init__()
+        self.features = features
+        self.weights = weights
+
+    def __missing__(self, code: int) -> tuple[float, tuple[int, ...]]:
+        if len(self) > _CACHE_LIMIT:
+            self.clear()
+        score, segments, holes, guarantee, gains = self.features[code]
+        w = self.weights
+        found = self[code] = (
+            score - w.segment * segments - w.hole * holes + w.guarantee * guarantee,
+            gains,
+        )
+        return found
+
+
+_STATIC: dict[tuple[int, Weights], _StaticParts] = {}
+
+
 class _LineValues(dict[int, float]):
     """Line code -> line value for given weights and bag, computed when first asked for."""
 
@@ -140,19 +182,20 @@ class _LineValues(dict[int, float]):
         super().__init__()
         self.features = features
         self.weights = weights
+        key = (features.size, weights)
+        static = _STATIC.get(key)
+        if static is None or static.features is not features:
+            if len(_STATIC) > 8:
+                _STATIC.clear()
+            static = _STATIC[key] = _StaticParts(features, weights)
+        self.static = static
         total = sum(bag)
         self.shares = [left / total for left in bag] if total else [0.0] * len(bag)
+        self.scaled = tuple(weights.potential * share for share in self.shares)
 
     def __missing__(self, code: int) -> float:
-        score, segments, holes, guarantee, gains = self.features[code]
-        w = self.weights
-        value = (
-            score
-            - w.segment * segments
-            - w.hole * holes
-            + w.guarantee * guarantee
-            + w.potential * sum([g * p for g, p in zip(gains, self.shares, strict=True)])
-        )
+        static, gains = self.static[code]
+        value: float = static + sum(map(mul, gains, self.scaled))
         self[code] = value
         return value
 
@@ -181,6 +224,12 @@ class _Tables:
         self.placements = game.placements
         self.slides = game.slides
         self.shifts = tuple(3 * i for i in range(n))
+        # zobrist[square][colour]: a random key for each counter on each square, the board's
+        # hash being the exclusive or of those on it (the bag follows from the board).
+        keys = random.Random(f"entropy-zobrist-{n}")
+        self.zobrist = [
+            [0] + [keys.getrandbits(61) << 3 for _ in range(n)] for _ in range(self.squares)
+        ]
         lines = range(1 << n)
         # targets[occ][i]: the empty squares a counter on square i can slide to, nearest first.
         targets = self.targets = game.line_targets
@@ -267,6 +316,11 @@ class _Board:
         self.lf = [self.lv[code] for code in self.fc]
         self.value = sum(self.lr) + sum(self.lf)
         self.empties = self.cells.count(0)
+        keys = tables.zobrist
+        self.hash = 0
+        for square, colour in enumerate(self.cells):
+            if colour:
+                self.hash ^= keys[square][colour]
 
     # -- making and unmaking moves --------------------------------------------------------------
 
@@ -275,6 +329,7 @@ class _Board:
         r, f = divmod(square, n)
         lv = self.lv
         self.cells[square] = colour
+        self.hash ^= self.tables.zobrist[square][colour]
         self.rc[r] += colour << 3 * f
         self.fc[f] += colour << 3 * r
         self.ro[r] |= 1 << f
@@ -291,6 +346,7 @@ class _Board:
         lv = self.lv
         colour = self.cells[square]
         self.cells[square] = 0
+        self.hash ^= self.tables.zobrist[square][colour]
         self.rc[r] -= colour << 3 * f
         self.fc[f] -= colour << 3 * r
         self.ro[r] ^= 1 << f
@@ -488,6 +544,24 @@ class _Board:
                 )
         return out
 
+    def least_placement(self, colour: int) -> float:
+        """The least value change of placing `colour` on an empty square."""
+        n = self.n
+        rc, fc, ro, lr, lf = self.rc, self.fc, self.ro, self.lr, self.lf
+        lv = self.lv
+        empty_bits = self.tables.empty_bits
+        least = _INF
+        for r in range(n):
+            rcode = rc[r]
+            row_value = lr[r]
+            shift_r = 3 * r
+            for f in empty_bits[ro[r]]:
+                change = lv[rcode + (colour << 3 * f)] - row_value + lv[fc[f] + (colour << shift_r)]
+                change -= lf[f]
+                if change < least:
+                    least = change
+        return least
+
     def open_patterns(self) -> float:
         """Sum over empty squares and colours in the bag of (score there) × (share of the bag)."""
         n = self.n
@@ -545,7 +619,7 @@ def evaluate(state: State, role: str) -> float:
         final = float(outcome.scores[ORDER])
         return final if role == ORDER else -final
     if role == ORDER:
-        return position_value(state, WEIGHTS)
+        return position_value(state, GREEDY_WEIGHTS)
     board = _Board(state)
     threat = board.best_order_gain() if state.to_move == ORDER else 0.0
     return -(state.score() + threat + OPEN * board.open_patterns())
@@ -555,8 +629,16 @@ def evaluate(state: State, role: str) -> float:
 
 
 class _Search:
-    """One move's expectimax search over a `_Board`, within a deadline (a search that runs out
-    of time leaves the board half-changed: it is thrown away)."""
+    """One move's expectiminimax search over a `_Board`, within a deadline (a search that runs
+    out of time leaves the board half-changed: it is thrown away).
+
+    Order's and Chaos's nodes are searched alpha-beta: Order's node `order_node(depth, beta)`
+    stops as soon as a slide reaches `beta`, the least value Chaos has found so far at the node
+    above. The last two plies, an Order node whose slides lead to draws and Chaos's one-ply
+    answer to each, are `order_frontier`: there the values of Chaos's placements come from the
+    board above, recounted only on the three lines a slide changes, and the bounds they give
+    (Star1 at the chance node) cut the slides that cannot beat the best one found.
+    """
 
     def __init__(
         self,
@@ -571,65 +653,356 @@ class _Search:
         self.chaos_width = chaos_width
         self.cut = False  # whether a leaf was cut by depth (not a finished game)
         self.nodes = 0  # the positions where Order or Chaos is to move that were valued
+        n = board.n
+        self.square_bits = [(1 << (sq // n), 1 << (sq % n)) for sq in range(n * n)]
+        # The transposition table: by board hash (the bag follows from the board), the bounds
+        # `(low, high)` found for a chance node of the frontier.
+        self.table: dict[int, tuple[float, float]] = {}
+        # Best moves found, by board hash (and colour, for Chaos): tried first when the node is
+        # searched again, at the next iteration or through another order of moves.
+        self.killers: dict[int, int] = {}
+        self.best_slides: dict[int, tuple[int, int]] = {}
 
-    def order_node(self, depth: int) -> float:
-        """Order to move on a board that is not full."""
+    def order_node(self, depth: int, beta: float = _INF) -> float:
+        """Order to move on a board that is not full; a value `>= beta` may stand for more."""
         board = self.board
-        self.nodes += 1
         if depth <= 1:
+            self.nodes += 1
             self.cut = True
             return board.value + board.best_order_gain()
+        if depth == 2:
+            return self.order_frontier(beta)
+        self.nodes += 1
         self.deadline.check()
         moves = board.order_moves()
         moves.sort(reverse=True)
-        best = float("-inf")
-        for _, origin, target in moves[: self.order_width]:
+        tried = [(origin, target) for _, origin, target in moves[: self.order_width]]
+        key = board.hash
+        first = self.best_slides.get(key)
+        if first is not None and first in tried and first != tried[0]:
+            tried.remove(first)
+            tried.insert(0, first)
+        best = -_INF
+        found = tried[0]
+        for origin, target in tried:
             if origin >= 0:
                 board.slide(origin, target)
-                value = self.chance_node(depth - 1)
+                value = self.chance_node(depth - 1, best, beta)
                 board.slide(target, origin)
             else:
-                value = self.chance_node(depth - 1)
+                value = self.chance_node(depth - 1, best, beta)
             if value > best:
                 best = value
+                found = (origin, target)
+                if best >= beta:
+                    break
+        self.best_slides[key] = found
         return best
 
-    def chance_node(self, depth: int) -> float:
-        """A draw is due (the board is not full)."""
-        bag = self.board.bag
-        total = 0.0
-        count = 0
+    def order_frontier(self, beta: float = _INF) -> float:
+        """`order_node(2)`: Order's best slide, each followed by a draw and Chaos's placement
+        that lowers the value most (no reply after it).
+
+        The placements' value changes on this board are listed once per colour, least first;
+        after a slide, those on squares off the three lines the slide changes are the same, so
+        the least of them bounds Chaos's answer from above, and only the squares on the changed
+        lines are recounted. A slide whose bound (summed over the bag) is no better than the
+        best slide so far is not recounted.
+        """
+        board = self.board
+        self.nodes += 1
+        self.cut = True
+        self.deadline.check()
+        moves = board.order_moves()
+        moves.sort(reverse=True)
+        n = board.n
+        bag = board.bag
+        total = sum(bag)
+        lv = board.lv
+        rc, fc, ro, fo, lr, lf = board.rc, board.fc, board.ro, board.fo, board.lr, board.lf
+        empty_bits = board.tables.empty_bits
+        # For each colour in the bag: (colour, its share, its placements' (change, rank bit,
+        # file bit), least change first).
+        colours = []
         for index, left in enumerate(bag):
-            if left:
-                bag[index] = left - 1
-                total += left * self.chaos_node(index + 1, depth)
-                bag[index] = left
-                count += left
-        return total / count
+            if not left:
+                continue
+            colour = index + 1
+            changes: list[tuple[float, int, int]] = []
+            append = changes.append
+            for r in range(n):
+                row_value = lr[r]
+                rcode = rc[r]
+                shift_r = 3 * r
+                rbit = 1 << r
+                for f in empty_bits[ro[r]]:
+                    append(
+                        (
+                            lv[rcode + (colour << 3 * f)]
+                            - row_value
+                            + lv[fc[f] + (colour << shift_r)]
+                            - lf[f],
+                            rbit,
+                            1 << f,
+                        )
+                    )
+            changes.sort()
+            colours.append((colour, left / total, changes))
+        count = len(colours)
+        base = board.value
+        best = -_INF
+        for gain, origin, target in moves[: self.order_width]:
+            self.nodes += count
+            if origin < 0:
+                value = base + sum([share * changes[0][0] for _, share, changes in colours])
+                if value > best:
+                    best = value
+                    if best >= beta:
+                        break
+                continue
+            r0, f0 = divmod(origin, n)
+            r1, f1 = divmod(target, n)
+            if r0 == r1:
+                ranks, files = 1 << r0, 1 << f0 | 1 << f1
+            else:
+                ranks, files = 1 << r0 | 1 << r1, 1 << f0
+            # Chaos's best answer off the changed lines: an upper bound for each colour.
+            bounds = []
+            bound = base + gain
+            for _, share, changes in colours:
+                least = _INF
+                for change, rbit, fbit in changes:
+                    if not (rbit & ranks or fbit & files):
+                        least = change
+                        break
+                bounds.append(least)
+                bound += share * least
+            if bound <= best:
+                continue
+            board.slide(origin, target)
+            # The empty squares of the changed lines, as (rank, file), each once.
+            if r0 == r1:
+                cells = [(r0, f) for f in empty_bits[ro[r0]]]
+                cells += [(r, f0) for r in empty_bits[fo[f0]] if r != r0]
+                cells += [(r, f1) for r in empty_bits[fo[f1]] if r != r0]
+            else:
+                cells = [(r, f0) for r in empty_bits[fo[f0]]]
+                cells += [(r0, f) for f in empty_bits[ro[r0]] if f != f0]
+                cells += [(r1, f) for f in empty_bits[ro[r1]] if f != f0]
+            value = board.value
+            for (colour, share, _), least in zip(colours, bounds, strict=True):
+                for r, f in cells:
+                    change = (
+                        lv[rc[r] + (colour << 3 * f)]
+                        - lr[r]
+                        + lv[fc[f] + (colour << 3 * r)]
+                        - lf[f]
+                    )
+                    if change < least:
+                        least = change
+                value += share * least
+            board.slide(target, origin)
+            if value > best:
+                best = value
+                if best >= beta:
+                    break
+        return best
+
+    def chance_node(self, depth: int, alpha: float = -_INF, beta: float = _INF) -> float:
+        """A draw is due (the board is not full); a value `<= alpha` may stand for less, one
+        `>= beta` for more."""
+        if depth == 2 and self.board.empties > 1:
+            return self.chance_frontier(alpha, beta)
+        bag = self.board.bag
+        if alpha == -_INF or depth < 3 or self.board.empties <= 1:
+            total = 0.0
+            count = 0
+            for index, left in enumerate(bag):
+                if left:
+                    bag[index] = left - 1
+                    total += left * self.chaos_node(index + 1, depth)
+                    bag[index] = left
+                    count += left
+            return total / count
+        return self.chance_probed(depth, alpha)
+
+    def chance_probed(self, depth: int, alpha: float) -> float:
+        """`chance_node(depth)`, `depth >= 3`, below an Order node that has `alpha` already:
+        Star2's probing. Each colour's first square (Chaos's likeliest best) is searched first,
+        likeliest colours first; its value bounds the colour's from above, and once the bounds
+        summed over the bag are `<= alpha` the node is no better than `alpha` and ends there.
+        Otherwise each colour is searched in full, the bound tightening as it goes."""
+        board = self.board
+        bag = board.bag
+        count = sum(bag)
+        probes = []
+        high = 0.0
+        for index, left in sorted(enumerate(bag), key=lambda item: -item[1]):
+            if not left:
+                continue
+            colour = index + 1
+            bag[index] = left - 1
+            self.nodes += 1
+            self.deadline.check()
+            squares = self.chaos_squares(colour)
+            board.place(squares[0], colour)
+            value = self.order_node(depth - 1)
+            board.remove(squares[0])
+            bag[index] = left
+            probes.append((index, left, squares, value))
+            high += left * value
+        if high <= alpha * count:
+            return high / count
+        for index, left, squares, value in probes:
+            colour = index + 1
+            bag[index] = left - 1
+            best = self.chaos_rest(colour, squares, depth, value)
+            bag[index] = left
+            high += left * (best - value)
+            if high <= alpha * count:
+                break
+        return high / count
+
+    def chaos_squares(self, colour: int) -> list[int]:
+        """The squares an inner Chaos node searches, likeliest best first: by Order's best reply
+        (`_Board.replies`), the best found before (the killer) first."""
+        board = self.board
+        replies = board.replies(colour, board.chaos_moves(colour))
+        squares = [square for _, square in replies[: self.chaos_width]]
+        killer = self.killers.get(board.hash ^ colour)
+        if killer is not None and killer in squares and killer != squares[0]:
+            squares.remove(killer)
+            squares.insert(0, killer)
+        return squares
+
+    def chaos_rest(self, colour: int, squares: list[int], depth: int, best: float) -> float:
+        """The least value over `squares[1:]`, `best` being the first one's."""
+        board = self.board
+        key = board.hash ^ colour
+        found = squares[0]
+        for square in squares[1:]:
+            board.place(square, colour)
+            value = self.order_node(depth - 1, best)
+            board.remove(square)
+            if value < best:
+                best = value
+                found = square
+        self.killers[key] = found
+        return best
+
+    def chance_frontier(self, alpha: float, beta: float) -> float:
+        """`chance_node(2)`: for each colour drawn, Chaos's placement after which Order's best
+        slide leaves the least value, searched Star2-style.
+
+        Order's best slide after a placement is at least the best of the slides the placement
+        leaves alone (the same for every colour, found once), which gives each square a lower
+        bound; the square with the least bound, searched first for every colour (the probe),
+        gives each colour an upper bound. The bounds summed over the bag (Star1) end the node
+        as soon as its value is known to be `<= alpha` or `>= beta`; otherwise the colours are
+        searched in full, likeliest first, each square only while its bound is below the least
+        value found for the colour.
+        """
+        board = self.board
+        known = self.table.get(board.hash)
+        if known is not None:
+            low, high = known
+            if high <= alpha or low == high:
+                return high
+            if low >= beta:
+                return low
+        low, high = self._chance_frontier(alpha, beta)
+        self.table[board.hash] = (low, high)
+        return high if high <= alpha or low == high else low if low >= beta else high
+
+    def _chance_frontier(self, alpha: float, beta: float) -> tuple[float, float]:
+        """`chance_frontier`'s bounds: `(low, high)`, equal once the value is exact."""
+        board = self.board
+        n = board.n
+        gains = board.reply_gains()
+        value = board.value
+        kept: dict[int, float] = {}
+        lists = []
+        bag = board.bag
+        total = sum(bag)
+        for index, left in sorted(enumerate(bag), key=lambda item: -item[1]):
+            if not left:
+                continue
+            colour = index + 1
+            bounds = []
+            for change, square in board.chaos_moves(colour):
+                least = kept.get(square)
+                if least is None:
+                    rs, fs = divmod(square, n)
+                    least = 0.0  # the pass
+                    for gain, ranks, files in gains:
+                        if gain <= 0.0:
+                            break
+                        if not (ranks >> rs & 1 or files >> fs & 1):
+                            least = gain
+                            break
+                    kept[square] = least
+                bounds.append((value + change + least, least, square))
+            bounds.sort()
+            lists.append((colour, left / total, bounds))
+        self.nodes += len(lists)
+        self.cut = True
+        self.deadline.check()
+        # The probes: each colour's first square, exactly.
+        lows = []
+        highs = []
+        for colour, _share, bounds in lists:
+            _, least, square = bounds[0]
+            lows.append(bounds[0][0])
+            highs.append(self._reply_value(colour, square, least))
+        low = sum([share * x for (_, share, _), x in zip(lists, lows, strict=True)])
+        high = sum([share * x for (_, share, _), x in zip(lists, highs, strict=True)])
+        if high <= alpha or low >= beta:
+            return low, high
+        for k, (colour, share, bounds) in enumerate(lists):
+            lowest = highs[k]
+            for bound, least, square in bounds[1:]:
+                if bound >= lowest:
+                    break
+                found = self._reply_value(colour, square, least)
+                if found < lowest:
+                    lowest = found
+            low += share * (lowest - lows[k])
+            high += share * (lowest - highs[k])
+            if high <= alpha or low >= beta:
+                return low, high
+        return high, high
+
+    def _reply_value(self, colour: int, square: int, kept: float) -> float:
+        """The value after `colour` on `square` and Order's best reply, given `kept`, the best
+        gain of the slides that the placement leaves alone."""
+        board = self.board
+        board.place(square, colour)
+        if board.empties:
+            through = board.gain_through(*divmod(square, board.n))
+            found = board.value + (through if through > kept else kept)
+        else:
+            found = board.value
+        board.remove(square)
+        return found
 
     def chaos_node(self, colour: int, depth: int) -> float:
         """Chaos must place `colour`."""
         board = self.board
         self.nodes += 1
-        moves = board.chaos_moves(colour)
         if board.empties == 1:
-            return board.value + moves[0][0]
+            return board.value + board.chaos_moves(colour)[0][0]
         if depth <= 1:
             self.cut = True
-            return board.value + min(moves)[0]
+            return board.value + board.least_placement(colour)
         self.deadline.check()
-        replies = board.replies(colour, moves)
         if depth == 2:
             self.cut = True
-            return replies[0][0]
-        best = float("inf")
-        for _, square in replies[: self.chaos_width]:
-            board.place(square, colour)
-            value = self.order_node(depth - 1)
-            board.remove(square)
-            if value < best:
-                best = value
-        return best
+            return board.replies(colour, board.chaos_moves(colour))[0][0]
+        squares = self.chaos_squares(colour)
+        board.place(squares[0], colour)
+        first = self.order_node(depth - 1)
+        board.remove(squares[0])
+        return self.chaos_rest(colour, squares, depth, first)
 
     # -- the roots ------------------------------------------------------------------------------
 
@@ -640,9 +1013,14 @@ class _Search:
         indices: Iterable[int],
         found: list[tuple[float, int]] | None = None,
     ) -> list[tuple[float, int]]:
-        """Append `(value, index)` to `found` for each `moves[index]`, `depth` plies."""
+        """Append `(value, index)` to `found` for each `moves[index]`, `depth` plies.
+
+        Each slide after the first is searched against the best value found so far: a value
+        at or below it may stand for less (it only says the slide is no better).
+        """
         board = self.board
         out = [] if found is None else found
+        best = -_INF
         for index in indices:
             self.nodes += 1
             origin, target = moves[index]
@@ -652,9 +1030,11 @@ class _Search:
                 value = board.value
                 self.cut = True
             else:
-                value = self.chance_node(depth - 1)
+                value = self.chance_node(depth - 1, best)
             if origin >= 0:
                 board.slide(target, origin)
+            if value > best:
+                best = value
             out.append((value, index))
         return out
 
@@ -666,9 +1046,14 @@ class _Search:
         indices: Iterable[int],
         found: list[tuple[float, int]] | None = None,
     ) -> list[tuple[float, int]]:
-        """Append `(value, index)` to `found` for `colour` on each `squares[index]`."""
+        """Append `(value, index)` to `found` for `colour` on each `squares[index]`.
+
+        Each square after the first is searched against the least value found so far: a value
+        at or above it may stand for more (it only says the square is no better).
+        """
         board = self.board
         out = [] if found is None else found
+        best = _INF
         for index in indices:
             self.nodes += 1
             square = squares[index]
@@ -679,14 +1064,48 @@ class _Search:
                 value = board.value
                 self.cut = True
             else:
-                value = self.order_node(depth - 1)
+                value = self.order_node(depth - 1, best)
             board.remove(square)
+            if value < best:
+                best = value
             out.append((value, index))
         return out
 
 
+def phase_weights(size: int) -> tuple[float, ...]:
+    """How much of a clock each move of a game deserves, by the counters on the board before it
+    (`size`² of them, averaging 1): the first few placements, which every search values about
+    the same, and the last ones, whose trees are small enough to search to the end, get less;
+    the middle game, where the search's depth pays, gets more.
+
+    Examples:
+        >>> weights = phase_weights(7)
+        >>> round(sum(weights) / len(weights), 6), weights[0] < weights[24] > weights[46]
+        (1.0, True)
+    """
+    squares = size * size
+    raw = []
+    for placed in range(squares):
+        empties = squares - placed
+        if placed < squares // 8:
+            raw.append(0.5)
+        elif empties <= squares // 8:
+            raw.append(0.4)
+        elif empties <= squares // 4:
+            raw.append(1.0)
+        else:
+            raw.append(1.4)
+    mean = sum(raw) / squares
+    return tuple(w / mean for w in raw)
+
+
 def _depths(first: int, limit: int | None) -> list[int]:
-    """The iterations after depth 1: `first`, `first + 2`, … below `limit`, then `limit`."""
+    """The iterations after depth 1: `first`, `first + 2`, … below `limit`, then `limit`.
+
+    Examples:
+        >>> _depths(3, 6), _depths(2, None)[:3], _depths(2, 1)
+        ([3, 5, 6], [2, 4, 6], [])
+    """
     if limit is None:
         return list(range(first, 200, 2))
     if limit <= 1:
@@ -704,7 +1123,8 @@ class EntropySearch(Player):
         depth: search exactly this many plies (Order's and Chaos's moves; draws are expanded in
             full and do not count) instead, with no time limit: deterministic for a given
             `rng` seed.
-        root_width: root moves searched at each iteration after the first.
+        root_width: root moves searched at each iteration after the second.
+        first_width: root moves searched at the second iteration.
         order_width: slides tried at an inner Order node.
         chaos_width: squares tried at an inner Chaos node.
         weights: the weights of the line values (default [`WEIGHTS`][]).
@@ -719,20 +1139,30 @@ class EntropySearch(Player):
         order_width: int = ORDER_WIDTH,
         chaos_width: int = CHAOS_WIDTH,
         weights: Weights | None = None,
+        first_width: int = FIRST_WIDTH,
     ) -> None:
         self.game = game
         self.time = time
         self.depth = depth
         self.root_width = root_width
+        self.first_width = first_width
         self.order_width = order_width
         self.chaos_width = chaos_width
         self.weights = weights
         self.spec = f"search:depth={depth}" if depth is not None else f"search:time={time}"
 
     def budget(self, state: EntropyState, time_left: float | None) -> float:
-        """Seconds to spend on a move in `state`."""
+        """Seconds to spend on a move in `state`: `time`, and under a clock the share of the
+        time left that [`phase_weights`][] gives this move among the player's moves left in
+        the game ([`phase_budget`][abstractgames.timing.phase_budget])."""
         # Order moves after every placement but the last; Chaos places once per empty square.
-        return move_budget(self.time, time_left, state.size**2 - state.placements)
+        weights = phase_weights(state.size)
+        return phase_budget(self.time, time_left, weights[state.placements :])
+
+    def iterations(self, first: int) -> list[int]:
+        """The depths of the iterations after the first (depth 1), `first` being 3 for Order
+        and 2 for Chaos: 3, 5, … and 2, 4, …, the depths that end on Order's reply."""
+        return _depths(first, self.depth)
 
     def choose(self, state: State, rng: random.Random, time_left: float | None = None) -> Move:
         if not isinstance(state, EntropyState) or state.to_move not in (ORDER, CHAOS):
@@ -757,11 +1187,11 @@ class EntropySearch(Player):
         values = {index: value for value, index in valued}
         ranked = _rank(valued, order)
         reached = 1
-        for depth in _depths(first, self.depth):
+        for depth in self.iterations(first):
             if not search.cut:
                 break
             search.cut = False
-            keep = ranked if reached == 1 else ranked[: self.root_width]
+            keep = ranked[: self.first_width if reached == 1 else self.root_width]
             found: list[tuple[float, int]] = []
             try:
                 if order:
