@@ -1,12 +1,13 @@
 """A load check of the game server: simulated players over WebSockets on 127.0.0.1.
 
 `serve --public` is started on the database given (a SQLite file by default, or a
-`postgresql://` URL); `--games M` games (`--game`, by default a 5×5 Entropy match) are created through the API, and each
-of their two players is a client with a WebSocket of its own. Whenever its socket says it is to
-move, a player posts a legal move (the middle one of its list, so the games are long); the time
-from a move's acknowledgement to the opponent's socket showing it is the latency measured. The
-run lasts `--seconds`, then prints moves per second, the latency's median and 95th percentile,
-and the server's resident memory (from /proc) at the end.
+`postgresql://` URL); `--games M` games (`--game`, by default a 5×5 Entropy match) are created
+through the API, and each of their two players is a client with a WebSocket of its own.
+Whenever its socket says it is to move, a player posts a legal move (the middle one of its
+list, so the games are long); the time from a move's acknowledgement to the opponent's socket
+showing it is the latency measured. The run lasts `--seconds`, then prints moves per second,
+the latency's median and 95th percentile, and the server's resident memory (from /proc) at
+the end.
 
 Usage: python benchmarks/server_load.py [--games M] [--seconds S] [--database PATH|URL] [--json]
 """
