@@ -177,6 +177,18 @@ class Pace:
             return ClockSettings(float(MAX_CLOCK_SECONDS), 0.0)
         return self.clock
 
+    def new_record(self, game: Game, players: tuple[str, str]) -> MatchRecord:
+        """The empty record of a new match of `game` under this time control, with a fresh
+        seed from `secrets` (nobody may know the chance draws to come)."""
+        return MatchRecord(
+            game=game.name,
+            params=dict(game.params),
+            players=players,
+            seed=secrets.randbits(63),
+            clock=self.record_clock(),
+            time_loss_forfeits=self.correspondence,
+        )
+
     def __str__(self) -> str:
         if self.clock is not None:
             return f"{self.clock.seconds / 60:g}+{self.clock.increment:g}"
@@ -440,14 +452,7 @@ class OnlineGames:
             ),
         }
         specs = tuple(HUMAN if holders[n][2] is None else str(holders[n][2]) for n in (1, 2))
-        record = MatchRecord(
-            game=game.name,
-            params=dict(game.params),
-            players=(specs[0], specs[1]),
-            seed=secrets.randbits(63),
-            clock=pace.record_clock(),
-            time_loss_forfeits=pace.correspondence,
-        )
+        record = pace.new_record(game, (specs[0], specs[1]))
         where = None if start is None else start.position()
         now = self.clock()
         step = _Step(game, record.dumps(), where, pace=pace)
@@ -520,14 +525,7 @@ class OnlineGames:
             raise UnknownChallenge(f"no open challenge {challenge_id}")
         game = parse_game_spec(found.game_spec)
         pace = Pace.parse(str(found.time_control))
-        record = MatchRecord(
-            game=game.name,
-            params=dict(game.params),
-            players=(HUMAN, HUMAN),
-            seed=secrets.randbits(63),
-            clock=pace.record_clock(),
-            time_loss_forfeits=pace.correspondence,
-        )
+        record = pace.new_record(game, (HUMAN, HUMAN))
         now = self.clock()
         step = _Step(game, record.dumps(), None, pace=pace)
         secret = secrets.token_urlsafe(SECRET_BYTES)
@@ -625,17 +623,8 @@ class OnlineGames:
         seats = [
             (s.secret_hash, s.name, s.player_spec) for s in (second, first)
         ]  # the sides swapped
-        record = MatchRecord(
-            game=game.name,
-            params=dict(game.params),
-            players=(
-                second.player_spec or HUMAN,
-                first.player_spec or HUMAN,
-            ),
-            seed=secrets.randbits(63),
-            clock=current.pace.record_clock(),
-            time_loss_forfeits=current.pace.correspondence,
-        )
+        players = (second.player_spec or HUMAN, first.player_spec or HUMAN)
+        record = current.pace.new_record(game, players)
         now = self.clock()
         step = _Step(game, record.dumps(), row.start_position, pace=current.pace)
         new_id = self.database.create_rematch(
