@@ -289,6 +289,17 @@ def line_value(line: str, weights: Weights = WEIGHTS, bag: dict[str, int] | None
     return _LineValues(tables.features, weights, counts)[line_code(line)]
 
 
+def _gain_left(gains: list[tuple[float, int, int]], rs: int, fs: int) -> float:
+    """Order's best reply among `gains` (`reply_gains`, best first) that a counter placed on
+    rank `rs`, file `fs` leaves alone, or 0 (the pass)."""
+    for gain, ranks, files in gains:
+        if gain <= 0.0:
+            return 0.0
+        if not (ranks >> rs & 1 or files >> fs & 1):
+            return gain
+    return 0.0
+
+
 class _Board:
     """A mutable copy of a position for search: line codes, occupancy and the bag.
 
@@ -490,14 +501,7 @@ class _Board:
         bounds = []
         value = self.value
         for change, square in moves:
-            rs, fs = divmod(square, n)
-            kept = 0.0  # the pass
-            for gain, ranks, files in gains:
-                if gain <= 0.0:
-                    break
-                if not (ranks >> rs & 1 or files >> fs & 1):
-                    kept = gain
-                    break
+            kept = _gain_left(gains, *divmod(square, n))
             bounds.append((value + change + kept, kept, square))
         bounds.sort()
         out = []
@@ -932,15 +936,7 @@ class _Search:
             for change, square in board.chaos_moves(colour):
                 least = kept.get(square)
                 if least is None:
-                    rs, fs = divmod(square, n)
-                    least = 0.0  # the pass
-                    for gain, ranks, files in gains:
-                        if gain <= 0.0:
-                            break
-                        if not (ranks >> rs & 1 or files >> fs & 1):
-                            least = gain
-                            break
-                    kept[square] = least
+                    least = kept[square] = _gain_left(gains, *divmod(square, n))
                 bounds.append((value + change + least, least, square))
             bounds.sort()
             lists.append((colour, left / total, bounds))
