@@ -43,6 +43,32 @@ def person(browser: Any) -> tuple[Any, Any]:  # noqa: F811
     return context, page
 
 
+def create_by_link(
+    browser: Any,  # noqa: F811
+    site: str,
+    game: str,
+    *,
+    name: str = "",
+    size: str = "",
+    time_control: str = "",
+) -> tuple[Any, Any, str]:
+    """A person who creates a game by link from the Online form, as player 1: their browser
+    context, their page and the game's id."""
+    context, page = person(browser)
+    page.goto(f"{site}/#/online")
+    page.select_option(".online-game", game)
+    if size:
+        page.fill("#param-size", size)
+    if time_control:
+        page.fill(".online-time", time_control)
+    if name:
+        page.fill(".online-name", name)
+    page.select_option(".online-seat", "1")
+    page.click(".create-online")
+    page.wait_for_selector(".invitation-link")
+    return context, page, page.url.rsplit("/", 1)[-1]
+
+
 def held_secret(page: Any, game_id: str) -> str:
     seats = page.evaluate("() => JSON.parse(localStorage.getItem('abstractgames.seats') || '{}')")
     return str(seats[game_id]["secret"])
@@ -53,14 +79,7 @@ def test_two_people_play_order_and_chaos_by_link_and_a_watcher_follows(
     site: str,
     shots: Path,  # noqa: F811
 ) -> None:
-    ann_context, ann = person(browser)
-    ann.goto(f"{site}/#/online")
-    ann.select_option(".online-game", "orderchaos")
-    ann.fill(".online-name", "Ann")
-    ann.select_option(".online-seat", "1")
-    ann.click(".create-online")
-    ann.wait_for_selector(".invitation-link")
-    game_id = ann.url.rsplit("/", 1)[-1]
+    ann_context, ann, game_id = create_by_link(browser, site, "orderchaos", name="Ann")
     invitation = ann.input_value(".invitation-link")
     watch = ann.input_value(".watch-link")
     assert "#/seat/" in invitation and held_secret(ann, game_id) not in invitation
@@ -175,15 +194,9 @@ def test_an_entropy_match_to_its_end_in_two_browsers(
     browser: Any,  # noqa: F811
     site: str,
 ) -> None:
-    ann_context, ann = person(browser)
-    ann.goto(f"{site}/#/online")
-    ann.select_option(".online-game", "entropy")
-    ann.fill("#param-size", "5")
-    ann.fill(".online-time", "30+5")
-    ann.select_option(".online-seat", "1")
-    ann.click(".create-online")
-    ann.wait_for_selector(".invitation-link")
-    game_id = ann.url.rsplit("/", 1)[-1]
+    ann_context, ann, game_id = create_by_link(
+        browser, site, "entropy", size="5", time_control="30+5"
+    )
     bob_context, bob = person(browser)
     bob.goto(ann.input_value(".invitation-link"))
     bob.wait_for_function("() => location.hash.startsWith('#/online/')")
