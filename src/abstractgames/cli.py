@@ -1442,8 +1442,8 @@ def verify(certificate: str) -> None:
 @click.option(
     "--no-save",
     is_flag=True,
-    help="Do not keep the games in your data directory (where 'play' keeps them too; "
-    "ABSTRACTGAMES_DATA sets it).",
+    help="Keep no record of the page's games (they go to the database otherwise; the data "
+    "directory, where 'play' keeps its records, is set by ABSTRACTGAMES_DATA).",
 )
 @click.option(
     "--allow-programs",
@@ -1460,8 +1460,9 @@ def verify(certificate: str) -> None:
 @click.option(
     "--database",
     metavar="PATH|URL",
-    help="Where games between people are kept: a SQLite file (default: games.db in your data "
-    "directory) or postgresql://USER@HOST/DB, shared by several servers.",
+    help="Where the games are kept, the page's and those between people: a SQLite file "
+    "(default: games.db in your data directory) or postgresql://USER@HOST/DB, shared by "
+    "several servers.",
 )
 @click.option(
     "--smtp",
@@ -1499,8 +1500,10 @@ def serve(
 
     Play any game against any player spec (or a second person at the same screen) by clicking
     on the board or typing moves; watch bots play a match or a tournament live; replay any
-    game record. The games are kept in your data directory as the same records 'play --record'
-    writes. Ctrl-C (or SIGTERM) stops the server and saves the games in progress.
+    game record. The games are kept in a database (games.db in your data directory, or
+    --database), each as the same record 'play --record' writes, rewritten after every move;
+    Replay lists them with the records 'play' keeps, and downloads any as a file. Ctrl-C (or
+    SIGTERM) stops the server and keeps the games in progress.
 
     The address printed (and opened by --open) carries a secret token, new at each start:
     without it the server answers nothing, so no other program or person on this machine can
@@ -1508,8 +1511,8 @@ def serve(
 
     Two people on two computers play each other by link (the page's Online section): a game's
     creator gets a link for their seat and one to send the opponent; a third lets anyone watch.
-    Those games, live or by correspondence, and the lobby's challenges are kept in a database
-    (--database), so that a server restarted, or killed, loses no move it acknowledged.
+    Those games, live or by correspondence, and the lobby's challenges are kept in the same
+    database, so that a server restarted, or killed, loses no move it acknowledged.
     """
     try:
         from .web import ServeError

@@ -25,7 +25,7 @@ import re
 import stat
 import sys
 import time
-from collections.abc import MutableSet
+from collections.abc import Callable, MutableSet
 from contextlib import suppress
 from pathlib import Path
 
@@ -35,6 +35,7 @@ __all__ = [
     "check_writable",
     "data_directory",
     "games_directory",
+    "new_record_name",
     "new_record_path",
     "safe_name",
     "write_atomic",
@@ -246,22 +247,33 @@ def games_directory() -> Path:
     return data_directory() / "games"
 
 
+def new_record_name(game: str, seed: int, taken: Callable[[str], bool]) -> str:
+    """A new record name for a match, by the date, the game and the seed, e.g.
+    `20250131-142233-entropy-7.json` (then `...-7-2.json`, ...), for which `taken` is false."""
+    stem = f"{time.strftime('%Y%m%d-%H%M%S')}-{safe_name(game)}-{seed}"
+    name = f"{stem}.json"
+    number = 1
+    while taken(name):
+        number += 1
+        name = f"{stem}-{number}.json"
+    return name
+
+
 def new_record_path(
     game: str, seed: int, directory: Path | None = None, *, taken: MutableSet[str] | None = None
 ) -> Path:
-    """A new file for a match in `directory` (default: [`games_directory`][]), named by the
-    date, the game and the seed, e.g. `20250131-142233-entropy-7.json`.
+    """A new file for a match in `directory` (default: [`games_directory`][]), named by
+    [`new_record_name`][].
 
     The name is of no file in `directory` and, with `taken`, of none in `taken` either (names
     handed out but not written yet); the name chosen is added to `taken`.
     """
     folder = games_directory() if directory is None else directory
-    stem = f"{time.strftime('%Y%m%d-%H%M%S')}-{safe_name(game)}-{seed}"
-    path = folder / f"{stem}.json"
-    number = 1
-    while path.exists() or (taken is not None and path.name in taken):
-        number += 1
-        path = folder / f"{stem}-{number}.json"
+    name = new_record_name(
+        game,
+        seed,
+        lambda name: (folder / name).exists() or (taken is not None and name in taken),
+    )
     if taken is not None:
-        taken.add(path.name)
-    return path
+        taken.add(name)
+    return folder / name

@@ -25,6 +25,7 @@ from abstractgames.web.database import (
     SCHEMA_VERSION,
     Change,
     Database,
+    DatabaseError,
     GameFinished,
     NotADatabase,
     NotYourChallenge,
@@ -32,6 +33,7 @@ from abstractgames.web.database import (
     StalePly,
     UnknownChallenge,
     UnknownGame,
+    UnknownRecord,
     UnsupportedDatabase,
     hash_secret,
 )
@@ -203,13 +205,38 @@ def test_a_version_1_database_is_migrated_with_its_data(url: str) -> None:
             columns = {c["name"] for c in sa.inspect(conn).get_columns("seats")}
         assert "last_seen" not in columns
     with Database.open(url) as new:
-        assert new.version() == SCHEMA_VERSION == 3
+        assert new.version() == SCHEMA_VERSION == 4
         assert new.game(game_id).seats[0].name == "Alice" and new.seat_for(game_id, "alice") == 0
         new.touch_seat(game_id, 1, 5.0)
         assert new.game(game_id).seats[1].last_seen == 5.0
         assert new.game(game_id).record is None  # version 3's column, empty for old games
         new.add_move(game_id, 0, "Xa1", 6.0, record='{"moves": 1}')
         assert new.game(game_id).record == '{"moves": 1}'
+        assert new.records(10) == []  # version 4's table, empty
+        new.save_record("a.json", "{}", game_spec="orderchaos", finished=False, now=7.0)
+        assert new.record("a.json") == "{}"
+
+
+def test_records_of_the_page_are_kept_by_name_and_replaced(url: str) -> None:
+    with Database.open(url) as db:
+        assert not db.has_record("m.json")
+        with pytest.raises(UnknownRecord):
+            db.record("m.json")
+        db.save_record("m.json", "r1", game_spec="entropy", finished=False, now=1.0)
+        db.save_record("n.json", "s1", game_spec="orderchaos", finished=True, now=2.0)
+        db.save_record("m.json", "r2", game_spec="entropy", finished=True, now=3.0)
+        assert db.has_record("m.json") and db.record("m.json") == "r2"
+        assert db.records(10) == [("m.json", 3.0), ("n.json", 2.0)]
+        assert db.records(1) == [("m.json", 3.0)]
+
+
+def test_a_record_that_cannot_be_written_is_a_database_error(tmp_path: Path) -> None:
+    db = Database.open(tmp_path / "games.db")
+    with db._engine.begin() as conn:
+        conn.execute(sa.text("DROP TABLE records"))
+    with pytest.raises(DatabaseError, match=r"cannot keep the record m\.json"):
+        db.save_record("m.json", "r", game_spec="entropy", finished=False, now=1.0)
+    db.close()
 
 
 def test_a_move_can_carry_the_record_and_finish_the_game(url: str) -> None:

@@ -29,6 +29,15 @@ pytest.importorskip("uvicorn", reason="the web extra is not installed: pip insta
 
 from tests.conftest import bad_engine, wait_gone
 
+
+def kept_records(data: Path) -> list[MatchRecord]:
+    """The records the page kept in the server's default database in `data`."""
+    from abstractgames.web.database import Database
+
+    with Database.open(data / "games.db") as database:
+        return [MatchRecord.loads(database.record(name)) for name, _ in database.records(50)]
+
+
 READY = re.compile(r"serving on (http://\S+/\?token=[\w-]+)")
 
 
@@ -137,11 +146,10 @@ def test_a_stop_saves_the_games_in_progress_and_stops_the_engines(
         process.send_signal(how)
         _, errors = process.communicate(timeout=30)
     assert process.returncode == status, errors
-    assert "1 game in progress saved in" in errors
+    assert "1 game in progress kept in the database" in errors
     assert "Traceback" not in errors
-    saved = list((tmp_path / "data" / "games").glob("*-orderchaos-*.json"))
-    assert len(saved) == 1
-    record = MatchRecord.load(saved[0])
+    assert not list((tmp_path / "data" / "games").glob("*.json"))  # the page's are in the DB
+    (record,) = kept_records(tmp_path / "data")
     assert not record.finished and record.games[0].moves[0].move == "X@c3"
     assert wait_gone(engine_pid)
 
@@ -154,8 +162,8 @@ def test_a_move_shown_on_the_page_survives_sigkill(tmp_path: Path) -> None:
         shown = until(url, game["id"], lambda s: s["awaiting"] == 1 and len(s["plies"]) == 2)
         process.kill()
         process.communicate(timeout=30)
-    (saved,) = (tmp_path / "data" / "games").glob("*-orderchaos-*.json")
-    moves = [m.move for m in MatchRecord.load(saved).games[0].moves]
+    (record,) = kept_records(tmp_path / "data")
+    moves = [m.move for m in record.games[0].moves]
     assert moves == [p["move"] for p in shown["plies"]]  # the bot's reply too
 
 
@@ -215,8 +223,8 @@ def test_serve_opens_the_page_and_stops_when_asked(
     assert not thread.is_alive()
     assert url.startswith("http://127.0.0.1:") and f"serving on {url}" in told.getvalue()
     assert re.fullmatch(r"http://127\.0\.0\.1:\d+/\?token=[\w-]{43}", url)
-    assert [path.parent for path in result[0]] == [tmp_path / "games"]
-    assert "1 game in progress saved" in told.getvalue()
+    assert [Path(path).parent for path in result[0]] == [tmp_path / "games"]
+    assert f"1 game in progress kept in {tmp_path / 'games'}" in told.getvalue()
     assert not opener.parent.exists()  # removed at the end
 
 

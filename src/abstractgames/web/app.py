@@ -56,6 +56,7 @@ from ..records import (
 )
 from ..registry import NoHint, make_player
 from ..registry import hint as suggest
+from .database import Database
 from .errors import BadRequest, Busy, Conflict, Forbidden, WebError
 from .online_api import OnlineServer
 from .online_api import routes as online_routes
@@ -116,12 +117,15 @@ class WebApp:
     think for bots and hints.
 
     Args:
-        save_dir: where records are kept (`None`: nowhere; the replay list is then empty).
+        save_dir: the directory of record files: listed for replay, and where the page's
+            records are kept when there is no `database` (`None`: none).
         allow_programs: whether the page may start external programs and bots from files.
         bot_timeout: seconds a bot without a clock has for a move before it forfeits.
         tournament_dir: where tournaments keep their records (default: `save_dir/tournaments`,
             or a new private temporary directory, removed by [`shutdown`][]).
         online: the game server's games between people (closed by [`shutdown`][]).
+        database: where the page's own matches are kept, each record written after every move
+            (`None`: as files in `save_dir`).
     """
 
     def __init__(
@@ -133,14 +137,18 @@ class WebApp:
         tournament_dir: Path | None = None,
         online: OnlineServer | None = None,
         public: bool = False,
+        database: Database | None = None,
     ) -> None:
         self.online = online
         self.public = public
         """A game server for others: games are played online; the one-person page's own
         matches against bots, tournaments and continued records are not offered."""
         """The games between people by link and the lobby (`None`: this server has none)."""
+        self.saved = SavedGames(save_dir, database)
         self.sessions = Sessions(
-            save_dir=save_dir, allow_programs=allow_programs, bot_timeout=bot_timeout
+            records=self.saved if self.saved.keeping else None,
+            allow_programs=allow_programs,
+            bot_timeout=bot_timeout,
         )
         self._scratch: Path | None = None
         """The private temporary directory of the tournaments when nothing is saved."""
@@ -151,11 +159,10 @@ class WebApp:
                 self._scratch = Path(tempfile.mkdtemp(prefix="abstractgames-web-"))
                 tournament_dir = self._scratch / "tournaments"
         self.tournaments = Tournaments(tournament_dir)
-        self.saved = SavedGames(save_dir)
         self.allow_programs = allow_programs
         self.executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="abstractgames-web")
         self._catalog: dict[str, Any] | None = None
-        self._saved_on_shutdown: list[Path] | None = None
+        self._saved_on_shutdown: list[str] | None = None
         self._shutdown_lock = asyncio.Lock()
         self.uploads = threading.BoundedSemaphore(MAX_UPLOADS)
         """One for each record being read and replayed (see [`MAX_UPLOADS`][])."""
@@ -171,7 +178,7 @@ class WebApp:
             raise Conflict("the server is shutting down") from None
         return await future
 
-    def shutdown(self) -> list[Path]:
+    def shutdown(self) -> list[str]:
         """Stop every match (saving its record) and tournament; return the records saved of the
         matches that were still being played. Safe to call more than once."""
         if self._saved_on_shutdown is None:
@@ -192,7 +199,7 @@ class WebApp:
         return {
             **self._catalog,
             "allow_programs": self.allow_programs,
-            "saving": self.sessions.save_dir is not None,
+            "saving": self.saved.keeping,
             "online": self.online is not None,
             "public": self.public,
         }
@@ -325,9 +332,9 @@ async def continue_record(request: Request) -> Response:
 
 def _resume(web: WebApp, name: str, players: list[str] | None, pace: float) -> GameSession:
     """Continue the unfinished match of the saved record `name` (as `play --resume` does)."""
-    path = web.saved.path(name)
+    record = web.saved.load(name)
     try:
-        plan = MatchRecord.load(path).resume_plan((None, None) if players is None else players)
+        plan = record.resume_plan((None, None) if players is None else players)
     except CannotResume as refused:
         if refused.refusal is ResumeRefusal.FINISHED:
             raise Conflict(f"{name}: {refused}") from None
@@ -336,7 +343,7 @@ def _resume(web: WebApp, name: str, players: list[str] | None, pace: float) -> G
         raise
     if grid_or_none(plan.game) is None:
         raise BadRequest(f"{plan.game.spec} has no board to show on the page")
-    return web.sessions.resume(plan, path=path, pace=pace)
+    return web.sessions.resume(plan, name=name, pace=pace)
 
 
 async def get_game(request: Request) -> Response:
@@ -424,7 +431,11 @@ async def list_records(request: Request) -> Response:
     records = await web.run(web.saved.listing)
     directory = web.saved.directory
     return JSONResponse(
-        {"directory": None if directory is None else str(directory), "records": records}
+        {
+            "directory": None if directory is None else str(directory),
+            "database": None if web.saved.database is None else web.saved.database.shown,
+            "records": records,
+        }
     )
 
 
@@ -434,12 +445,13 @@ async def open_record(request: Request) -> Response:
 
 
 async def record_file(request: Request) -> Response:
-    path = _web(request).saved.path(request.path_params["name"])
-    return FileResponse(
-        path,
+    web = _web(request)
+    name = request.path_params["name"]
+    data = await web.run(web.saved.data, name)
+    return Response(
+        data,
         media_type="application/json",
-        filename=path.name,
-        content_disposition_type="attachment",
+        headers={"Content-Disposition": f'attachment; filename="{name}"'},
     )
 
 
@@ -747,12 +759,13 @@ def create_app(
     token: str | None = None,
     online: OnlineServer | None = None,
     public: bool = False,
+    database: Database | None = None,
 ) -> Starlette:
     """The web app (an ASGI application; `abstractgames serve` runs it with uvicorn).
 
     Args:
-        save_dir: where every match's record is kept, and where the replay list looks
-            (`None`: records are not kept).
+        save_dir: the directory of record files the replay list shows, and where every
+            match's record is kept when there is no `database` (`None`: no directory).
         allow_programs: whether the page may start external programs (`engine:CMD`) and bots
             from files or modules.
         bot_timeout: seconds a bot without a clock has for a move before it forfeits.
@@ -766,6 +779,8 @@ def create_app(
             [`abstractgames.web.online`][].
         public: a game server for others: no token (seat secrets guard the games), and never
             a program started.
+        database: where the page's own matches are kept, each record rewritten after every
+            move (`None`: as files in `save_dir`); usually the online games' database.
 
     The app's [`WebApp`][] is `app.state.web`, its token `app.state.token`; the web app's
     `shutdown()` stops every match, saving it.
@@ -777,6 +792,7 @@ def create_app(
         tournament_dir=tournament_dir,
         online=online,
         public=public,
+        database=None if public else database,
     )
 
     @asynccontextmanager

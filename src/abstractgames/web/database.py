@@ -1,4 +1,5 @@
-"""The game server's store: games, seats, moves and lobby challenges in SQLite or PostgreSQL.
+"""The server's store: games, seats, moves, lobby challenges and the one-person page's match
+records in SQLite or PostgreSQL.
 
 Every write is one transaction, and a method returns only after it is committed: a move whose
 `Database.add_move` returned survives the process being killed right after. SQLite runs in WAL
@@ -42,6 +43,7 @@ __all__ = [
     "StalePly",
     "UnknownChallenge",
     "UnknownGame",
+    "UnknownRecord",
     "UnsupportedDatabase",
     "hash_secret",
 ]
@@ -68,6 +70,10 @@ class UnsupportedDatabase(DatabaseError, ValueError):
 
 class UnknownGame(DatabaseError, LookupError):
     """No game by that id."""
+
+
+class UnknownRecord(DatabaseError, LookupError):
+    """No kept record has that name."""
 
 
 class UnknownChallenge(DatabaseError, LookupError):
@@ -239,6 +245,16 @@ _CHALLENGES = sa.Table(
     sa.Column("name", sa.Text),
     sa.Column("created_at", sa.Float, nullable=False),
 )
+_RECORDS = sa.Table(
+    "records",
+    _META,
+    sa.Column("name", sa.String(255), primary_key=True),
+    sa.Column("game_spec", sa.Text, nullable=False),
+    sa.Column("record", sa.Text, nullable=False),
+    sa.Column("finished", sa.Boolean, nullable=False),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("updated_at", sa.Float, nullable=False),
+)
 
 
 _LATER_GAME_COLUMNS = ("record", "rematch")
@@ -308,10 +324,26 @@ def _migration_3(conn: sa.Connection) -> None:
     conn.execute(sa.text("ALTER TABLE games ADD COLUMN rematch VARCHAR(32)"))
 
 
+def _migration_4(conn: sa.Connection) -> None:
+    """The match records of the one-person page, kept by name."""
+    meta = sa.MetaData()
+    records = sa.Table(
+        "records",
+        meta,
+        *(
+            sa.Column(c.name, c.type, primary_key=c.primary_key, nullable=c.nullable)
+            for c in _RECORDS.columns
+        ),
+    )
+    sa.Index("records_updated_at", records.c.updated_at)
+    meta.create_all(conn)
+
+
 _MIGRATIONS: tuple[Callable[[sa.Connection], None], ...] = (
     _migration_1,
     _migration_2,
     _migration_3,
+    _migration_4,
 )
 """Migration `i` brings the schema from version `i` to `i + 1`."""
 
@@ -503,6 +535,11 @@ class Database:
             raise
         return database
 
+    @property
+    def shown(self) -> str:
+        """The database's address for people, without a password."""
+        return _shown(self._url)
+
     def close(self) -> None:
         """Close every connection."""
         self._engine.dispose()
@@ -570,6 +607,62 @@ class Database:
                 sa.select(_GAMES.c.id, _GAMES.c.ply).where(_GAMES.c.change_seq > seq)
             )
             return [(row.id, row.ply) for row in rows]
+
+    # Records of the one-person page
+
+    def save_record(
+        self, name: str, record: str, *, game_spec: str, finished: bool, now: float
+    ) -> None:
+        """Keep the match record `record` (JSON) under `name`, replacing what was kept there.
+
+        Raises:
+            DatabaseError: it could not be written (the database is unreachable or full).
+        """
+        values = {"record": record, "game_spec": game_spec, "finished": finished}
+        try:
+            with self._write() as conn:
+                updated = conn.execute(
+                    sa.update(_RECORDS)
+                    .where(_RECORDS.c.name == name)
+                    .values(**values, updated_at=now)
+                )
+                if updated.rowcount == 0:
+                    conn.execute(
+                        sa.insert(_RECORDS).values(
+                            name=name, **values, created_at=now, updated_at=now
+                        )
+                    )
+        except sa_exc.SQLAlchemyError as error:
+            reason = getattr(error, "orig", None) or error
+            raise DatabaseError(
+                f"cannot keep the record {name} in {self.shown}: {reason}"
+            ) from None
+
+    def record(self, name: str) -> str:
+        """The record kept under `name`; `UnknownRecord` if there is none."""
+        with self._engine.connect() as conn:
+            text = conn.execute(
+                sa.select(_RECORDS.c.record).where(_RECORDS.c.name == name)
+            ).scalar()
+        if text is None:
+            raise UnknownRecord(f"no record {name!r}")
+        return str(text)
+
+    def records(self, limit: int) -> list[tuple[str, float]]:
+        """The names of the `limit` records updated last, with when, the latest first."""
+        with self._engine.connect() as conn:
+            rows = conn.execute(
+                sa.select(_RECORDS.c.name, _RECORDS.c.updated_at)
+                .order_by(_RECORDS.c.updated_at.desc(), _RECORDS.c.name.desc())
+                .limit(limit)
+            )
+            return [(row.name, row.updated_at) for row in rows]
+
+    def has_record(self, name: str) -> bool:
+        """Whether a record is kept under `name`."""
+        with self._engine.connect() as conn:
+            found = conn.execute(sa.select(_RECORDS.c.name).where(_RECORDS.c.name == name))
+            return found.first() is not None
 
     # Games
 

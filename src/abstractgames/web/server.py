@@ -36,6 +36,7 @@ from uvicorn.protocols.http import h11_impl
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from ..protocol import AbstractGamesError
+from ..text import counted
 from .app import WebApp, create_app, new_token
 from .database import Database, DatabaseError
 from .notify import Notifier, SmtpSettings
@@ -237,16 +238,17 @@ def serve(
     private_webhooks: bool = False,
     base_url: str | None = None,
     rate_limits: bool = True,
-) -> list[Path]:
+) -> list[str]:
     """Serve the web app until Ctrl-C, SIGTERM or SIGHUP; return the records of the matches
-    that were still being played (saved in `save_dir`).
+    that were still being played (kept in the database, or in `save_dir` without one).
 
     Args:
         host: the address to listen on; anything but a loopback address gives a warning.
         port: the port (0: a free one, printed).
         open_browser: open the page in the default browser once the server is up (through a
             private file that goes on to the address, so that the token is on no command line).
-        save_dir: where the records of matches are kept (`None`: nowhere).
+        save_dir: the record files the Replay list shows, where the page's matches are kept
+            when there is no `database` (`None`: the page keeps no record, even in `database`).
         allow_programs: whether the page may start external programs and bots from files
             (default: only when listening on a loopback address).
         bot_timeout: seconds a bot without a clock has for a move before it forfeits.
@@ -257,8 +259,8 @@ def serve(
             address printed and opened carries it.
         request_timeout: seconds a client has to send a whole request (see
             [`BoundedH11Protocol`][]).
-        database: the game server's store: a SQLite file or a `postgresql://` URL (`None`: no
-            games between people by link).
+        database: the game server's store: a SQLite file or a `postgresql://` URL, which also
+            keeps the page's own matches (`None`: no games between people by link).
         public: serve others: no token, seat secrets guard the games, no program started.
         smtp: where e-mail notices go out (`None`: none are sent).
         private_webhooks: let webhooks reach this machine and private networks.
@@ -305,6 +307,7 @@ def serve(
             token=token,
             online=online,
             public=public,
+            database=None if online is None or save_dir is None else online.database,
         )
     except BaseException:
         sock.close()
@@ -365,10 +368,9 @@ def serve(
         for directory in opened:
             shutil.rmtree(directory, ignore_errors=True)
         if saved:
-            where = saved[0].parent
             print(
-                f"abstractgames: {len(saved)} game{'s' if len(saved) != 1 else ''} in progress "
-                f"saved in {where}; 'abstractgames play --resume FILE' continues one",
+                f"abstractgames: {counted(len(saved), 'game')} in progress kept in "
+                f"{web.saved.where()}; the page's Replay list continues them",
                 file=out,
                 flush=True,
             )

@@ -21,10 +21,8 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from contextlib import suppress
-from pathlib import Path
 from typing import Any, cast
 
-from ..files import new_record_path
 from ..players import HUMAN, Player, PlayerFailed, Resign, UndoRequest, is_human
 from ..protocol import (
     CHANCE,
@@ -41,6 +39,7 @@ from ..referee import MatchStopped, Observer, Referee
 from ..registry import make_player, outside_code
 from ..text import counted, excerpt, value_excerpt
 from .errors import BadRequest, Conflict, Forbidden, NotFound
+from .saved import SavedGames
 from .views import (
     clock_view,
     finished_game_view,
@@ -411,7 +410,7 @@ class GameSession(Live):
         single: play one game even where a match has more.
         time_loss_forfeits: running out of time loses the match.
         pace: seconds to wait after each move (to watch bots play).
-        save: writes the record and says where it went (`None`: it is not kept).
+        save: keeps the record and says where it went (`None`: it is not kept).
         record: an unfinished match to continue (its seed, clock and rules are the ones given).
     """
 
@@ -426,7 +425,7 @@ class GameSession(Live):
         single: bool = False,
         time_loss_forfeits: bool = False,
         pace: float = 0.0,
-        save: Callable[[MatchRecord], Path | None] | None = None,
+        save: Callable[[MatchRecord], str] | None = None,
         record: MatchRecord | None = None,
         start: State | None = None,
     ) -> None:
@@ -473,9 +472,10 @@ class GameSession(Live):
         self.notices: list[str] = []
         self.status = "starting"
         self.error: str | None = None
-        self.saved: Path | None = None
-        self.path: Path | None = None
-        """The record file this match continues, if it was resumed."""
+        self.saved: str | None = None
+        """Where the record is kept (its file, or its name in the database), once it is."""
+        self.name: str | None = None
+        """The name of the kept record this match continues, if it was resumed."""
         self._save = save
         self._saving = threading.Lock()
         self._game_view = game_view(game)
@@ -532,8 +532,8 @@ class GameSession(Live):
             self.changed()
             self.done.set()
 
-    def save(self) -> Path | None:
-        """Write the record as it is now (atomically); return where, if it is kept."""
+    def save(self) -> str | None:
+        """Keep the record as it is now (atomically); return where, if it is kept."""
         if self._save is None:
             return None
         with self._saving:
@@ -784,7 +784,7 @@ class GameSession(Live):
                     "scores": list(result.scores),
                 },
                 "notices": list(self.notices),
-                "saved": None if self.saved is None else str(self.saved),
+                "saved": self.saved,
                 "pace": self.pace,
             }
 
@@ -806,7 +806,7 @@ class Sessions:
     """Every match of the web app, by its unguessable id.
 
     Args:
-        save_dir: where every match's record is kept (`None`: nowhere).
+        records: where every match's record is kept (`None`: nowhere).
         allow_programs: whether a page may start external programs and bots from files or
             modules (specs such as `engine:CMD` or `bot.py:Bot`).
         bot_timeout: seconds a bot without a clock has for a move before it forfeits.
@@ -816,18 +816,17 @@ class Sessions:
     def __init__(
         self,
         *,
-        save_dir: Path | None = None,
+        records: SavedGames | None = None,
         allow_programs: bool = True,
         bot_timeout: float = 300.0,
         max_running: int = 64,
     ) -> None:
-        self.save_dir = save_dir
+        self.records = records
         self.allow_programs = allow_programs
         self.bot_timeout = bot_timeout
         self.max_running = max_running
         self._sessions: dict[str, GameSession] = {}
         self._lock = threading.Lock()
-        self._taken: set[str] = set()
         self.closed = False
 
     def check_spec(self, spec: str) -> None:
@@ -854,14 +853,14 @@ class Sessions:
         time_loss_forfeits: bool = False,
         pace: float = 0.0,
         record: MatchRecord | None = None,
-        path: Path | None = None,
+        name: str | None = None,
         start: State | None = None,
     ) -> GameSession:
         """Make the players and start a match (call it outside the event loop: making a player
         may load a file or start a program), from `start` if given (see
         [`Referee`][abstractgames.referee.Referee]).
 
-        With `record`, the unfinished match in it is continued and saved again to `path` (see
+        With `record`, the unfinished match in it is continued and kept again as `name` (see
         [`resume`][]: the record's settings are the ones to give).
 
         Raises:
@@ -875,10 +874,10 @@ class Sessions:
                 self.check_spec(spec)
         self._make_room()
         with self._lock:
-            if path is not None and any(
-                s.path == path and not s.done.is_set() for s in self._sessions.values()
+            if name is not None and any(
+                s.name == name and not s.done.is_set() for s in self._sessions.values()
             ):
-                raise Conflict(f"{path.name} is being played here already")
+                raise Conflict(f"{name} is being played here already")
 
         def make(session: GameSession) -> tuple[Player, Player]:
             made: list[Player] = []
@@ -907,11 +906,11 @@ class Sessions:
             single=single,
             time_loss_forfeits=time_loss_forfeits,
             pace=pace,
-            save=None if self.save_dir is None else self._saver(path),
+            save=None if self.records is None else self._saver(self.records, name),
             record=record,
             start=start,
         )
-        session.path = path
+        session.name = name
         with self._lock:
             if self.closed:
                 for player in session.players:
@@ -923,11 +922,11 @@ class Sessions:
         return session
 
     def resume(
-        self, plan: ResumePlan, *, path: Path | None = None, pace: float = 0.0
+        self, plan: ResumePlan, *, name: str | None = None, pace: float = 0.0
     ) -> GameSession:
         """Continue the unfinished match of a record as `plan` says (see
-        [`MatchRecord.resume_plan`][abstractgames.records.MatchRecord.resume_plan]), saving it
-        again to `path`; raises what [`create`][] raises."""
+        [`MatchRecord.resume_plan`][abstractgames.records.MatchRecord.resume_plan]), keeping it
+        again as `name` (`None`: as a new record); raises what [`create`][] raises."""
         return self.create(
             plan.game,
             plan.players,
@@ -937,7 +936,7 @@ class Sessions:
             time_loss_forfeits=plan.time_loss_forfeits,
             pace=pace,
             record=plan.record,
-            path=path,
+            name=name,
         )
 
     def _make_room(self) -> None:
@@ -955,20 +954,13 @@ class Sessions:
         idle[0].close()
         idle[0].done.wait(10)
 
-    def _saver(self, given: Path | None = None) -> Callable[[MatchRecord], Path | None]:
-        directory = self.save_dir
-        assert directory is not None
-        path: list[Path] = [] if given is None else [given]
+    @staticmethod
+    def _saver(records: SavedGames, name: str | None) -> Callable[[MatchRecord], str]:
+        kept: list[str] = [] if name is None else [name]
 
-        def save(record: MatchRecord) -> Path:
-            if not path:
-                directory.mkdir(parents=True, exist_ok=True)
-                with self._lock:
-                    path.append(
-                        new_record_path(record.game, record.seed, directory, taken=self._taken)
-                    )
-            record.save(path[0])
-            return path[0]
+        def save(record: MatchRecord) -> str:
+            kept[:] = [records.keep(kept[0] if kept else None, record)]
+            return records.shown(kept[0])
 
         return save
 
@@ -997,7 +989,7 @@ class Sessions:
             sessions = list(self._sessions.values())
         return [s.summary() for s in reversed(sessions) if not s.humans]
 
-    def shutdown(self, timeout: float = 10.0) -> list[Path]:
+    def shutdown(self, timeout: float = 10.0) -> list[str]:
         """Stop every match, wait for each to save its record, and return where they went."""
         with self._lock:
             self.closed = True

@@ -32,7 +32,11 @@ async function loadSaved(main) {
   const directory = main.querySelector(".directory");
   try {
     const data = await api("/api/records");
-    directory.textContent = data.directory ? `In ${data.directory} (the games you play here and at the terminal).` : "This server keeps no games (it was started with --no-save).";
+    directory.textContent = data.database
+      ? `The games you play here (kept in ${data.database})${data.directory ? ` and at the terminal (in ${data.directory})` : ""}.`
+      : data.directory
+        ? `In ${data.directory} (the games you play here and at the terminal).`
+        : "This server keeps no games (it was started with --no-save).";
     if (!data.records.length) {
       body.replaceChildren(el("tr", {}, el("td", { colspan: 5 }, "No saved game yet.")));
       return;
