@@ -194,16 +194,14 @@ def test_an_entropy_match_to_its_end_in_two_browsers(
     browser: Any,  # noqa: F811
     site: str,
 ) -> None:
-    ann_context, ann, game_id = create_by_link(
-        browser, site, "entropy", size="5", time_control="30+5"
-    )
+    ann_context, ann, game_id = create_by_link(browser, site, "entropy", time_control="30+5")
     bob_context, bob = person(browser)
     bob.goto(ann.input_value(".invitation-link"))
     bob.wait_for_function("() => location.hash.startsWith('#/online/')")
     secrets = {1: held_secret(ann, game_id), 2: held_secret(bob, game_id)}
     pages = {1: ann, 2: bob}
     games_seen = set()
-    for _ in range(200):
+    for _ in range(250):  # two games of 7x7 Entropy: 49 draws and placements, 49 slides each
         view = snapshot(site, game_id)
         if view["status"] == "finished":
             break
@@ -225,6 +223,7 @@ def test_an_entropy_match_to_its_end_in_two_browsers(
             time.sleep(0.02)
     final = snapshot(site, game_id)
     assert final["status"] == "finished" and games_seen == {1, 2}
+    assert final["game"]["spec"] == "entropy"  # the real 7x7 game
     assert len(final["finished_games"]) == 2 and final["result"]["scores"][0] is not None
     for page in (ann, bob):
         page.wait_for_selector(".banner:not([hidden])", timeout=10_000)
