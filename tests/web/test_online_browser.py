@@ -190,16 +190,29 @@ def test_the_lobby_in_two_browsers(browser: Any, site: str, shots: Path) -> None
     di_context.close()
 
 
-def test_an_entropy_match_to_its_end_in_two_browsers(
+@pytest.mark.parametrize(
+    ("game", "time_control", "games"),
+    [("entropy", "30+5", {1, 2}), ("dispersal", "3 days a move, at most 30 days a game", {1})],
+)
+def test_a_match_to_its_end_in_two_browsers(
     browser: Any,  # noqa: F811
     site: str,
+    game: str,
+    time_control: str,
+    games: set[int],
 ) -> None:
-    ann_context, ann, game_id = create_by_link(browser, site, "entropy", time_control="30+5")
+    """A live Entropy match (two games of 7x7) and a dispersal game by correspondence."""
+    ann_context, ann, game_id = create_by_link(browser, site, game, time_control=time_control)
     bob_context, bob = person(browser)
     bob.goto(ann.input_value(".invitation-link"))
     bob.wait_for_function("() => location.hash.startsWith('#/online/')")
     secrets = {1: held_secret(ann, game_id), 2: held_secret(bob, game_id)}
     pages = {1: ann, 2: bob}
+    if "days" in time_control:  # the deadline of the player to move, on both screens
+        bob.wait_for_function(
+            "() => document.querySelector('.online-links').textContent.includes('must move by')"
+        )
+        assert "you must move by" in ann.text_content(".online-links")
     games_seen = set()
     for _ in range(250):  # two games of 7x7 Entropy: 49 draws and placements, 49 slides each
         view = snapshot(site, game_id)
@@ -222,12 +235,13 @@ def test_an_entropy_match_to_its_end_in_two_browsers(
             assert time.monotonic() < deadline, page.text_content(".message")
             time.sleep(0.02)
     final = snapshot(site, game_id)
-    assert final["status"] == "finished" and games_seen == {1, 2}
-    assert final["game"]["spec"] == "entropy"  # the real 7x7 game
-    assert len(final["finished_games"]) == 2 and final["result"]["scores"][0] is not None
+    assert final["status"] == "finished" and games_seen == games
+    assert final["game"]["spec"] == game  # the real 7x7 Entropy, the real 5x5 dispersal
+    assert len(final["finished_games"]) == len(games)
     for page in (ann, bob):
         page.wait_for_selector(".banner:not([hidden])", timeout=10_000)
-        assert page.locator(".tally").is_visible()
+        if game == "entropy":
+            assert page.locator(".tally").is_visible()
         assert not page.errors, page.errors
     ann_context.close()
     bob_context.close()
