@@ -15,14 +15,20 @@ import pytest
 
 pytest.importorskip("playwright.sync_api", reason="the test extra is not installed")
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
 from tests.web.test_browser import browser, shots  # noqa: F401  (fixtures)
 from tests.web.test_online_server import public_server
+
+SERVER_SAID: dict[str, list[str]] = {}
+"""What each server started here printed (its stderr), by address."""
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory, browser: Any) -> Iterator[str]:  # noqa: F811
     data = tmp_path_factory.mktemp("online")
-    with public_server(data, str(data / "games.db")) as (_, url):
+    with public_server(data, str(data / "games.db")) as (process, url):
+        SERVER_SAID[url] = process.said
         yield url
 
 
@@ -34,12 +40,32 @@ def snapshot(url: str, game_id: str, secret: str | None = None) -> Any:
         return json.loads(answer.read())
 
 
+def stalled(page: Any, site: str, view: Any, move: str) -> str:
+    """What a page that did not get its move played shows, awaits and the server said."""
+    shown = page.evaluate(
+        "() => { const i = document.querySelector('.move-text');"
+        " return {value: i.value, disabled: i.disabled, placeholder: i.placeholder,"
+        " focus: document.activeElement.className,"
+        " message: document.querySelector('.message').textContent}; }"
+    )
+    return (
+        f"{move} at ply {view['ply']} (game {view['game_number']}) not played: the page shows "
+        f"{shown}, awaits {sorted(page.pending)}, raised {page.errors}; the server said "
+        f"{SERVER_SAID[site][-5:]}"
+    )
+
+
 def person(browser: Any) -> tuple[Any, Any]:  # noqa: F811
     context = browser.new_context(viewport={"width": 1200, "height": 860})
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.errors = errors
+    pending: set[str] = set()  # the requests under way, to say which one a stalled test awaits
+    page.on("request", lambda r: pending.add(f"{r.method} {r.url}"))
+    page.on("requestfinished", lambda r: pending.discard(f"{r.method} {r.url}"))
+    page.on("requestfailed", lambda r: pending.discard(f"{r.method} {r.url}"))
+    page.pending = pending
     return context, page
 
 
@@ -214,26 +240,27 @@ def test_a_match_to_its_end_in_two_browsers(
         )
         assert "you must move by" in ann.text_content(".online-links")
     games_seen = set()
+    seat = 1
     for _ in range(250):  # two games of 7x7 Entropy: 49 draws and placements, 49 slides each
-        view = snapshot(site, game_id)
+        view = snapshot(site, game_id, secrets[seat])
         if view["status"] == "finished":
             break
+        if view["awaiting"] is None:  # the other seat is to move
+            seat = view["thinking"]
+            view = snapshot(site, game_id, secrets[seat])
         games_seen.add(view["game_number"])
-        seat = view["thinking"]
-        mine = snapshot(site, game_id, secrets[seat])
-        move = mine["legal"][0]["move"]
+        move = view["legal"][0]["move"]
         page = pages[seat]
-        page.wait_for_function(
-            "() => !document.querySelector('.move-text').disabled"
-            " && document.querySelector('.move-text').placeholder.length > 0",
-            timeout=10_000,
+        shows = f"document.querySelector('.game-view').dataset.version === '{view['ply']}'"
+        page.wait_for_function(  # the page shows this ply (not the seat's turn before)
+            f"() => {shows} && !document.querySelector('.move-text').disabled", timeout=10_000
         )
         page.fill(".move-text", move)
         page.press(".move-text", "Enter")
-        deadline = time.monotonic() + 10
-        while snapshot(site, game_id)["ply"] == view["ply"]:
-            assert time.monotonic() < deadline, page.text_content(".message")
-            time.sleep(0.02)
+        try:  # the page is answered and shows the game moved on
+            page.wait_for_function(f"() => !({shows})", timeout=10_000)
+        except PlaywrightTimeout:
+            pytest.fail(stalled(page, site, view, move))
     final = snapshot(site, game_id)
     assert final["status"] == "finished" and games_seen == games
     assert final["game"]["spec"] == game  # the real 7x7 Entropy, the real 5x5 dispersal

@@ -11,6 +11,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -58,11 +59,15 @@ def public_server(data: Path, database: str) -> Iterator[tuple[subprocess.Popen[
             url = found.group(1).rstrip("/") if found else None
         if url is None:
             pytest.fail("the server did not start: " + "".join(seen))
+        # Read what it says from then on, so that a full pipe never stops the server.
+        reader = threading.Thread(target=lambda: seen.extend(process.stderr or ()), daemon=True)
+        reader.start()
+        process.said = seen  # type: ignore[attr-defined]
         yield process, url
     finally:
         if process.poll() is None:
             process.terminate()
-        process.communicate(timeout=30)
+        process.wait(timeout=30)
 
 
 def request(url: str, path: str, body: Any = None, secret: str | None = None) -> Any:

@@ -141,6 +141,7 @@ export function showGame(main, id, online = null) {
 function gameView(main) {
   const find = (selector) => main.querySelector(selector);
   return {
+    root: find(".game-view"),
     cards: find(".cards"),
     message: find(".message"),
     chooser: find(".chooser"),
@@ -178,8 +179,11 @@ function showSnapshot(page, data) {
   page.render();
 }
 
+// The snapshot's version stays on the view (data-version) for whoever looks at the page's
+// state from outside it, as the browser tests do.
 function render(page) {
   if (!page.match.snap) return;
+  page.view.root.dataset.version = String(page.match.snap.version);
   renderCards(page);
   renderBoard(page);
   renderControls(page);
