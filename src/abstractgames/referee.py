@@ -407,8 +407,8 @@ class Referee:
         except Resign as resigned:
             who = player if resigned.seat not in (1, 2) else resigned.seat
             return self._end(live, match, GameEnd("resigned", who, f"player {who} resigned"))
-        except UndoRequest:
-            self._undo(live, role)
+        except UndoRequest as undo:
+            self._undo(live, role if undo.seat not in (1, 2) else match.role_of(undo.seat))
             return None
         except PlayerFailed as failure:
             return self._end(live, match, GameEnd("forfeit", player, str(failure)))

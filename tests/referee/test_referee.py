@@ -96,6 +96,22 @@ def test_undo_goes_back_to_the_players_previous_turn() -> None:
     assert human.asked[3] == human.asked[1]
 
 
+def test_an_undo_for_the_other_seat_goes_back_to_that_players_turn() -> None:
+    """A person at another screen takes back their move; the one to move passes it on."""
+
+    class TakeBackPlayer2(UndoRequest):
+        def __init__(self) -> None:
+            super().__init__(2)
+
+    game = get_game("orderchaos")
+    one = Scripted(["X@a1", TakeBackPlayer2, "X@b1", Resign])
+    two = Scripted(["O@f6", "O@e5"])
+    record = Referee(game, (one, two), seed=1).play()
+    moves = [m.move for m in record.games[0].moves]
+    assert moves[:3] == ["X@a1", "O@e5", "X@b1"]  # O@f6 was taken back, nothing else
+    assert two.asked[1] == two.asked[0]  # player 2 to move again, where they were
+
+
 def test_undo_on_the_first_move_is_refused_politely() -> None:
     game = get_game("orderchaos")
     human = Scripted([UndoRequest, Resign])

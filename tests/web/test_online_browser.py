@@ -272,3 +272,50 @@ def test_a_match_to_its_end_in_two_browsers(
         assert not page.errors, page.errors
     ann_context.close()
     bob_context.close()
+
+
+def test_a_move_taken_back_by_agreement_in_two_browsers(
+    browser: Any,  # noqa: F811
+    site: str,
+    shots: Path,  # noqa: F811
+) -> None:
+    ann_context, ann, game_id = create_by_link(browser, site, "orderchaos")
+    bob_context, bob = person(browser)
+    bob.goto(ann.input_value(".invitation-link"))
+    watcher_context, watcher = person(browser)
+    watcher.goto(f"{site}/#/online/{game_id}")
+    for page, move, ply in ((ann, "X@a1", 0), (bob, "O@b2", 1)):
+        page.wait_for_function(
+            f"() => document.querySelector('.game-view').dataset.version === '{ply}'"
+            " && !document.querySelector('.move-text').disabled"
+        )
+        page.fill(".move-text", move)
+        page.press(".move-text", "Enter")
+    ann.wait_for_function("() => document.querySelector('.game-view').dataset.version === '2'")
+    assert "X@a1" in ann.text_content(".move-list")
+    assert (
+        ann.inner_text(".undo-button") == "Take back"
+        and watcher.locator(".undo-button").is_hidden()
+    )
+    ann.click(".undo-button")  # Ann asks; Bob declines
+    ann.wait_for_selector(".offer .withdraw-takeback")
+    bob.wait_for_selector(".offer .decline-takeback")
+    watcher.wait_for_function("() => document.querySelector('.offer').textContent.includes('asks')")
+    bob.screenshot(path=str(shots / "online-takeback.png"))
+    assert ann.locator(".undo-button").is_disabled()  # one request at a time
+    bob.click(".offer .decline-takeback")
+    ann.wait_for_selector(".offer", state="hidden")
+    assert snapshot(site, game_id)["ply"] == 2
+    ann.click(".undo-button")  # asked again, and accepted
+    bob.click(".offer .accept-takeback")
+    for page in (ann, bob, watcher):
+        page.wait_for_function(
+            "() => !document.querySelector('.move-list').textContent.includes('X@a1')"
+        )
+    ann.wait_for_function("() => !document.querySelector('.move-text').disabled")
+    view = snapshot(site, game_id)
+    assert view["plies"] == [] and view["thinking"] == 1 and view["offer"] is None
+    for page in (ann, bob, watcher):
+        assert not page.errors, page.errors
+    for context in (ann_context, bob_context, watcher_context):
+        context.close()

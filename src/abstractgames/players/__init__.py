@@ -78,7 +78,17 @@ class Resign(Exception):
 
 
 class UndoRequest(Exception):
-    """Raised from [`Player.choose`][] by a person who wants to take back their last move."""
+    """Raised from [`Player.choose`][] by a person who wants to take back their last move.
+
+    Args:
+        seat: the player whose move is taken back, if not the one to move: the game goes back
+            to that player's previous turn (an opponent at another screen who agreed to it
+            passes it on).
+    """
+
+    def __init__(self, seat: int | None = None) -> None:
+        super().__init__(*(() if seat is None else (seat,)))
+        self.seat = seat
 
 
 class PlayerFailed(Exception):

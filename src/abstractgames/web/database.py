@@ -150,6 +150,8 @@ class GameRow:
     """The match record as the referee keeps it (JSON), if the game's owner stores one."""
     rematch: str | None = None
     """The game a rematch of this one started, if one did."""
+    offer: dict[str, Any] | None = None
+    """An offer a seat made at the current ply (e.g. `{"kind": "takeback", "seat": 1}`)."""
 
     @property
     def ply(self) -> int:
@@ -211,6 +213,7 @@ _GAMES = sa.Table(
     sa.Column("finished_at", sa.Float),
     sa.Column("record", sa.Text),
     sa.Column("rematch", sa.String(32)),
+    sa.Column("offer", sa.Text),
 )
 _SEATS = sa.Table(
     "seats",
@@ -257,7 +260,7 @@ _RECORDS = sa.Table(
 )
 
 
-_LATER_GAME_COLUMNS = ("record", "rematch")
+_LATER_GAME_COLUMNS = ("record", "rematch", "offer")
 """Columns of `games` that a later migration adds."""
 
 
@@ -339,11 +342,17 @@ def _migration_4(conn: sa.Connection) -> None:
     meta.create_all(conn)
 
 
+def _migration_5(conn: sa.Connection) -> None:
+    """An offer one seat makes the other (a takeback), open until the game moves on."""
+    conn.execute(sa.text("ALTER TABLE games ADD COLUMN offer TEXT"))
+
+
 _MIGRATIONS: tuple[Callable[[sa.Connection], None], ...] = (
     _migration_1,
     _migration_2,
     _migration_3,
     _migration_4,
+    _migration_5,
 )
 """Migration `i` brings the schema from version `i` to `i + 1`."""
 
@@ -766,6 +775,7 @@ class Database:
                         deadline=deadline,
                         updated_at=made_at,
                         change_seq=self._bump(conn),
+                        offer=None,
                         **values,
                     )
                 )
@@ -832,6 +842,20 @@ class Database:
         self._published(Change("game", new_id, 0))
         self._published(Change("game", game_id, row.ply))
         return new_id
+
+    def set_offer(self, game_id: str, ply: int, offer: dict[str, Any] | None) -> None:
+        """Make (or, with `None`, withdraw) the game's open offer, if the game is at `ply` and
+        not over: `StalePly` or `GameFinished` otherwise. The next move clears it."""
+        with self._write() as conn:
+            updated = conn.execute(
+                sa.update(_GAMES)
+                .where(_GAMES.c.id == game_id, _GAMES.c.ply == ply, _GAMES.c.result.is_(None))
+                .values(offer=_dumps(offer), change_seq=self._bump(conn))
+            )
+            if updated.rowcount != 1:
+                raise self._refusal(conn, game_id, ply)
+            self._notify(conn, Change("game", game_id, ply))
+        self._published(Change("game", game_id, ply))
 
     def finish_game(self, game_id: str, result: dict[str, Any], finished_at: float) -> None:
         """Record the result of a game (again: the later result replaces the earlier)."""
@@ -936,6 +960,7 @@ class Database:
                 finished_at=row.finished_at,
                 record=row.record,
                 rematch=row.rematch,
+                offer=_loads(row.offer),
             )
             for row in rows
         ]

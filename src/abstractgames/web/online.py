@@ -47,7 +47,7 @@ from typing import Any
 
 import attrs
 
-from ..players import HUMAN, Player, Resign, is_human
+from ..players import HUMAN, Player, Resign, UndoRequest, is_human
 from ..protocol import CHANCE, AbstractGamesError, Game, Match, MatchError, Move, State
 from ..records import (
     MAX_CLOCK_SECONDS,
@@ -198,7 +198,8 @@ class Pace:
 @attrs.frozen
 class Action:
     """What a seat does in one step: `"move"` (with its text), `"resign"`, `"flag"` (its time
-    ran out, found by the server) or `"bot"` (the server's bot in that seat thinks)."""
+    ran out, found by the server), `"bot"` (the server's bot in that seat thinks) or
+    `"takeback"` (the game goes back to that seat's previous turn, as both agreed)."""
 
     seat: int
     kind: str
@@ -293,6 +294,8 @@ class _Step(Observer):
         self.acted = True
         if action.kind == "resign":
             raise Resign(action.seat)
+        if action.kind == "takeback":
+            raise UndoRequest(action.seat)
         if action.kind == "bot":
             assert self.bot is not None
             began = time.monotonic()
@@ -338,9 +341,20 @@ class _Step(Observer):
         if self.action is not None and entry.player == self.action.seat and not entry.auto:
             self.moved = entry.move
 
+    def moves_taken_back(self, state: State, count: int) -> None:
+        del self.plies[len(self.plies) - count :]
+        self.state = state
+
     def notice(self, text: str) -> None:
         if self.acted:
             self.notices.append(text)
+
+    def can_take_back(self, seat: int) -> bool:
+        """Whether `seat` has a move of its own in the game being played to take back."""
+        if self.record.finished or not self.record.games:
+            return False
+        moves = self.record.games[-1].moves
+        return any(entry.player == seat and not entry.auto for entry in moves)
 
     def game_ended(self, record: GameRecord, state: State, match: Match) -> None:
         self.match, self.state = match, state
@@ -592,6 +606,61 @@ class OnlineGames:
         self._commit(current, Action(seat, "resign"), now - current.turn_began, now)
         return seat
 
+    def ask_takeback(self, game_id: str, secret: str | None, ply: int) -> bool:
+        """Ask, for the seat of `secret` at `ply`, to take back its last move (and the reply to
+        it, if any): the game goes back to that seat's previous turn, clocks included, once the
+        opponent agrees; a server's bot agrees at once. Return whether it was taken back now.
+
+        Raises:
+            NotFound, Forbidden: as for [`play`][]; Conflict: the game is past `ply` or over,
+            the seat has no move of its own in this game, or an offer is open.
+        """
+        current = self._current(game_id)
+        seat = self._holder(current.row, secret, "ask to take a move back")
+        self._check_ply(current, ply)
+        if not current.step.can_take_back(seat):
+            raise Conflict("you have no move of your own in this game to take back")
+        offer = current.row.offer
+        if offer is not None:
+            if offer.get("seat") == seat:
+                raise Conflict("you asked already: your opponent has not answered yet")
+            raise Conflict("your opponent asks to take a move back: answer them first")
+        if current.row.seats[2 - seat].player_spec is not None:  # the server's bot agrees
+            now = self.clock()
+            self._commit(current, Action(seat, "takeback"), now - current.turn_began, now)
+            return True
+        try:
+            self.database.set_offer(game_id, ply, {"kind": "takeback", "seat": seat})
+        except (StalePly, GameFinished):
+            raise Conflict("the game moved on before this was asked: look again") from None
+        return False
+
+    def answer_takeback(self, game_id: str, secret: str | None, ply: int, accept: bool) -> None:
+        """Agree to (or refuse) the opponent's open request to take back a move, for the seat
+        of `secret` at `ply`; the seat that asked may withdraw it (`accept` false).
+
+        Raises:
+            NotFound, Forbidden: as for [`play`][]; Conflict: the game is past `ply` or over,
+            or there is no such request.
+        """
+        current = self._current(game_id)
+        seat = self._holder(current.row, secret, "answer a takeback")
+        self._check_ply(current, ply)
+        offer = current.row.offer
+        if offer is None or offer.get("kind") != "takeback":
+            raise Conflict("nobody asks to take a move back now")
+        asker = int(offer["seat"])
+        if asker == seat and accept:
+            raise Conflict("your opponent answers your own request")
+        if not accept:
+            try:
+                self.database.set_offer(game_id, ply, None)
+            except (StalePly, GameFinished):
+                raise Conflict("the game moved on before this was answered") from None
+            return
+        now = self.clock()
+        self._commit(current, Action(asker, "takeback"), now - current.turn_began, now)
+
     def rename(self, game_id: str, secret: str | None, name: str | None) -> str | None:
         """Give the seat of `secret` the display name `name` (`None` or blank: none).
 
@@ -803,6 +872,8 @@ class OnlineGames:
         text = action.move if action.kind == "move" else action.kind
         if action.kind == "bot":
             text = step.moved or "bot"
+        if action.kind == "takeback":  # the clocks as the record left them, not as they ran
+            step = _Step(step.game, step.record.dumps(), row.start_position, pace=current.pace)
         result = None
         if step.record.finished:
             outcome = step.record.result
@@ -973,6 +1044,11 @@ class OnlineGames:
             ],
             "you": seat,
             "rematch": row.rematch,
+            "offer": row.offer if not row.finished else None,
+            "can_take_back": seat is not None
+            and row.offer is None
+            and not row.finished
+            and step.can_take_back(seat),
             "game_number": shown_number,
             "games_in_match": len(match_roles(game)) if not record.single else 1,
             "ply": row.ply,

@@ -247,6 +247,31 @@ async def resign(request: Request) -> Response:
     return JSONResponse({"resigned": seat})
 
 
+async def takeback(request: Request) -> Response:
+    online = _online(request)
+    fields = await read_json(request)
+    ply = fields.integer("ply", low=0, high=10**6)
+    fields.finish()
+    online.limits.take(_seat_key(request), "move")
+    done = await _web(request).run(
+        online.games.ask_takeback, request.path_params["id"], _secret(request), ply
+    )
+    return JSONResponse({"taken_back": done})
+
+
+async def answer_takeback(request: Request) -> Response:
+    online = _online(request)
+    fields = await read_json(request)
+    ply = fields.integer("ply", low=0, high=10**6)
+    accept = fields.flag("accept")
+    fields.finish()
+    online.limits.take(_seat_key(request), "move")
+    await _web(request).run(
+        online.games.answer_takeback, request.path_params["id"], _secret(request), ply, accept
+    )
+    return JSONResponse({"accepted": accept})
+
+
 async def rename(request: Request) -> Response:
     online = _online(request)
     fields = await read_json(request)
@@ -437,6 +462,8 @@ def routes() -> list[BaseRoute]:
         Route("/api/online/{id}", get_game),
         Route("/api/online/{id}/move", play_move, methods=["POST"]),
         Route("/api/online/{id}/resign", resign, methods=["POST"]),
+        Route("/api/online/{id}/takeback", takeback, methods=["POST"]),
+        Route("/api/online/{id}/takeback/answer", answer_takeback, methods=["POST"]),
         Route("/api/online/{id}/name", rename, methods=["POST"]),
         Route("/api/online/{id}/rematch", rematch, methods=["POST"]),
         Route("/api/online/{id}/notifications", notifications, methods=["POST"]),

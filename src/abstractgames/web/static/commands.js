@@ -46,8 +46,9 @@ export function hintText(answer) {
 async function askUndo(page) {
   page.view.input.value = "";
   try {
-    await page.calls.undo();
-    say(page, "");
+    const answer = await page.calls.undo();
+    const asked = answer && answer.taken_back === false;
+    say(page, asked ? "asked your opponent to agree to take back your last move" : "", asked ? "info" : "");
   } catch (error) {
     say(page, error.message, "error");
   }
@@ -136,13 +137,44 @@ export function renderControls(page) {
   const online = Boolean(match.snap.online);
   view.hint.hidden = hidden || online;
   view.hint.disabled = !mine;
-  view.undo.hidden = hidden || online || match.people() !== 1;
-  view.undo.disabled = !match.snap.can_undo;
+  view.undo.hidden = hidden || (online ? match.snap.you === null : match.people() !== 1);
+  view.undo.textContent = online ? "Take back" : "Undo";
+  view.undo.disabled = online ? !match.snap.can_take_back : !match.snap.can_undo;
   view.resign.hidden = hidden;
   view.stop.hidden = online || match.snap.players.some((p) => p.human) || match.over();
   renderFreeMoves(page);
+  renderOffer(page);
   if (match.newTurn() && matchMedia("(pointer: fine)").matches && document.activeElement === document.body) {
     view.input.focus();
+  }
+}
+
+// An online game's open request to take back a move: its seat may withdraw it, the other seat
+// accept or decline it, and watchers see that it is open.
+function renderOffer(page) {
+  const { snap } = page.match;
+  const offer = snap.online && !page.match.over() ? snap.offer : null;
+  page.view.offer.hidden = !offer;
+  if (!offer) {
+    page.view.offer.replaceChildren();
+    return;
+  }
+  const answer = (accept) => async () => {
+    try {
+      await page.calls.answerTakeback(accept);
+      say(page, "");
+    } catch (error) {
+      say(page, error.message, "error");
+    }
+  };
+  const reply = snap.thinking === offer.seat; // the asker is to move: the reply goes back too
+  const button = (text, className, accept) => el("button", { type: "button", className, onclick: answer(accept) }, text);
+  if (snap.you === offer.seat) {
+    page.view.offer.replaceChildren(`You asked to take back your last move${reply ? " and the reply to it" : ""}. `, button("Withdraw", "withdraw-takeback", false));
+  } else if (snap.you !== null) {
+    page.view.offer.replaceChildren(`Your opponent asks to take back their last move${reply ? " and your reply to it" : ""}. `, button("Accept", "accept-takeback", true), " ", button("Decline", "decline-takeback", false));
+  } else {
+    page.view.offer.replaceChildren(`Player ${offer.seat} asks to take back their last move${reply ? " and the reply to it" : ""}.`);
   }
 }
 

@@ -48,15 +48,17 @@ function followAt(path, { onSnapshot, onLost, onBack, onGone }, options = {}) {
 }
 
 // The calls of an online game: each action carries the seat's secret (a header, never in an
-// address) and the ply it was made at, so a move sent twice is played once.
+// address) and the ply it was made at, so a move sent twice is played once. Undo asks the
+// opponent to agree to take back this seat's last move (a server's bot agrees at once).
 export function onlineCalls(id, secret, page) {
   const post = (action, body = {}) => api(`/api/online/${id}/${action}`, { method: "POST", body, headers: { "X-Seat": secret } });
   const none = () => Promise.reject(new Error("not in a game between people"));
   return {
     move: (text) => post("move", { move: text, ply: page.match.snap.ply }),
     resign: () => post("resign", {}),
+    undo: () => post("takeback", { ply: page.match.snap.ply }),
+    answerTakeback: (accept) => post("takeback/answer", { ply: page.match.snap.ply, accept }),
     hint: none,
-    undo: none,
     proceed: none,
     stop: none,
   };

@@ -144,6 +144,7 @@ function gameView(main) {
     root: find(".game-view"),
     cards: find(".cards"),
     message: find(".message"),
+    offer: find(".offer"),
     chooser: find(".chooser"),
     form: find(".move-form"),
     input: find(".move-text"),
