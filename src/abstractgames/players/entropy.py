@@ -487,6 +487,50 @@ class _Board:
         gains = self.slide_gains(ranks, files)
         return max(gains) if gains else float("-inf")
 
+    def best_through(self, rs: int, fs: int, stop: float = _INF) -> float:
+        """`gain_through(rs, fs)`, or as soon as a slide's value change reaches `stop`, that
+        change (a value `>= stop` may stand for more).
+
+        The same slides as `gain_through`'s, valued the same way as in `slide_gains`, those
+        along rank `rs` and file `fs` first (the likeliest to gain from the counter placed
+        where they cross).
+        """
+        tables = self.tables
+        ro, fo = self.ro, self.fo
+        rc, fc, lr, lf = self.rc, self.fc, self.lr, self.lf
+        lv = self.lv
+        line_slides = tables.line_slides
+        at_rank = tables.slides_at[rs]
+        at_file = tables.slides_at[fs]
+        best = -_INF
+        n = self.n
+        # (line's code, its value, the codes across it, their values, its index, its slides)
+        work = [
+            (rc, lr, fc, lf, rs, line_slides[ro[rs]]),
+            (fc, lf, rc, lr, fs, line_slides[fo[fs]]),
+        ]
+        work += [(rc, lr, fc, lf, k, at_file[ro[k]]) for k in range(n) if k != rs]
+        work += [(fc, lf, rc, lr, k, at_rank[fo[k]]) for k in range(n) if k != fs]
+        for codes, values, across, across_values, k, slides in work:
+            if not slides:
+                continue
+            code = codes[k]
+            value = values[k]
+            at = 3 * k
+            for i, reach in slides:
+                colour = code >> 3 * i & 7
+                without = code - (colour << 3 * i)
+                moved = colour << at
+                loss = lv[across[i] - moved] - across_values[i] - value
+                for j in reach:
+                    gain = lv[without + (colour << 3 * j)] + loss + lv[across[j] + moved]
+                    gain -= across_values[j]
+                    if gain > best:
+                        best = gain
+                        if best >= stop:
+                            return best
+        return best
+
     def replies(self, colour: int, moves: list[tuple[float, int]]) -> list[tuple[float, int]]:
         """`(value after Order's best reply, square)` for `colour` on each square, best first.
 
@@ -512,7 +556,7 @@ class _Board:
                 continue
             self.place(square, colour)
             if self.empties:
-                through = self.gain_through(*divmod(square, n))
+                through = self.best_through(*divmod(square, n), lowest - self.value)
                 found = self.value + (through if through > kept else kept)
             else:
                 found = self.value
@@ -959,7 +1003,7 @@ class _Search:
             for bound, least, square in bounds[1:]:
                 if bound >= lowest:
                     break
-                found = self._reply_value(colour, square, least)
+                found = self._reply_value(colour, square, least, lowest)
                 if found < lowest:
                     lowest = found
             low += share * (lowest - lows[k])
@@ -968,13 +1012,14 @@ class _Search:
                 return low, high
         return high, high
 
-    def _reply_value(self, colour: int, square: int, kept: float) -> float:
+    def _reply_value(self, colour: int, square: int, kept: float, stop: float = _INF) -> float:
         """The value after `colour` on `square` and Order's best reply, given `kept`, the best
-        gain of the slides that the placement leaves alone."""
+        gain of the slides that the placement leaves alone; a value `>= stop` may stand for
+        more."""
         board = self.board
         board.place(square, colour)
         if board.empties:
-            through = board.gain_through(*divmod(square, board.n))
+            through = board.best_through(*divmod(square, board.n), stop - board.value)
             found = board.value + (through if through > kept else kept)
         else:
             found = board.value
@@ -1033,6 +1078,38 @@ class _Search:
                 best = value
             out.append((value, index))
         return out
+
+    def order_first(self, moves: list[tuple[int, int]]) -> list[tuple[float, int]]:
+        """`order_root(moves, 1, …)` over all the moves: each slide's value from the value
+        changes of `_Board.order_moves`, without making it."""
+        board = self.board
+        base = board.value
+        gains = {(origin, target): gain for gain, origin, target in board.order_moves()}
+        self.nodes += len(moves)
+        self.cut = True
+        return [(base + gains[move], index) for index, move in enumerate(moves)]
+
+    def chaos_second(
+        self,
+        squares: list[int],
+        colour: int,
+        indices: Iterable[int],
+        found: list[tuple[float, int]],
+    ) -> list[tuple[float, int]]:
+        """`chaos_root(squares, colour, 2, indices, found)`, from `_Board.replies`: Order's best
+        reply to each placement found incrementally (a value at or above the least may stand
+        for more, as in `chaos_root`)."""
+        board = self.board
+        keep = list(indices)
+        self.deadline.check()
+        changes = {square: change for change, square in board.chaos_moves(colour)}
+        replies = board.replies(colour, [(changes[squares[i]], squares[i]) for i in keep])
+        values = {square: value for value, square in replies}
+        self.nodes += 2 * len(keep)
+        if board.empties > 1:
+            self.cut = True
+        found += [(values[squares[index]], index) for index in keep]
+        return found
 
     def chaos_root(
         self,
@@ -1172,7 +1249,7 @@ class EntropySearch(Player):
         if order:
             moves = board.order_slides()
             rng.shuffle(moves)
-            valued = search.order_root(moves, 1, range(len(moves)))
+            valued = search.order_first(moves)
             first = 3
         else:
             colour = tables.colour_value[str(state.drawn)]
@@ -1192,6 +1269,8 @@ class EntropySearch(Player):
             try:
                 if order:
                     search.order_root(moves, depth, keep, found)
+                elif depth == 2:
+                    search.chaos_second(squares, colour, keep, found)
                 else:
                     search.chaos_root(squares, colour, depth, keep, found)
             except SearchTimeout:

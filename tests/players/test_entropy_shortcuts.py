@@ -1,0 +1,68 @@
+"""The Entropy search's shortcuts give the values of the plain computations they replace."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+
+from abstractgames.entropy import EntropyGame, EntropyState
+from abstractgames.players.entropy import WEIGHTS, _Board, _Search
+from abstractgames.testing import states
+from abstractgames.timing import Deadline
+from tests.conftest import examples
+
+GAME = EntropyGame()
+
+
+@settings(max_examples=examples(30), deadline=None)
+@given(states(GAME))
+def test_best_through_stops_only_above_its_bound(state: EntropyState) -> None:
+    """`best_through` is `gain_through`, or, when that reaches `stop`, some value `>= stop`
+    and no more than it."""
+    board = _Board(state, WEIGHTS)
+    n = board.n
+    for square in range(n * n):
+        if board.cells[square] or board.empties < 2:
+            continue
+        board.place(square, 1 + square % n)
+        rs, fs = divmod(square, n)
+        exact = board.gain_through(rs, fs)
+        assert board.best_through(rs, fs) == exact
+        for stop in (exact - 1.0, exact, exact + 1.0):
+            found = board.best_through(rs, fs, stop)
+            if exact >= stop:
+                assert stop <= found <= exact
+            else:
+                assert found == exact
+        board.remove(square)
+
+
+@settings(max_examples=examples(20), deadline=None)
+@given(states(GAME))
+def test_the_shallow_root_iterations_equal_the_full_ones(state: EntropyState) -> None:
+    """`order_first` and `chaos_second` value the root moves as `order_root` at depth 1 and
+    `chaos_root` at depth 2: the best move's value exactly, the others at least as bounds."""
+    board = _Board(state, WEIGHTS)
+    if state.to_move == "order":
+        moves = board.order_slides()
+        fast = _Search(board, Deadline(None)).order_first(moves)
+        slow = _Search(board, Deadline(None)).order_root(moves, 1, range(len(moves)))
+        assert [i for _, i in fast] == [i for _, i in slow]
+        for (a, _), (b, _) in zip(fast, slow, strict=True):
+            assert a == pytest.approx(b)
+    elif state.to_move == "chaos" and board.empties > 1:
+        colour = board.tables.colour_value[str(state.drawn)]
+        squares = [square for _, square in board.chaos_moves(colour)]
+        indices = range(len(squares))
+        fast = _Search(board, Deadline(None)).chaos_second(squares, colour, indices, [])
+        slow = _Search(board, Deadline(None)).chaos_root(squares, colour, 2, indices)
+        assert min(fast)[0] == pytest.approx(min(slow)[0])
+        exact = [board.value]  # every value exactly, by brute force
+        for (value, index), (bound, _) in zip(fast, slow, strict=True):
+            board.place(squares[index], colour)
+            exact[0] = board.value + board.best_order_gain()
+            board.remove(squares[index])
+            # A square's value stands for more only where it is no better than the best.
+            assert value == pytest.approx(exact[0]) or value >= min(fast)[0] - 1e-9
+            assert value <= exact[0] + 1e-9
+            assert bound <= exact[0] + 1e-9
