@@ -1106,6 +1106,44 @@ def test_a_bot_that_runs_past_its_deadline_is_interrupted() -> None:
         time.sleep(0.02)
 
 
+def test_a_stop_before_the_bots_thread_runs_never_interrupts_its_start(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Under load a thread may begin its work long after `start()`: a stop in between must not
+    raise the interrupt into threading's own start-up (where it once left the thread half
+    registered), and the bot must then not think at all."""
+    from abstractgames.players import Player
+    from abstractgames.web import sessions
+    from abstractgames.web.sessions import GuardedBot
+
+    thought = []
+    failures: list[BaseException | None] = []
+
+    class SlowToStart(threading.Thread):
+        def run(self) -> None:
+            time.sleep(0.3)  # as a loaded machine may delay it, after start() has returned
+            super().run()
+
+    class Thinker(Player):
+        def choose(self, state: Any, rng: Any, time_left: float | None = None) -> Any:
+            thought.append(1)
+            return state.legal_moves()[0]
+
+    monkeypatch.setattr(sessions.threading, "Thread", SlowToStart)
+    monkeypatch.setattr(threading, "excepthook", lambda args: failures.append(args.exc_value))
+    stop = threading.Event()
+    stop.set()
+    with pytest.raises(EOFError):
+        GuardedBot(Thinker(), 1, stop, limit=5).choose(
+            get_game("orderchaos").initial_state(), random_source()
+        )
+    deadline = time.monotonic() + 3
+    while any(t.name == "abstractgames-bot-1" for t in threading.enumerate()):
+        assert time.monotonic() < deadline, "the bot's thread goes on"
+        time.sleep(0.02)
+    assert failures == [] and thought == []
+
+
 def random_source() -> Any:
     import random
 

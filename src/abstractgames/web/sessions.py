@@ -215,11 +215,15 @@ class GuardedBot(Player):
         answer: dict[str, Any] = {}
         done = threading.Event()
         gate = threading.Lock()
-        inside = [True]  # the thread is in the bot's choose
+        inside = [False]  # the thread is in the bot's choose
         stopping = [False]
 
         def think() -> None:
             try:
+                with gate:  # a stop before the thread got here: it never thinks
+                    if stopping[0]:
+                        return
+                    inside[0] = True
                 try:
                     answer["move"] = self.inner.choose(state, rng, time_left)
                 except BaseException as error:  # whatever it is, it is the bot's
@@ -242,10 +246,14 @@ class GuardedBot(Player):
                         interrupt(thread)
 
         def stop_thinking(thread: threading.Thread) -> None:
-            with gate:  # only while the bot is inside its choose, and only once
-                if not inside[0] or stopping[0]:
+            # Raised only while the bot is inside its choose, and only once: never into a
+            # thread still starting, whose threading bookkeeping it would break.
+            with gate:
+                if stopping[0]:
                     return
                 stopping[0] = True
+                if not inside[0]:
+                    return
                 interrupt(thread)
             threading.Thread(target=nudge, args=(thread,), daemon=True).start()
 
