@@ -5,8 +5,6 @@ may ask or answer, and only at the ply they saw."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -15,38 +13,25 @@ pytest.importorskip("starlette", reason="the web extra is not installed: pip ins
 from starlette.testclient import TestClient
 
 from abstractgames import get_game
-from abstractgames.web.app import create_app
-from abstractgames.web.database import Database
 from abstractgames.web.errors import Conflict, Forbidden
 from abstractgames.web.online import OnlineGames, Pace
-from abstractgames.web.online_api import OnlineServer
 
-from .test_online import FakeClock, first_legal, post
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-def database(tmp_path: Path) -> Iterator[Database]:
-    with Database.open(tmp_path / "games.db") as db:
-        yield db
+from .test_online import (  # noqa: F401  (fixtures)
+    FakeClock,
+    client,
+    clock,
+    database,
+    first_legal,
+    games,
+    post,
+)
 
 
-@pytest.fixture
-def games(database: Database, clock: FakeClock) -> Iterator[OnlineGames]:
-    online = OnlineGames(database, clock=clock)
-    yield online
-    online.close()
+def moves(online: OnlineGames, game_id: str) -> list[str]:
+    return [p["move"] for p in online.snapshot(game_id)["plies"]]
 
 
-def moves(games: OnlineGames, game_id: str) -> list[str]:
-    return [p["move"] for p in games.snapshot(game_id)["plies"]]
-
-
-def test_asked_then_accepted_goes_back_to_the_askers_turn(games: OnlineGames) -> None:
+def test_asked_then_accepted_goes_back_to_the_askers_turn(games: OnlineGames) -> None:  # noqa: F811
     game_id, ann, bob = games.create(get_game("orderchaos"), seat=1)
     assert bob is not None
     assert not games.snapshot(game_id, ann)["can_take_back"]  # nothing of hers to take back
@@ -81,7 +66,7 @@ def test_asked_then_accepted_goes_back_to_the_askers_turn(games: OnlineGames) ->
     assert games.record_of(game_id).games[0].moves[0].move == "X@c3"
 
 
-def test_the_opponents_last_move_alone_when_they_ask_on_your_turn(games: OnlineGames) -> None:
+def test_the_opponents_last_move_alone_when_they_ask_on_your_turn(games: OnlineGames) -> None:  # noqa: F811
     game_id, ann, bob = games.create(get_game("orderchaos"), seat=1)
     assert bob is not None
     games.play(game_id, ann, "X@a1", 0)
@@ -92,7 +77,7 @@ def test_the_opponents_last_move_alone_when_they_ask_on_your_turn(games: OnlineG
     assert moves(games, game_id) == ["X@a1"] and view["awaiting"] == 2
 
 
-def test_declined_withdrawn_or_overtaken_by_a_move(games: OnlineGames) -> None:
+def test_declined_withdrawn_or_overtaken_by_a_move(games: OnlineGames) -> None:  # noqa: F811
     game_id, ann, bob = games.create(get_game("orderchaos"), seat=1)
     assert bob is not None
     games.play(game_id, ann, "X@a1", 0)
@@ -112,7 +97,7 @@ def test_declined_withdrawn_or_overtaken_by_a_move(games: OnlineGames) -> None:
     assert moves(games, game_id) == ["X@a1", "O@b2"]
 
 
-def test_only_seats_ask_and_answer_and_only_at_the_ply_they_saw(games: OnlineGames) -> None:
+def test_only_seats_ask_and_answer_and_only_at_the_ply_they_saw(games: OnlineGames) -> None:  # noqa: F811
     game_id, ann, bob = games.create(get_game("orderchaos"), seat=1)
     assert bob is not None
     games.play(game_id, ann, "X@a1", 0)
@@ -134,7 +119,7 @@ def test_only_seats_ask_and_answer_and_only_at_the_ply_they_saw(games: OnlineGam
         games.answer_takeback(game_id, bob, games.snapshot(game_id)["ply"], True)
 
 
-def test_a_bot_of_the_server_agrees_at_once(games: OnlineGames) -> None:
+def test_a_bot_of_the_server_agrees_at_once(games: OnlineGames) -> None:  # noqa: F811
     game_id, ann, _ = games.create(get_game("orderchaos"), seat=1, opponent="greedy")
 
     def wait_for_my_turn(ply: int) -> None:
@@ -151,7 +136,8 @@ def test_a_bot_of_the_server_agrees_at_once(games: OnlineGames) -> None:
 
 
 def test_entropy_back_across_a_draw_and_the_clocks_with_it(
-    games: OnlineGames, clock: FakeClock
+    games: OnlineGames,  # noqa: F811
+    clock: FakeClock,  # noqa: F811
 ) -> None:
     game_id, ann, bob = games.create(get_game("entropy", size=5), seat=1, pace=Pace.parse("5+0"))
     assert bob is not None
@@ -175,14 +161,7 @@ def test_entropy_back_across_a_draw_and_the_clocks_with_it(
     assert games.database.game(game_id).deadline == pytest.approx(clock.now + 300)
 
 
-@pytest.fixture
-def client(database: Database) -> Iterator[TestClient]:
-    server = OnlineServer(database, limits={"create": (0.001, 5.0), "move": (0.001, 30.0)})
-    with TestClient(create_app(online=server, public=True), base_url="http://testserver") as c:
-        yield c
-
-
-def test_the_api_asks_and_answers_and_refuses_what_it_must(client: TestClient) -> None:
+def test_the_api_asks_and_answers_and_refuses_what_it_must(client: TestClient) -> None:  # noqa: F811
     made = post(client, "/api/online", {"game": "orderchaos", "seat": 1}).json()
     game_id, ann, bob = made["id"], made["secret"], made["invitation"]
     base = f"/api/online/{game_id}"

@@ -223,64 +223,52 @@ async def get_game(request: Request) -> Response:
     return JSONResponse(view)
 
 
+async def _as_seat(request: Request, action: Callable[..., Any], *args: Any) -> Any:
+    """`action(game_id, secret, *args)` for the seat whose secret the request carries, within
+    that seat's rate limit (moves, resignations, takebacks and names share one)."""
+    _online(request).limits.take(_seat_key(request), "move")
+    return await _web(request).run(action, request.path_params["id"], _secret(request), *args)
+
+
 async def play_move(request: Request) -> Response:
-    online = _online(request)
     fields = await read_json(request)
     move = fields.text("move", limit=200)
     ply = fields.integer("ply", low=0, high=10**6)
     fields.finish()
-    online.limits.take(_seat_key(request), "move")
-    game_id = request.path_params["id"]
-    played = await _web(request).run(online.games.play, game_id, _secret(request), move, ply)
+    played = await _as_seat(request, _online(request).games.play, move, ply)
     return JSONResponse({"move": played})
 
 
 async def resign(request: Request) -> Response:
-    online = _online(request)
     fields = await read_json(request)
     ply = fields.integer("ply", None, low=0, high=10**6)
     fields.finish()
-    online.limits.take(_seat_key(request), "move")
-    seat = await _web(request).run(
-        online.games.resign, request.path_params["id"], _secret(request), ply
-    )
+    seat = await _as_seat(request, _online(request).games.resign, ply)
     return JSONResponse({"resigned": seat})
 
 
 async def takeback(request: Request) -> Response:
-    online = _online(request)
     fields = await read_json(request)
     ply = fields.integer("ply", low=0, high=10**6)
     fields.finish()
-    online.limits.take(_seat_key(request), "move")
-    done = await _web(request).run(
-        online.games.ask_takeback, request.path_params["id"], _secret(request), ply
-    )
+    done = await _as_seat(request, _online(request).games.ask_takeback, ply)
     return JSONResponse({"taken_back": done})
 
 
 async def answer_takeback(request: Request) -> Response:
-    online = _online(request)
     fields = await read_json(request)
     ply = fields.integer("ply", low=0, high=10**6)
     accept = fields.flag("accept")
     fields.finish()
-    online.limits.take(_seat_key(request), "move")
-    await _web(request).run(
-        online.games.answer_takeback, request.path_params["id"], _secret(request), ply, accept
-    )
+    await _as_seat(request, _online(request).games.answer_takeback, ply, accept)
     return JSONResponse({"accepted": accept})
 
 
 async def rename(request: Request) -> Response:
-    online = _online(request)
     fields = await read_json(request)
     name = fields.text("name", None, limit=200)
     fields.finish()
-    online.limits.take(_seat_key(request), "move")
-    named = await _web(request).run(
-        online.games.rename, request.path_params["id"], _secret(request), name
-    )
+    named = await _as_seat(request, _online(request).games.rename, name)
     return JSONResponse({"name": named})
 
 
