@@ -7,16 +7,27 @@ import time
 
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from abstractgames import IllegalMoveError, State, get_game, make_player, random_move
-from abstractgames.entropy import EntropyGame, EntropyState, Slide, line_score, score_board
+from abstractgames.entropy import (
+    EntropyGame,
+    EntropyState,
+    Slide,
+    line_score,
+    line_scores,
+    score_board,
+)
 from abstractgames.players import Player
 from abstractgames.players.entropy import (
+    _VALUES,
+    BAG_CAP,
     GREEDY_WEIGHTS,
     WEIGHTS,
     EntropySearch,
     Weights,
     _Board,
+    _line_features,
     _Search,
     evaluate,
     line_value,
@@ -237,6 +248,49 @@ def test_line_values() -> None:
     # Open patterns count only the colours left in the bag.
     empty_bag = {c: 0 for c in "WKYGRBP"} | {"B": 1}
     assert line_value("RK.....", bag=empty_bag) < line_value("RK.....")
+
+
+def test_a_colours_share_counts_at_most_bag_cap_counters() -> None:
+    full = dict.fromkeys("WKYGRBP", 7)
+    capped = dict.fromkeys("WKYGRBP", BAG_CAP)
+    assert line_value("RK.....", bag=full) == line_value("RK.....", bag=capped)
+    fewer = capped | {"R": BAG_CAP - 1}
+    assert line_value("R.R....", bag=fewer) < line_value("R.R....", bag=capped)
+
+
+def _reference_features(size: int, code: int) -> tuple[int, int, int, int, tuple[int, ...]]:
+    """The line features, square by square (as the bot computed them before the table slices)."""
+    scores = line_scores(size)
+    now = scores[code]
+    cells = [code >> 3 * i & 7 for i in range(size)]
+    gains = [0] * size
+    segments = holes = guarantee = 0
+    for i in range(size):
+        if cells[i]:
+            continue
+        here = [scores[code | c << 3 * i] - now for c in range(1, size + 1)]
+        gains = [g + h for g, h in zip(gains, here, strict=True)]
+        if i == 0 or cells[i - 1]:
+            segments += 1
+            if i == size - 1 or cells[i + 1]:
+                holes += 1
+                guarantee += min(here)
+    return now, segments, holes, guarantee, tuple(gains)
+
+
+@settings(max_examples=examples(300))
+@given(st.sampled_from([5, 7]), st.data())
+def test_line_features_match_a_square_by_square_count(size: int, data: st.DataObject) -> None:
+    cells = data.draw(st.lists(st.integers(0, size), min_size=size, max_size=size))
+    code = sum(colour << 3 * i for i, colour in enumerate(cells))
+    assert _line_features(size, line_scores(size), code) == _reference_features(size, code)
+
+
+def test_line_values_do_not_depend_on_what_was_valued_before() -> None:
+    states_ = [mid_game(GAME, seed, 20 + seed, "order") for seed in range(6)]
+    first = [position_value(state) for state in states_]
+    _VALUES.clear()
+    assert [position_value(state) for state in reversed(states_)] == first[::-1]
 
 
 @settings(max_examples=examples(40))

@@ -4,8 +4,8 @@
 its score plus terms that look ahead to the full board (weighted by [`WEIGHTS`][]):
 
 - *potential*: for each empty square and each colour, the points that colour would add to the
-  line there, times that colour's share of the bag (a colour that is all on the board opens no
-  pattern);
+  line there, times that colour's share of the bag, counting at most [`BAG_CAP`][] counters
+  of a colour (a colour that is all on the board opens no pattern);
 - *segment*: minus, for each maximal stretch of empty squares (a fragmented board gives Chaos
   places to hide counters);
 - *hole*: minus, for each stretch of one empty square, where Chaos can drop a useless colour that
@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable, Iterator
+from functools import cache
 from itertools import chain
 from operator import getitem, mul
 from typing import NamedTuple
@@ -57,6 +58,7 @@ from ..timing import Deadline, SearchTimeout, phase_budget
 from . import Player, SearchInfo
 
 __all__ = [
+    "BAG_CAP",
     "CHAOS_WIDTH",
     "FIRST_WIDTH",
     "GREEDY_WEIGHTS",
@@ -88,7 +90,7 @@ class Weights(NamedTuple):
     """Weight of the points a hole guarantees (the least any colour scores there)."""
 
 
-WEIGHTS = Weights(potential=0.565, segment=0.758, hole=0.295, guarantee=0.509)
+WEIGHTS = Weights(potential=0.506, segment=0.723, hole=0.358, guarantee=0.574)
 """The weights of [`position_value`][], for the search of both roles: fitted by
 `scripts/train_entropy_weights.py` (seed 27, 1000 self-play games), which `--write` rewrites
 this line with."""
@@ -132,23 +134,36 @@ class _FeatureCache(dict[int, _Features]):
 
 def _line_features(size: int, scores: bytes, code: int) -> _Features:
     now = scores[code]
-    cells = [code >> 3 * i & 7 for i in range(size)]
-    colours = range(1, size + 1)
-    gains = [0] * size
-    segments = holes = guarantee = 0
-    for i in range(size):
-        if cells[i]:
-            continue
-        shift = 3 * i
-        here = [scores[code | c << shift] - now for c in colours]
-        for k in range(size):
-            gains[k] += here[k]
-        if i == 0 or cells[i - 1]:
-            segments += 1
-            if i == size - 1 or cells[i + 1]:
-                holes += 1
-                guarantee += min(here)
-    return now, segments, holes, guarantee, tuple(gains)
+    empties, segments, holes = _shapes(size)[_occupancy(size, code)]
+    # For each empty square `i`, the line's scores with each colour there: the codes
+    # `code + colour * 8**i` for the colours 1 to `size`, a strided slice of the table.
+    after = [scores[code + (1 << 3 * i) : code + (size + 1 << 3 * i) : 1 << 3 * i] for i in empties]
+    if not after:
+        return now, 0, 0, 0, (0,) * size
+    count = len(empties) * now
+    gains = tuple([total - count for total in map(sum, zip(*after, strict=True))])
+    guarantee = sum([min(after[k]) for k in holes]) - len(holes) * now
+    return now, segments, len(holes), guarantee, gains
+
+
+def _occupancy(size: int, code: int) -> int:
+    """The occupancy bits of a line code (bit `i` set when square `i` holds a counter)."""
+    return sum([1 << i for i in range(size) if code >> 3 * i & 7])
+
+
+@cache
+def _shapes(size: int) -> list[tuple[tuple[int, ...], int, tuple[int, ...]]]:
+    """By a line's occupancy: its empty squares, its maximal stretches of empty squares, and
+    the positions in the first tuple of the empty squares that are a stretch alone (holes)."""
+    out = []
+    for occ in range(1 << size):
+        empties = tuple(i for i in range(size) if not occ >> i & 1)
+        starts = [i for i in empties if i == 0 or occ >> i - 1 & 1]
+        alone = tuple(
+            k for k, i in enumerate(empties) if i in starts and (i == size - 1 or occ >> i + 1 & 1)
+        )
+        out.append((empties, len(starts), alone))
+    return out
 
 
 class _StaticParts(dict[int, tuple[float, tuple[int, ...]]]):
@@ -176,9 +191,10 @@ _STATIC: dict[tuple[int, Weights], _StaticParts] = {}
 
 
 class _LineValues(dict[int, float]):
-    """Line code -> line value for given weights and bag, computed when first asked for."""
+    """Line code -> line value for given weights and bag weights ([`_bag_weights`][]), computed
+    when first asked for."""
 
-    def __init__(self, features: _FeatureCache, weights: Weights, bag: list[int]) -> None:
+    def __init__(self, features: _FeatureCache, weights: Weights, counts: tuple[int, ...]) -> None:
         super().__init__()
         self.features = features
         self.weights = weights
@@ -189,15 +205,43 @@ class _LineValues(dict[int, float]):
                 _STATIC.clear()
             static = _STATIC[key] = _StaticParts(features, weights)
         self.static = static
-        total = sum(bag)
-        self.shares = [left / total for left in bag] if total else [0.0] * len(bag)
+        total = sum(counts)
+        self.shares = [left / total for left in counts] if total else [0.0] * len(counts)
         self.scaled = tuple(weights.potential * share for share in self.shares)
 
     def __missing__(self, code: int) -> float:
+        if len(self) > _CACHE_LIMIT:
+            self.clear()
         static, gains = self.static[code]
         value: float = static + sum(map(mul, gains, self.scaled))
         self[code] = value
         return value
+
+
+BAG_CAP = 4
+"""How many counters of a colour left in the bag count in the open patterns' shares: a colour
+with 4 or more left weighs the same (a pattern needs few counters of a colour; whether 0, 1, 2
+or 3 are left is what changes a line's prospects). It also keeps the line values of a bag for
+the next moves, until some colour falls below the cap."""
+
+_VALUES: dict[tuple[int, Weights, tuple[int, ...]], _LineValues] = {}
+
+
+def _bag_weights(bag: Iterable[int]) -> tuple[int, ...]:
+    """Each colour's weight in the open patterns: its counters left, counted up to `BAG_CAP`."""
+    return tuple([left if left < BAG_CAP else BAG_CAP for left in bag])
+
+
+def _line_values(features: _FeatureCache, weights: Weights, bag: Iterable[int]) -> _LineValues:
+    """The line values for `weights` and the bag's weights, kept for the positions to come."""
+    counts = _bag_weights(bag)
+    key = (features.size, weights, counts)
+    values = _VALUES.get(key)
+    if values is None or values.features is not features:
+        if len(_VALUES) >= 4:
+            del _VALUES[next(iter(_VALUES))]
+        values = _VALUES[key] = _LineValues(features, weights, counts)
+    return values
 
 
 # Slides along one line, by origin: (origin's index along the line, the indices it goes to).
@@ -286,7 +330,7 @@ def line_value(line: str, weights: Weights = WEIGHTS, bag: dict[str, int] | None
     """
     tables = _tables(len(line))
     counts = [1] * tables.size if bag is None else [bag.get(c, 0) for c in tables.colours]
-    return _LineValues(tables.features, weights, counts)[line_code(line)]
+    return _line_values(tables.features, weights, counts)[line_code(line)]
 
 
 def _gain_left(gains: list[tuple[float, int, int]], rs: int, fs: int) -> float:
@@ -315,7 +359,7 @@ class _Board:
         self.n = n
         self.bag = list(state.bag().values())
         self.lv: _LineValues | bytes = (
-            tables.scores if weights is None else _LineValues(tables.features, weights, self.bag)
+            tables.scores if weights is None else _line_values(tables.features, weights, self.bag)
         )
         self.rc, self.fc = line_codes(state)
         ranks, files = line_occupancy(state)
@@ -500,20 +544,22 @@ class _Board:
         rc, fc, lr, lf = self.rc, self.fc, self.lr, self.lf
         lv = self.lv
         line_slides = tables.line_slides
-        at_rank = tables.slides_at[rs]
-        at_file = tables.slides_at[fs]
-        best = -_INF
-        n = self.n
-        # (line's code, its value, the codes across it, their values, its index, its slides)
+        # (line's code, its value, the codes across it, their values, its index, its slides):
+        # rank `rs` and file `fs`, then the other lines' slides through them.
         work = [
             (rc, lr, fc, lf, rs, line_slides[ro[rs]]),
             (fc, lf, rc, lr, fs, line_slides[fo[fs]]),
         ]
-        work += [(rc, lr, fc, lf, k, at_file[ro[k]]) for k in range(n) if k != rs]
-        work += [(fc, lf, rc, lr, k, at_rank[fo[k]]) for k in range(n) if k != fs]
+        at_file = tables.slides_at[fs]
+        for k, slides in enumerate(map(at_file.__getitem__, ro)):
+            if slides and k != rs:
+                work.append((rc, lr, fc, lf, k, slides))
+        at_rank = tables.slides_at[rs]
+        for k, slides in enumerate(map(at_rank.__getitem__, fo)):
+            if slides and k != fs:
+                work.append((fc, lf, rc, lr, k, slides))
+        best = -_INF
         for codes, values, across, across_values, k, slides in work:
-            if not slides:
-                continue
             code = codes[k]
             value = values[k]
             at = 3 * k
