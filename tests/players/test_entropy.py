@@ -14,6 +14,7 @@ from abstractgames.entropy import (
     EntropyGame,
     EntropyState,
     Slide,
+    line_code,
     line_score,
     line_scores,
     score_board,
@@ -28,7 +29,9 @@ from abstractgames.players.entropy import (
     Weights,
     _Board,
     _line_features,
+    _line_values,
     _Search,
+    _tables,
     evaluate,
     line_value,
     phase_weights,
@@ -251,11 +254,20 @@ def test_line_values() -> None:
 
 
 def test_a_colours_share_counts_at_most_bag_cap_counters() -> None:
+    features = _tables(7).features
+
+    def value(line: str, bag: dict[str, int], capped: bool) -> float:
+        return _line_values(features, WEIGHTS, bag.values(), capped)[line_code(line)]
+
     full = dict.fromkeys("WKYGRBP", 7)
     capped = dict.fromkeys("WKYGRBP", BAG_CAP)
-    assert line_value("RK.....", bag=full) == line_value("RK.....", bag=capped)
+    uneven = full | {"R": BAG_CAP}
+    # The search's shares: 7 left weigh as 4; fewer than 4 weigh less.
+    assert value("R.R....", uneven, True) == value("R.R....", full, True)
     fewer = capped | {"R": BAG_CAP - 1}
-    assert line_value("R.R....", bag=fewer) < line_value("R.R....", bag=capped)
+    assert value("R.R....", fewer, True) < value("R.R....", capped, True)
+    # Greedy's (uncapped) shares see every counter.
+    assert value("R.R....", uneven, False) < value("R.R....", full, False)
 
 
 def _reference_features(size: int, code: int) -> tuple[int, int, int, int, tuple[int, ...]]:

@@ -232,9 +232,12 @@ def _bag_weights(bag: Iterable[int]) -> tuple[int, ...]:
     return tuple([left if left < BAG_CAP else BAG_CAP for left in bag])
 
 
-def _line_values(features: _FeatureCache, weights: Weights, bag: Iterable[int]) -> _LineValues:
-    """The line values for `weights` and the bag's weights, kept for the positions to come."""
-    counts = _bag_weights(bag)
+def _line_values(
+    features: _FeatureCache, weights: Weights, bag: Iterable[int], capped: bool = False
+) -> _LineValues:
+    """The line values for `weights` and the bag (its weights, if `capped`: the search's), kept
+    for the positions to come."""
+    counts = _bag_weights(bag) if capped else tuple(bag)
     key = (features.size, weights, counts)
     values = _VALUES.get(key)
     if values is None or values.features is not features:
@@ -352,14 +355,18 @@ class _Board:
     `value`: the sum.
     """
 
-    def __init__(self, state: EntropyState, weights: Weights | None = None) -> None:
+    def __init__(
+        self, state: EntropyState, weights: Weights | None = None, capped: bool = False
+    ) -> None:
         tables = _tables(state.size)
         n = tables.size
         self.tables = tables
         self.n = n
         self.bag = list(state.bag().values())
         self.lv: _LineValues | bytes = (
-            tables.scores if weights is None else _line_values(tables.features, weights, self.bag)
+            tables.scores
+            if weights is None
+            else _line_values(tables.features, weights, self.bag, capped)
         )
         self.rc, self.fc = line_codes(state)
         ranks, files = line_occupancy(state)
@@ -1288,7 +1295,7 @@ class EntropySearch(Player):
             raise IllegalMoveError(f"no move to choose in {state.position()}")
         deadline = Deadline(None if self.depth is not None else self.budget(state, time_left))
         order = state.to_move == ORDER
-        board = _Board(state, self.weights or WEIGHTS)
+        board = _Board(state, self.weights or WEIGHTS, capped=True)
         search = _Search(board, deadline, self.order_width, self.chaos_width)
         tables = board.tables
         colour = 0
