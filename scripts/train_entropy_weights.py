@@ -46,9 +46,7 @@ def shape_terms(state: EntropyState) -> tuple[int, list[float]]:
     """The score and the four shape terms of `state`, summed over its ranks and files."""
     board = bot._Board(state)
     features = board.tables.features
-    counts = bot._bag_weights(board.bag)  # the shares the search weighs the patterns with
-    total = sum(counts)
-    shares = [left / total for left in counts] if total else [0.0] * len(counts)
+    shares = bot._shares(bot._bag_weights(board.bag))  # as the search weighs the patterns
     sums = [0.0, 0.0, 0.0, 0.0]
     for code in [*board.rc, *board.fc]:
         _, segments, holes, guarantee, gains = features[code]

@@ -4,8 +4,8 @@
 its score plus terms that look ahead to the full board (weighted by [`WEIGHTS`][]):
 
 - *potential*: for each empty square and each colour, the points that colour would add to the
-  line there, times that colour's share of the bag, counting at most [`BAG_CAP`][] counters
-  of a colour (a colour that is all on the board opens no pattern);
+  line there, times that colour's share of the bag, the search counting at most
+  [`BAG_CAP`][] counters of a colour (a colour that is all on the board opens no pattern);
 - *segment*: minus, for each maximal stretch of empty squares (a fragmented board gives Chaos
   places to hide counters);
 - *hole*: minus, for each stretch of one empty square, where Chaos can drop a useless colour that
@@ -205,8 +205,7 @@ class _LineValues(dict[int, float]):
                 _STATIC.clear()
             static = _STATIC[key] = _StaticParts(features, weights)
         self.static = static
-        total = sum(counts)
-        self.shares = [left / total for left in counts] if total else [0.0] * len(counts)
+        self.shares = _shares(counts)
         self.scaled = tuple(weights.potential * share for share in self.shares)
 
     def __missing__(self, code: int) -> float:
@@ -219,7 +218,8 @@ class _LineValues(dict[int, float]):
 
 
 BAG_CAP = 4
-"""How many counters of a colour left in the bag count in the open patterns' shares: a colour
+"""How many counters of a colour left in the bag count in the search's open patterns' shares
+(greedy Order counts them all): a colour
 with 4 or more left weighs the same (a pattern needs few counters of a colour; whether 0, 1, 2
 or 3 are left is what changes a line's prospects). It also keeps the line values of a bag for
 the next moves, until some colour falls below the cap."""
@@ -230,6 +230,14 @@ _VALUES: dict[tuple[int, Weights, tuple[int, ...]], _LineValues] = {}
 def _bag_weights(bag: Iterable[int]) -> tuple[int, ...]:
     """Each colour's weight in the open patterns: its counters left, counted up to `BAG_CAP`."""
     return tuple([left if left < BAG_CAP else BAG_CAP for left in bag])
+
+
+def _shares(counts: Iterable[int]) -> list[float]:
+    """Each colour's share of the open patterns: its weight over the weights' total (all 0 for an
+    empty bag)."""
+    weights = list(counts)
+    total = sum(weights)
+    return [left / total for left in weights] if total else [0.0] * len(weights)
 
 
 def _line_values(
