@@ -23,7 +23,7 @@ from abstractgames.players import Player
 from abstractgames.players.entropy import (
     _VALUES,
     BAG_CAP,
-    GREEDY_WEIGHTS,
+    HAND_WEIGHTS,
     WEIGHTS,
     EntropySearch,
     Weights,
@@ -319,7 +319,7 @@ def test_evaluate_finished_games_and_roles() -> None:
     assert evaluate(final, "order") == final.score()
     assert evaluate(final, "chaos") == -final.score()
     state = GAME5.from_position("5/5/5/5/R1R2 order")
-    assert evaluate(state, "order") == position_value(state, GREEDY_WEIGHTS)
+    assert evaluate(state, "order") == position_value(state, HAND_WEIGHTS)
     # Chaos's greedy value counts Order's best slide: here a1-b1 or c1-b1 makes RR.
     assert evaluate(state, "chaos") < -2.0
     with pytest.raises(TypeError):
@@ -437,3 +437,16 @@ def test_probing_a_chance_node_keeps_its_value(state: EntropyState) -> None:
     cut = _Search(board, Deadline(None)).chance_node(3, exact + 1.0)
     assert kept == pytest.approx(exact)
     assert exact - 1e-9 <= cut <= exact + 1.0 + 1e-9 or cut == pytest.approx(exact)
+
+
+@pytest.mark.parametrize(("role", "default"), [("order", WEIGHTS), ("chaos", HAND_WEIGHTS)])
+def test_search_weighs_each_role_with_its_own_weights(role: str, default: Weights) -> None:
+    state = mid_game(GAME, 3, 20, role)
+    other = HAND_WEIGHTS if default == WEIGHTS else WEIGHTS
+
+    def value(weights: Weights | None) -> float:
+        player = EntropySearch(GAME, depth=2, weights=weights)
+        player.choose(state, random.Random(0))
+        return player.info.value
+
+    assert value(None) == value(default) != value(other)

@@ -27,7 +27,9 @@ found incrementally: only the slides through the placed counter's rank and file 
 and at the last two plies Chaos's answers to a slide are recounted only on the lines it changes.
 Under a clock, the time goes mostly to the middle game ([`phase_weights`][]).
 
-The weights are fitted by `scripts/train_entropy_weights.py` (see
+The search as Order weighs the shape terms with the weights fitted by
+`scripts/train_entropy_weights.py` ([`WEIGHTS`][]), as Chaos with the hand-set ones
+([`HAND_WEIGHTS`][]), which measured better for Chaos (see
 [Entropy bots](../bots-entropy.md#where-the-weights-come-from)).
 """
 
@@ -61,7 +63,7 @@ __all__ = [
     "BAG_CAP",
     "CHAOS_WIDTH",
     "FIRST_WIDTH",
-    "GREEDY_WEIGHTS",
+    "HAND_WEIGHTS",
     "OPEN",
     "ORDER_WIDTH",
     "ROOT_WIDTH",
@@ -91,12 +93,13 @@ class Weights(NamedTuple):
 
 
 WEIGHTS = Weights(potential=0.506, segment=0.723, hole=0.358, guarantee=0.574)
-"""The weights of [`position_value`][], for the search of both roles: fitted by
+"""The weights of [`position_value`][] and of the search as Order: fitted by
 `scripts/train_entropy_weights.py` (seed 27, 1000 self-play games), which `--write` rewrites
 this line with."""
-GREEDY_WEIGHTS = Weights(potential=0.6, segment=0.5, hole=0.5, guarantee=0.5)
-"""The hand-set weights greedy Order's [`evaluate`][] keeps (the search's were these before
-they were fitted)."""
+HAND_WEIGHTS = Weights(potential=0.6, segment=0.5, hole=0.5, guarantee=0.5)
+"""The hand-set weights, those of the search as Chaos and of greedy Order's [`evaluate`][]: as
+Chaos's evaluation they measured better than the fitted ones (see
+[Entropy bots](../bots-entropy.md#where-the-weights-come-from))."""
 OPEN = 0.3
 """Weight of Chaos's open patterns in the greedy evaluation."""
 ROOT_WIDTH = 12
@@ -728,7 +731,7 @@ def evaluate(state: State, role: str) -> float:
         final = float(outcome.scores[ORDER])
         return final if role == ORDER else -final
     if role == ORDER:
-        return position_value(state, GREEDY_WEIGHTS)
+        return position_value(state, HAND_WEIGHTS)
     board = _Board(state)
     threat = board.best_order_gain() if state.to_move == ORDER else 0.0
     return -(state.score() + threat + OPEN * board.open_patterns())
@@ -1261,7 +1264,8 @@ class EntropySearch(Player):
         first_width: root moves searched at the second iteration.
         order_width: slides tried at an inner Order node.
         chaos_width: squares tried at an inner Chaos node.
-        weights: the weights of the line values (default [`WEIGHTS`][]).
+        weights: the weights of the line values in both roles (default [`WEIGHTS`][] as Order,
+            [`HAND_WEIGHTS`][] as Chaos).
     """
 
     def __init__(
@@ -1303,7 +1307,8 @@ class EntropySearch(Player):
             raise IllegalMoveError(f"no move to choose in {state.position()}")
         deadline = Deadline(None if self.depth is not None else self.budget(state, time_left))
         order = state.to_move == ORDER
-        board = _Board(state, self.weights or WEIGHTS, capped=True)
+        weights = self.weights or (WEIGHTS if order else HAND_WEIGHTS)
+        board = _Board(state, weights, capped=True)
         search = _Search(board, deadline, self.order_width, self.chaos_width)
         tables = board.tables
         colour = 0
