@@ -22,10 +22,9 @@ from abstractgames.entropy import (
 from abstractgames.players import Player
 from abstractgames.players.entropy import (
     _VALUES,
-    BAG_CAP,
     HAND_WEIGHTS,
-    WEIGHTS,
     EntropySearch,
+    PatternTable,
     Weights,
     _Board,
     _line_features,
@@ -44,6 +43,7 @@ from tests.conftest import examples
 GAME = EntropyGame()
 GAME5 = EntropyGame(size=5)
 NO_SHAPE = Weights(potential=0.0, segment=0.0, hole=0.0, guarantee=0.0)
+TABLE = PatternTable.load(7)
 
 
 def mid_game(game: EntropyGame, seed: int, placements: int, role: str) -> EntropyState:
@@ -206,7 +206,7 @@ def naive_chance(board: _Board) -> float:
 def test_the_frontier_nodes_equal_a_full_recount(state: EntropyState) -> None:
     if state.to_move != "order":
         return
-    board = _Board(state, WEIGHTS)
+    board = _Board(state, PatternTable.load(state.size))
     if board.empties < 2:
         return
     search = _Search(board, Deadline(None))
@@ -226,13 +226,13 @@ def test_the_frontier_nodes_equal_a_full_recount(state: EntropyState) -> None:
 
 def test_the_board_hash_follows_the_moves() -> None:
     state = mid_game(GAME, 5, 20, "order")
-    board = _Board(state, WEIGHTS)
+    board = _Board(state, PatternTable.load(state.size))
     start = board.hash
     move = state.legal_moves()[3]
     after = state.apply(move)
     assert isinstance(move, Slide)
     board.slide(move.origin, move.target)
-    assert board.hash == _Board(after, WEIGHTS).hash != start
+    assert board.hash == _Board(after, PatternTable.load(after.size)).hash != start
     board.slide(move.target, move.origin)
     assert board.hash == start
 
@@ -245,29 +245,28 @@ def test_line_values() -> None:
         assert line_value(line, NO_SHAPE) == line_score(line)
     assert line_value("WKYGRBP") == line_score("WKYGRBP")  # full: no shape terms
     # A hole between two reds guarantees ABA whatever fills it; between two colours it does not.
-    assert line_value("R.R....") > line_value("R.K....")
-    # Counters together at the edge are better than apart (fewer places for Chaos to hide).
-    assert line_value("RKW....") > line_value("R.K.W..")
+    for evaluation in (None, HAND_WEIGHTS):
+        assert line_value("R.R....", evaluation) > line_value("R.K....", evaluation)
+    # The hand-set terms hold gaps against a line (places for Chaos to hide counters in); the
+    # learned table found that such lines grew about as much by the end of its games.
+    assert line_value("RKW....", HAND_WEIGHTS) > line_value("R.K.W..", HAND_WEIGHTS) + 1
+    assert line_value("RKW....") == pytest.approx(line_value("R.K.W.."), abs=0.5)
     # Open patterns count only the colours left in the bag.
     empty_bag = {c: 0 for c in "WKYGRBP"} | {"B": 1}
     assert line_value("RK.....", bag=empty_bag) < line_value("RK.....")
 
 
-def test_a_colours_share_counts_at_most_bag_cap_counters() -> None:
+def test_open_patterns_follow_every_counter_in_the_bag() -> None:
     features = _tables(7).features
 
-    def value(line: str, bag: dict[str, int], capped: bool) -> float:
-        return _line_values(features, WEIGHTS, bag.values(), capped)[line_code(line)]
+    def value(line: str, bag: dict[str, int]) -> float:
+        return _line_values(features, TABLE, bag.values())[line_code(line)]
 
     full = dict.fromkeys("WKYGRBP", 7)
-    capped = dict.fromkeys("WKYGRBP", BAG_CAP)
-    uneven = full | {"R": BAG_CAP}
-    # The search's shares: 7 left weigh as 4; fewer than 4 weigh less.
-    assert value("R.R....", uneven, True) == value("R.R....", full, True)
-    fewer = capped | {"R": BAG_CAP - 1}
-    assert value("R.R....", fewer, True) < value("R.R....", capped, True)
-    # Greedy's (uncapped) shares see every counter.
-    assert value("R.R....", uneven, False) < value("R.R....", full, False)
+    # One red fewer: its share, and what red would add on the empty squares, weigh less.
+    assert value("R.R....", full | {"R": 6}) < value("R.R....", full)
+    assert value("R.R....", full | {"R": 0}) < value("R.R....", full | {"R": 1})
+    assert value("R.R....", full) == value("R.R....", dict.fromkeys("WKYGRBP", 1))
 
 
 def _reference_features(size: int, code: int) -> tuple[int, int, int, int, tuple[int, ...]]:
@@ -332,7 +331,7 @@ def test_order_replies_equal_a_full_recount(state: EntropyState) -> None:
     """The search values Order's best reply incrementally; a recount gives the same."""
     if state.to_move != "chaos":
         return
-    board = _Board(state, WEIGHTS)
+    board = _Board(state, PatternTable.load(state.size))
     colour = board.tables.colour_value[str(state.drawn)]
     placements = board.chaos_moves(colour)
     fast = {square: value for value, square in board.replies(colour, placements)}
@@ -365,27 +364,39 @@ def test_order_finds_the_best_scoring_slide(
     best = best_scores(state)
     if expected is not None:
         assert best == {expected}
-    for spec in ("greedy", "search:depth=1", "search:depth=3"):
+    # The search's learned line values weigh where a line is headed, not only what it scores
+    # now: in the last position it prefers d1-d2 at every depth, and rightly (continued by
+    # search:depth=3 in both roles on 150 seeds of draws, d1-d2 ended at 89.5 on average and
+    # b1-c1 at 88.9), so there only greedy must take the points.
+    searches = () if position == ORDER_TACTICS[-1][1] else ("search:depth=1", "search:depth=3")
+    for spec in ("greedy", *searches):
         move = make_player(spec, game).choose(state, random.Random(0))
         assert str(move) in best, spec
 
 
 CHAOS_TACTICS = [
-    (GAME5, "5/5/5/5/R1R2 chaos:R", "R@b1"),  # RRR: 7
-    (GAME5, "5/K4/5/K4/5 chaos:K", "K@a3"),  # KKK down file a
-    (GAME, "7/7/7/7/7/7/1WKBK2 chaos:W", "W@f1"),  # WKBKW: 8
+    (GAME5, "5/5/5/5/R1R2 chaos:R", "R@b1", False),  # RRR: 7
+    (GAME5, "5/K4/5/K4/5 chaos:K", "K@a3", False),  # KKK down file a
+    (GAME, "7/7/7/7/7/7/1WKBK2 chaos:W", "W@f1", True),  # WKBKW: 8
 ]
 
 
-@pytest.mark.parametrize(("game", "position", "avoid"), CHAOS_TACTICS)
-def test_chaos_does_not_complete_a_pattern(game: EntropyGame, position: str, avoid: str) -> None:
+@pytest.mark.parametrize(("game", "position", "avoid", "search_too"), CHAOS_TACTICS)
+def test_chaos_does_not_complete_a_pattern(
+    game: EntropyGame, position: str, avoid: str, search_too: bool
+) -> None:
     assert game.from_position(position).apply(avoid).score() > game.from_position(position).score()
     state = game.from_position(position)
-    for spec in ("greedy", "search:depth=2", "search:depth=4", "search:time=0.1"):
+    # On 5x5 the search, weighing where lines are headed, gives Order 2 points now in the first
+    # two positions (R@c2, K@b4), and not wrongly: continued by search:depth=3 in both roles on
+    # 300 seeds of draws, R@c2 ended 0.85 +- 0.84 points lower than R@e5, and K@b4 0.34 +- 0.76
+    # lower than K@e1. There it must still never give Order the big pattern.
+    searches = ("search:depth=2", "search:depth=4", "search:time=0.1")
+    for spec in ("greedy", *searches):
         move = make_player(spec, game).choose(state, random.Random(0))
-        after = state.apply(move)
         assert str(move) != avoid, spec
-        assert after.score() == state.score(), spec
+        if search_too or spec == "greedy":
+            assert state.apply(move).score() == state.score(), spec
 
 
 # --- strength (a smoke test; the measured figures are in docs/bots-entropy.md) --------------------
@@ -431,7 +442,7 @@ def test_probing_a_chance_node_keeps_its_value(state: EntropyState) -> None:
     """Star2's probes cut a chance node only when it is no better than `alpha`."""
     if state.to_move != "order" or state.size**2 - state.placements < 4:
         return
-    board = _Board(state, WEIGHTS)
+    board = _Board(state, PatternTable.load(state.size))
     exact = _Search(board, Deadline(None)).chance_node(3)
     kept = _Search(board, Deadline(None)).chance_node(3, exact - 1.0)
     cut = _Search(board, Deadline(None)).chance_node(3, exact + 1.0)
@@ -439,14 +450,13 @@ def test_probing_a_chance_node_keeps_its_value(state: EntropyState) -> None:
     assert exact - 1e-9 <= cut <= exact + 1.0 + 1e-9 or cut == pytest.approx(exact)
 
 
-@pytest.mark.parametrize(("role", "default"), [("order", WEIGHTS), ("chaos", HAND_WEIGHTS)])
-def test_search_weighs_each_role_with_its_own_weights(role: str, default: Weights) -> None:
+@pytest.mark.parametrize("role", ["order", "chaos"])
+def test_search_values_lines_with_the_learned_table_unless_told(role: str) -> None:
     state = mid_game(GAME, 3, 20, role)
-    other = HAND_WEIGHTS if default == WEIGHTS else WEIGHTS
 
-    def value(weights: Weights | None) -> float:
-        player = EntropySearch(GAME, depth=2, weights=weights)
+    def value(evaluation: PatternTable | Weights | None) -> float:
+        player = EntropySearch(GAME, depth=2, evaluation=evaluation)
         player.choose(state, random.Random(0))
         return player.info.value
 
-    assert value(None) == value(default) != value(other)
+    assert value(None) == value(TABLE) != value(HAND_WEIGHTS)

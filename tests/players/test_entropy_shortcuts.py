@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 
 from abstractgames.entropy import EntropyGame, EntropyState
-from abstractgames.players.entropy import WEIGHTS, _Board, _Search
+from abstractgames.players.entropy import PatternTable, _Board, _Search
 from abstractgames.testing import states
 from abstractgames.timing import Deadline
 from tests.conftest import examples
@@ -19,7 +19,7 @@ GAME = EntropyGame()
 def test_best_through_stops_only_above_its_bound(state: EntropyState) -> None:
     """`best_through` is `gain_through`, or, when that reaches `stop`, some value `>= stop`
     and no more than it."""
-    board = _Board(state, WEIGHTS)
+    board = _Board(state, PatternTable.load(state.size))
     n = board.n
     for square in range(n * n):
         if board.cells[square] or board.empties < 2:
@@ -42,7 +42,7 @@ def test_best_through_stops_only_above_its_bound(state: EntropyState) -> None:
 def test_the_shallow_root_iterations_equal_the_full_ones(state: EntropyState) -> None:
     """`order_first` and `chaos_second` value the root moves as `order_root` at depth 1 and
     `chaos_root` at depth 2: the best move's value exactly, the others at least as bounds."""
-    board = _Board(state, WEIGHTS)
+    board = _Board(state, PatternTable.load(state.size))
     if state.to_move == "order":
         moves = board.order_slides()
         fast = _Search(board, Deadline(None)).order_first(moves)

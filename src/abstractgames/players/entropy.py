@@ -1,19 +1,22 @@
 """How the bots judge and search an Entropy position (see [Entropy bots](../bots-entropy.md)).
 
-**Line values.** A position is worth the sum of the values of its ranks and files. A line is worth
-its score plus terms that look ahead to the full board (weighted by [`WEIGHTS`][]):
+**Line values.** A position is worth the sum of the values of its ranks and files, each an
+estimate of what the line will score when the board is full. Two evaluations give them:
 
-- *potential*: for each empty square and each colour, the points that colour would add to the
-  line there, times that colour's share of the bag, the search counting at most
-  [`BAG_CAP`][] counters of a colour (a colour that is all on the board opens no pattern);
-- *segment*: minus, for each maximal stretch of empty squares (a fragmented board gives Chaos
-  places to hide counters);
-- *hole*: minus, for each stretch of one empty square, where Chaos can drop a useless colour that
-  Order can hardly move out again;
-- *guarantee*: plus, for each hole, the least that any colour scores there (`A.A` becomes at
-  least `ABA` whatever fills it).
+- the search's, a [`PatternTable`][] learned from self-play by
+  `scripts/train_entropy_patterns.py`: the line's score, plus how much lines of its pattern
+  ([`line_pattern`][]: which counters are alike, read either way) grew to the end of the
+  training games, plus its *open patterns* times a weight by its number of empty squares;
+- greedy Order's, hand-set [`Weights`][] ([`HAND_WEIGHTS`][]): the score, plus the open
+  patterns, minus each maximal stretch of empty squares (a fragmented board gives Chaos places
+  to hide counters) and each hole (a stretch of one square, where Chaos can drop a useless
+  colour that Order can hardly move out again), plus what the holes guarantee (`A.A` becomes
+  at least `ABA` whatever fills it).
 
-A full line has no such terms, so on a full board the value is the score.
+The open patterns of a line are, for each empty square and each colour, the points that colour
+would add to the line there, times that colour's share of the bag (a colour that is all on the
+board opens no pattern). A full line is worth its score, so on a full board the value is the
+score.
 
 **Greedy** ([`evaluate`][], on the position after the mover's move): Order takes the line
 values; Chaos takes minus (the score + Order's best immediate slide gain + [`OPEN`][] × the open
@@ -26,18 +29,15 @@ found kept by Zobrist hash for the next iteration. Order's best reply to each Ch
 found incrementally: only the slides through the placed counter's rank and file change value;
 and at the last two plies Chaos's answers to a slide are recounted only on the lines it changes.
 Under a clock, the time goes mostly to the middle game ([`phase_weights`][]).
-
-The search as Order weighs the shape terms with the weights fitted by
-`scripts/train_entropy_weights.py` ([`WEIGHTS`][]), as Chaos with the hand-set ones
-([`HAND_WEIGHTS`][]), which measured better for Chaos (see
-[Entropy bots](../bots-entropy.md#where-the-weights-come-from)).
 """
 
 from __future__ import annotations
 
+import json
 import random
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import cache
+from importlib import resources
 from itertools import chain
 from operator import getitem, mul
 from typing import NamedTuple
@@ -60,26 +60,37 @@ from ..timing import Deadline, SearchTimeout, phase_budget
 from . import Player, SearchInfo
 
 __all__ = [
-    "BAG_CAP",
     "CHAOS_WIDTH",
     "FIRST_WIDTH",
     "HAND_WEIGHTS",
     "OPEN",
     "ORDER_WIDTH",
+    "PATTERNS_FILE",
     "ROOT_WIDTH",
-    "WEIGHTS",
     "EntropySearch",
+    "LineEvaluation",
+    "PatternTable",
     "Weights",
+    "all_patterns",
     "evaluate",
+    "line_pattern",
     "line_value",
     "phase_weights",
     "position_value",
 ]
 
 
+# What a line value is made of: (score, empty stretches, holes, points guaranteed by the holes,
+# for each colour the points it would score summed over the empty squares).
+_Features = tuple[int, int, int, int, tuple[int, ...]]
+# A line value but for the bag: (the value but for the open patterns, for each colour the
+# weighted points it would add), summed with the colours' shares of the bag.
+_Parts = tuple[float, tuple[float, ...]]
+
+
 class Weights(NamedTuple):
-    """The weights of the shape terms of a line (see
-    [the module][abstractgames.players.entropy])."""
+    """Hand-set weights of the shape terms of a line (see
+    [the module][abstractgames.players.entropy]): greedy Order's evaluation."""
 
     potential: float
     """Weight of the open patterns: the points each colour would score on each empty square,
@@ -91,15 +102,175 @@ class Weights(NamedTuple):
     guarantee: float
     """Weight of the points a hole guarantees (the least any colour scores there)."""
 
+    def _parts(self, features: _FeatureCache, code: int) -> _Parts:
+        """The value of the line `code` but for its open patterns, and the points each colour
+        would add to it, weighted."""
+        score, segments, holes, guarantee, gains = features[code]
+        static = score - self.segment * segments - self.hole * holes + self.guarantee * guarantee
+        return static, tuple([self.potential * gain for gain in gains])
 
-WEIGHTS = Weights(potential=0.506, segment=0.723, hole=0.358, guarantee=0.574)
-"""The weights of [`position_value`][] and of the search as Order: fitted by
-`scripts/train_entropy_weights.py` (seed 27, 1000 self-play games), which `--write` rewrites
-this line with."""
+
 HAND_WEIGHTS = Weights(potential=0.6, segment=0.5, hole=0.5, guarantee=0.5)
-"""The hand-set weights, those of the search as Chaos and of greedy Order's [`evaluate`][]: as
-Chaos's evaluation they measured better than the fitted ones (see
-[Entropy bots](../bots-entropy.md#where-the-weights-come-from))."""
+"""The hand-set weights of greedy Order's [`evaluate`][]."""
+
+
+def line_pattern(line: str) -> str:
+    """The pattern of a rank or file: what its score and prospects depend on.
+
+    A line's score depends only on which of its counters are alike, and it reads the same both
+    ways: the pattern names the colours `A`, `B`, … in the order they first appear, `"."` for an
+    empty square, and of the line and its reverse keeps the one that comes last in
+    alphabetical order. There are 2,152 patterns of 7 squares and 117 of 5.
+
+    Examples:
+        >>> line_pattern("..RKR.."), line_pattern("W.YKY.."), line_pattern("..YKY.W")
+        ('..ABA..', 'A.BCB..', 'A.BCB..')
+    """
+    return _pattern(len(line), line_code(line))
+
+
+def _pattern(size: int, code: int) -> str:
+    """[`line_pattern`][] of a line code."""
+    cells = [code >> 3 * i & 7 for i in range(size)]
+    return _pattern_text(size, _pattern_number(cells))
+
+
+def _pattern_number(cells: list[int]) -> int:
+    """The pattern of a line (its colours by square, 0 for empty) as a number: the pattern's
+    letters as the digits 1, 2, … in base 8, `"."` as 0, the first square the most significant
+    digit, so that the numbers of two patterns compare as the patterns do."""
+    return max(_relabelled(cells), _relabelled(cells[::-1]))
+
+
+def _relabelled(cells: list[int]) -> int:
+    names = [0] * 8
+    count = number = 0
+    for colour in cells:
+        number <<= 3
+        if colour:
+            name = names[colour]
+            if not name:
+                count += 1
+                name = names[colour] = count
+            number |= name
+    return number
+
+
+_PATTERN_CHARACTERS = EMPTY + "ABCDEFG"
+
+
+def _pattern_text(size: int, number: int) -> str:
+    return "".join([_PATTERN_CHARACTERS[number >> 3 * i & 7] for i in reversed(range(size))])
+
+
+def _pattern_of_text(pattern: str) -> int:
+    number = 0
+    for character in pattern:
+        number = number << 3 | _PATTERN_CHARACTERS.index(character)
+    return number
+
+
+class PatternTable:
+    """The search's evaluation of a line, learned from self-play by
+    `scripts/train_entropy_patterns.py` (see
+    [Entropy bots](../bots-entropy.md#where-the-line-values-come-from)).
+
+    A line is worth its score, plus the growth its pattern ([`line_pattern`][]) showed from a
+    position to the end of the training games, plus its open patterns (the points each colour
+    would add on each empty square, by the colour's share of the bag) times a weight by the
+    number of its empty squares: the line value estimates the line's final score.
+
+    Attributes:
+        size: the length of the lines (5 or 7).
+        growth: pattern -> how much a line's score grew, on average, to the end of the game,
+            beyond what its open patterns say (every pattern of `size` squares).
+        potential: by the number of empty squares in a line, the weight of its open patterns.
+    """
+
+    __slots__ = ("_by_number", "growth", "potential", "size")
+
+    def __init__(self, size: int, growth: Mapping[str, float], potential: Sequence[float]) -> None:
+        self.size = size
+        self.growth = dict(growth)
+        self.potential = tuple(potential)
+        if len(self.potential) != size + 1:
+            raise ValueError(f"a table of {size} squares needs {size + 1} potential weights")
+        missing = set(all_patterns(size)) - self.growth.keys()
+        if missing:
+            raise ValueError(f"the table of {size} squares has no growth for {min(missing)!r}")
+        grown = [p for p in all_patterns(size) if EMPTY not in p and self.growth[p]]
+        if grown:
+            raise ValueError(f"a full line cannot grow, but the table has {grown[0]!r} grow")
+        self._by_number = {_pattern_of_text(p): value for p, value in self.growth.items()}
+
+    def __repr__(self) -> str:
+        return f"<PatternTable of {len(self.growth)} patterns of {self.size} squares>"
+
+    def _parts(self, features: _FeatureCache, code: int) -> _Parts:
+        """The value of the line `code` but for its open patterns (its score and its pattern's
+        growth), and the points each colour would add to it on its empty squares, weighted
+        for its number of empty squares: the parts of a line value that do not depend on the
+        bag. (The search's hot path when a line is new: it skips the features cache.)"""
+        size, scores = self.size, features.scores
+        cells = [code >> shift & 7 for shift in _SHIFTS[size]]
+        empties = [i for i in range(size) if not cells[i]]
+        now = scores[code]
+        growth = now + self._by_number[_pattern_number(cells)]
+        if not empties:
+            return growth, (0.0,) * size
+        # As in `_line_features`: each empty square's scores with each colour there.
+        after = [
+            scores[code + (1 << 3 * i) : code + (size + 1 << 3 * i) : 1 << 3 * i] for i in empties
+        ]
+        count = len(empties) * now
+        weight = self.potential[len(empties)]
+        return growth, tuple(
+            [weight * (total - count) for total in map(sum, zip(*after, strict=True))]
+        )
+
+    @classmethod
+    def load(cls, size: int) -> PatternTable:
+        """The table the search plays with, for lines of `size` squares (from the package)."""
+        return _packaged_table(size)
+
+
+@cache
+def all_patterns(size: int) -> tuple[str, ...]:
+    """Every [`line_pattern`][] of `size` squares, in alphabetical order.
+
+    Examples:
+        >>> len(all_patterns(7)), all_patterns(5)[:3]
+        (2152, ('.....', '..A..', '.A...'))
+    """
+    found: set[int] = set()
+
+    def extend(prefix: list[int], used: int) -> None:
+        if len(prefix) == size:
+            found.add(_pattern_number(prefix))
+            return
+        for colour in range(used + 2):
+            extend([*prefix, colour], max(used, colour))
+
+    extend([], 0)
+    return tuple([_pattern_text(size, number) for number in sorted(found)])
+
+
+PATTERNS_FILE = "entropy_patterns.json"
+"""The learned tables, in this package (written by `scripts/train_entropy_patterns.py`)."""
+
+
+@cache
+def _packaged_table(size: int) -> PatternTable:
+    data = json.loads(resources.files(__package__).joinpath(PATTERNS_FILE).read_text("utf-8"))
+    table = data["tables"].get(str(size))
+    if table is None:
+        raise ValueError(f"{PATTERNS_FILE} has no table of {size} squares")
+    return PatternTable(size, table["growth"], table["potential"])
+
+
+LineEvaluation = Weights | PatternTable
+"""What turns a line into its value: hand-set weights or a learned table."""
+
 OPEN = 0.3
 """Weight of Chaos's open patterns in the greedy evaluation."""
 ROOT_WIDTH = 12
@@ -114,10 +285,7 @@ CHAOS_WIDTH = 8
 
 _CACHE_LIMIT = 200_000
 _INF = float("inf")
-
-# What a line value is made of: (score, empty stretches, holes, points guaranteed by the holes,
-# for each colour the points it would score summed over the empty squares).
-_Features = tuple[int, int, int, int, tuple[int, ...]]
+_SHIFTS = {size: tuple(range(0, 3 * size, 3)) for size in (5, 7)}
 
 
 class _FeatureCache(dict[int, _Features]):
@@ -169,92 +337,75 @@ def _shapes(size: int) -> list[tuple[tuple[int, ...], int, tuple[int, ...]]]:
     return out
 
 
-class _StaticParts(dict[int, tuple[float, tuple[int, ...]]]):
-    """Line code -> (its value but for the open patterns, the points each colour would add),
-    for given weights: what a line value keeps from one bag to the next."""
+class _StaticParts(dict[int, _Parts]):
+    """Line code -> (its value but for the open patterns, the weighted points each colour would
+    add), for one evaluation: what a line value keeps from one bag to the next."""
 
-    def __init__(self, features: _FeatureCache, weights: Weights) -> None:
+    def __init__(self, features: _FeatureCache, evaluation: LineEvaluation) -> None:
         super().__init__()
         self.features = features
-        self.weights = weights
+        self.evaluation = evaluation
 
-    def __missing__(self, code: int) -> tuple[float, tuple[int, ...]]:
+    def __missing__(self, code: int) -> _Parts:
         if len(self) > _CACHE_LIMIT:
             self.clear()
-        score, segments, holes, guarantee, gains = self.features[code]
-        w = self.weights
-        found = self[code] = (
-            score - w.segment * segments - w.hole * holes + w.guarantee * guarantee,
-            gains,
-        )
+        found = self[code] = self.evaluation._parts(self.features, code)
         return found
 
 
-_STATIC: dict[tuple[int, Weights], _StaticParts] = {}
+_STATIC: dict[tuple[int, LineEvaluation], _StaticParts] = {}
 
 
 class _LineValues(dict[int, float]):
-    """Line code -> line value for given weights and bag weights ([`_bag_weights`][]), computed
-    when first asked for."""
+    """Line code -> line value for one evaluation and bag, computed when first asked for."""
 
-    def __init__(self, features: _FeatureCache, weights: Weights, counts: tuple[int, ...]) -> None:
+    def __init__(
+        self, features: _FeatureCache, evaluation: LineEvaluation, bag: tuple[int, ...]
+    ) -> None:
         super().__init__()
         self.features = features
-        self.weights = weights
-        key = (features.size, weights)
+        self.evaluation = evaluation
+        key = (features.size, evaluation)
         static = _STATIC.get(key)
         if static is None or static.features is not features:
             if len(_STATIC) > 8:
                 _STATIC.clear()
-            static = _STATIC[key] = _StaticParts(features, weights)
+            static = _STATIC[key] = _StaticParts(features, evaluation)
         self.static = static
-        self.shares = _shares(counts)
-        self.scaled = tuple(weights.potential * share for share in self.shares)
+        self.shares = _shares(bag)
 
     def __missing__(self, code: int) -> float:
         if len(self) > _CACHE_LIMIT:
             self.clear()
         static, gains = self.static[code]
-        value: float = static + sum(map(mul, gains, self.scaled))
+        value: float = static + sum(map(mul, gains, self.shares))
         self[code] = value
         return value
 
 
-BAG_CAP = 4
-"""How many counters of a colour left in the bag count in the search's open patterns' shares
-(greedy Order counts them all): a colour
-with 4 or more left weighs the same (a pattern needs few counters of a colour; whether 0, 1, 2
-or 3 are left is what changes a line's prospects). It also keeps the line values of a bag for
-the next moves, until some colour falls below the cap."""
-
-_VALUES: dict[tuple[int, Weights, tuple[int, ...]], _LineValues] = {}
+_VALUES: dict[tuple[int, LineEvaluation, tuple[int, ...]], _LineValues] = {}
 
 
-def _bag_weights(bag: Iterable[int]) -> tuple[int, ...]:
-    """Each colour's weight in the open patterns: its counters left, counted up to `BAG_CAP`."""
-    return tuple([left if left < BAG_CAP else BAG_CAP for left in bag])
-
-
-def _shares(counts: Iterable[int]) -> list[float]:
-    """Each colour's share of the open patterns: its weight over the weights' total (all 0 for an
+def _shares(bag: Iterable[int]) -> list[float]:
+    """Each colour's share of the bag: its counters left over the bag's total (all 0 for an
     empty bag)."""
-    weights = list(counts)
-    total = sum(weights)
-    return [left / total for left in weights] if total else [0.0] * len(weights)
+    counts = list(bag)
+    total = sum(counts)
+    return [left / total for left in counts] if total else [0.0] * len(counts)
 
 
 def _line_values(
-    features: _FeatureCache, weights: Weights, bag: Iterable[int], capped: bool = False
+    features: _FeatureCache, evaluation: LineEvaluation, bag: Iterable[int]
 ) -> _LineValues:
-    """The line values for `weights` and the bag (its weights, if `capped`: the search's), kept
-    for the positions to come."""
-    counts = _bag_weights(bag) if capped else tuple(bag)
-    key = (features.size, weights, counts)
+    """The line values of `evaluation` for the bag, kept for the positions to come (a search's
+    positions share the root's bag)."""
+    counts = tuple(bag)
+    key = (features.size, evaluation, counts)
     values = _VALUES.get(key)
     if values is None or values.features is not features:
         if len(_VALUES) >= 4:
             del _VALUES[next(iter(_VALUES))]
-        values = _VALUES[key] = _LineValues(features, weights, counts)
+        values = _VALUES[key] = _LineValues(features, evaluation, counts)
     return values
 
 
@@ -334,17 +485,21 @@ def _tables(size: int) -> _Tables:
     return tables
 
 
-def line_value(line: str, weights: Weights = WEIGHTS, bag: dict[str, int] | None = None) -> float:
-    """The value of one rank or file: its score plus the shape terms (see the module).
+def line_value(
+    line: str, evaluation: LineEvaluation | None = None, bag: dict[str, int] | None = None
+) -> float:
+    """The value of one rank or file: its score plus what it looks set to score (see the
+    module).
 
     Args:
         line: 5 or 7 characters, a colour letter or `"."` each (e.g. `"R.R...."`).
-        weights: the weights of the shape terms.
+        evaluation: the search's table ([`PatternTable.load`][]) unless given.
         bag: the counters left of each colour (default: the same number of each).
     """
     tables = _tables(len(line))
     counts = [1] * tables.size if bag is None else [bag.get(c, 0) for c in tables.colours]
-    return _line_values(tables.features, weights, counts)[line_code(line)]
+    evaluation = evaluation or PatternTable.load(tables.size)
+    return _line_values(tables.features, evaluation, counts)[line_code(line)]
 
 
 def _gain_left(gains: list[tuple[float, int, int]], rs: int, fs: int) -> float:
@@ -366,9 +521,7 @@ class _Board:
     `value`: the sum.
     """
 
-    def __init__(
-        self, state: EntropyState, weights: Weights | None = None, capped: bool = False
-    ) -> None:
+    def __init__(self, state: EntropyState, evaluation: LineEvaluation | None = None) -> None:
         tables = _tables(state.size)
         n = tables.size
         self.tables = tables
@@ -376,8 +529,8 @@ class _Board:
         self.bag = list(state.bag().values())
         self.lv: _LineValues | bytes = (
             tables.scores
-            if weights is None
-            else _line_values(tables.features, weights, self.bag, capped)
+            if evaluation is None
+            else _line_values(tables.features, evaluation, self.bag)
         )
         self.rc, self.fc = line_codes(state)
         ranks, files = line_occupancy(state)
@@ -706,14 +859,15 @@ class _Board:
 # --- the greedy player's evaluation ---------------------------------------------------------------
 
 
-def position_value(state: EntropyState, weights: Weights = WEIGHTS) -> float:
-    """The sum of the line values of all ranks and files: the search's static evaluation.
+def position_value(state: EntropyState, evaluation: LineEvaluation | None = None) -> float:
+    """The sum of the line values of all ranks and files: the search's static evaluation (with
+    the search's table, [`PatternTable.load`][], unless `evaluation` is given).
 
-    It is the live score plus the shape terms described in
-    [the module][abstractgames.players.entropy], with the bag of `state`, and equals the score on a
-    full board.
+    It is the live score plus what the lines look set to score (see
+    [the module][abstractgames.players.entropy]), with the bag of `state`, and equals the score on
+    a full board.
     """
-    return float(_Board(state, weights).value)
+    return float(_Board(state, evaluation or PatternTable.load(state.size)).value)
 
 
 def evaluate(state: State, role: str) -> float:
@@ -1264,8 +1418,8 @@ class EntropySearch(Player):
         first_width: root moves searched at the second iteration.
         order_width: slides tried at an inner Order node.
         chaos_width: squares tried at an inner Chaos node.
-        weights: the weights of the line values in both roles (default [`WEIGHTS`][] as Order,
-            [`HAND_WEIGHTS`][] as Chaos).
+        evaluation: what values the lines at the leaves (default: the learned table of the
+            game's size, [`PatternTable.load`][]).
     """
 
     def __init__(
@@ -1276,7 +1430,7 @@ class EntropySearch(Player):
         root_width: int = ROOT_WIDTH,
         order_width: int = ORDER_WIDTH,
         chaos_width: int = CHAOS_WIDTH,
-        weights: Weights | None = None,
+        evaluation: LineEvaluation | None = None,
         first_width: int = FIRST_WIDTH,
     ) -> None:
         self.game = game
@@ -1286,7 +1440,7 @@ class EntropySearch(Player):
         self.first_width = first_width
         self.order_width = order_width
         self.chaos_width = chaos_width
-        self.weights = weights
+        self.evaluation = evaluation
         self.spec = f"search:depth={depth}" if depth is not None else f"search:time={time}"
 
     def budget(self, state: EntropyState, time_left: float | None) -> float:
@@ -1307,8 +1461,8 @@ class EntropySearch(Player):
             raise IllegalMoveError(f"no move to choose in {state.position()}")
         deadline = Deadline(None if self.depth is not None else self.budget(state, time_left))
         order = state.to_move == ORDER
-        weights = self.weights or (WEIGHTS if order else HAND_WEIGHTS)
-        board = _Board(state, weights, capped=True)
+        evaluation = self.evaluation or PatternTable.load(state.size)
+        board = _Board(state, evaluation)
         search = _Search(board, deadline, self.order_width, self.chaos_width)
         tables = board.tables
         colour = 0

@@ -1,23 +1,23 @@
-"""The Entropy search with one set of weights in both roles, and a game-by-game comparison by role.
+"""The Entropy search with another evaluation, and a game-by-game comparison by role.
 
-The `search` player weighs its line values with the fitted weights as Order and the hand-set ones
-as Chaos. The two factories here give it one set for both roles, to compare the sets in an arena
-(docs/bots-entropy.md, "Where the weights come from"):
+The `search` player values lines with the table learned from self-play (`PatternTable`); `Hand`
+here is the same search valuing them with greedy's hand-set weights (`HAND_WEIGHTS`). To compare
+two evaluations, play each against the same reference on the same seed (docs/bots-entropy.md,
+"Where the line values come from"):
 
     abstractgames arena entropy -j 2 --games 100 --seed 3003 --state hand.jsonl \\
-        --players "inprocess:examples/entropy_weights.py:hand:depth=4" \\
-                  "inprocess:examples/entropy_weights.py:fitted:depth=4"
+        --players "inprocess:examples/entropy_evaluations.py:Hand:depth=3" search:depth=3
     abstractgames arena entropy -j 2 --games 100 --seed 3003 --state same.jsonl \\
-        --players "inprocess:examples/entropy_weights.py:fitted:depth=4,name=a" \\
-                  "inprocess:examples/entropy_weights.py:fitted:depth=4,name=b"
+        --players "inprocess:examples/entropy_evaluations.py:Table:depth=3" search:depth=3
 
-Then compare the games of a player with those of a reference on the same seed, the same draws and
+Then compare the games of one player with those of the other on the same seed, the same draws and
 the same seat, role by role (Order's score, and the score conceded as Chaos):
 
-    python examples/entropy_weights.py hand.jsonl \\
-        "inprocess:examples/entropy_weights.py:hand:depth=4" same.jsonl a
+    python examples/entropy_evaluations.py hand.jsonl \\
+        "inprocess:examples/entropy_evaluations.py:Hand:depth=3" \\
+        same.jsonl "inprocess:examples/entropy_evaluations.py:Table:depth=3"
 
-Run without arguments, it prints the weights of each role.
+Run without arguments, it prints what each evaluation makes of a few lines.
 """
 
 from __future__ import annotations
@@ -25,20 +25,23 @@ from __future__ import annotations
 import json
 import statistics
 import sys
-from typing import Any
 
-from abstractgames.entropy import EntropyGame
-from abstractgames.players.entropy import HAND_WEIGHTS, WEIGHTS, EntropySearch, Weights
-
-
-def hand(game: EntropyGame, **options: Any) -> EntropySearch:
-    """The search with the hand-set weights as Order and as Chaos."""
-    return EntropySearch(game, weights=HAND_WEIGHTS, **options)
+from abstractgames.players.entropy import HAND_WEIGHTS, EntropySearch, PatternTable, line_value
+from abstractgames.protocol import Game
 
 
-def fitted(game: EntropyGame, **options: Any) -> EntropySearch:
-    """The search with the fitted weights as Order and as Chaos."""
-    return EntropySearch(game, weights=WEIGHTS, **options)
+class Hand(EntropySearch):
+    """The search valuing lines with the hand-set weights, in both roles."""
+
+    def __init__(self, game: Game, time: float = 1.0, depth: int | None = None) -> None:
+        super().__init__(game, time=time, depth=depth, evaluation=HAND_WEIGHTS)
+
+
+class Table(EntropySearch):
+    """The search as it is (the learned table), as a player of this file."""
+
+    def __init__(self, game: Game, time: float = 1.0, depth: int | None = None) -> None:
+        super().__init__(game, time=time, depth=depth)
 
 
 # A game of an arena state file: (match seed, the seat that played Order, the seat-1 player).
@@ -76,14 +79,15 @@ def compare(path: str, player: str, reference_path: str, reference: str) -> dict
     return by_role
 
 
-def describe(weights: Weights) -> str:
-    return ", ".join(f"{name} {value}" for name, value in weights._asdict().items())
+LINES = ("R.R....", "R.K....", "RKW....", "R.K.W..", "RKR....", ".......")
 
 
 def main(argv: list[str]) -> int:
     if not argv:
-        print(f"search as Order: {describe(WEIGHTS)}")
-        print(f"search as Chaos: {describe(HAND_WEIGHTS)}")
+        table = PatternTable.load(7)
+        print("line     table  hand-set")
+        for line in LINES:
+            print(f"{line}  {line_value(line, table):5.2f}  {line_value(line, HAND_WEIGHTS):5.2f}")
         return 0
     if len(argv) != 4:
         print(__doc__, file=sys.stderr)

@@ -1,0 +1,165 @@
+"""The Entropy search's learned line values: line patterns, the pattern tables, the packaged file
+and the script that writes it."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from importlib import resources
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from abstractgames.entropy import COLOURS, EntropyGame, EntropyState, line_score
+from abstractgames.players import entropy as bot
+from abstractgames.players.entropy import (
+    HAND_WEIGHTS,
+    PATTERNS_FILE,
+    PatternTable,
+    all_patterns,
+    line_pattern,
+    line_value,
+    position_value,
+)
+from abstractgames.testing import states
+from tests.conftest import examples
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "train_entropy_patterns.py"
+
+
+def lines(size: int) -> st.SearchStrategy[str]:
+    return st.text(alphabet="." + COLOURS[:size], min_size=size, max_size=size)
+
+
+# --- patterns -------------------------------------------------------------------------------------
+
+
+def test_line_patterns() -> None:
+    assert line_pattern("RKR....") == "ABA...."
+    assert line_pattern("....RKR") == "ABA...."  # read either way
+    assert line_pattern("WKWKW") == "ABABA"
+    assert line_pattern(".......") == "......."
+    assert line_pattern("P.P.Y.Y") == "A.A.B.B"
+    assert (len(all_patterns(7)), len(all_patterns(5))) == (2152, 117)
+
+
+@settings(max_examples=examples(200))
+@given(st.sampled_from([5, 7]), st.data())
+def test_a_pattern_ignores_which_colours_and_which_way(size: int, data: st.DataObject) -> None:
+    line = data.draw(lines(size))
+    colours = COLOURS[:size]
+    renamed = dict(zip(colours, data.draw(st.permutations(colours)), strict=True))
+    other = "".join(renamed.get(c, c) for c in line)
+    assert line_pattern(line) == line_pattern(other) == line_pattern(line[::-1])
+    assert line_pattern(line) in all_patterns(size)
+    # The pattern is a line too, with the same score.
+    letters = dict(zip("ABCDEFG", colours, strict=False))
+    assert line_score("".join(letters.get(c, c) for c in line_pattern(line))) == line_score(line)
+
+
+# --- tables ---------------------------------------------------------------------------------------
+
+
+def flat_table(size: int, growth: float = 1.0) -> dict[str, float]:
+    return {p: 0.0 if "." not in p else growth for p in all_patterns(size)}
+
+
+def test_a_table_must_cover_every_pattern() -> None:
+    growth = flat_table(5)
+    PatternTable(5, growth, [0.0] * 6)
+    with pytest.raises(ValueError, match="6 potential weights"):
+        PatternTable(5, growth, [0.0] * 5)
+    del growth["A.A.A"]
+    with pytest.raises(ValueError, match=r"no growth for 'A\.A\.A'"):
+        PatternTable(5, growth, [0.0] * 6)
+    with pytest.raises(ValueError, match="a full line cannot grow"):
+        PatternTable(5, flat_table(5) | {"ABCDE": 0.5}, [0.0] * 6)
+
+
+def test_a_table_values_a_line_by_its_pattern_and_the_bag() -> None:
+    growth = flat_table(7) | {"A.A....": 3.0}
+    table = PatternTable(7, growth, [0.0, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5])
+    without = PatternTable(7, growth, [0.0] * 8)
+    # Score 0 + growth 3.0; the open patterns are the colours' points on the empty squares.
+    assert line_value("R.R....", without) == 3.0
+    assert line_value("K...K..", without) == 1.0
+    assert line_value("R.R....", table) > 3.0
+    # A colour with no counter left opens no pattern.
+    no_red = dict.fromkeys("WKYGRBP", 7) | {"R": 0}
+    assert line_value("R.R....", table, no_red) < line_value("R.R....", table)
+    assert line_value("WKYGRBP", table) == line_score("WKYGRBP")
+
+
+def test_the_packaged_tables() -> None:
+    data = json.loads(
+        resources.files("abstractgames.players").joinpath(PATTERNS_FILE).read_text("utf-8")
+    )
+    assert set(data["tables"]) == {"5", "7"}
+    for size in (5, 7):
+        table = PatternTable.load(size)
+        assert table is PatternTable.load(size)
+        assert set(table.growth) == set(all_patterns(size))
+        assert table.potential[0] == 0.0 and all(w > 0.0 for w in table.potential[1:size])
+    # What the fit learned, in the words of the old hand-set terms.
+    assert line_value("R.R....") > line_value("R.K....")  # a hole between alike counters
+    assert line_value("RKR....") > line_value("RKW....")  # a palindrome begun
+    assert line_value("RR.....") > line_value("RK.....")  # alike neighbours
+    assert line_value(".......") > line_value("RKWYG..")  # room to build
+
+
+@settings(max_examples=examples(40))
+@given(st.sampled_from([EntropyGame(), EntropyGame(size=5)]).flatmap(states))
+def test_position_values_add_up_the_lines(state: EntropyState) -> None:
+    table = PatternTable.load(state.size)
+    n = state.size
+    ranks = [state.board[k * n : k * n + n] for k in range(n)]
+    files = [state.board[k::n] for k in range(n)]
+    bag = state.bag()
+    expected = sum(line_value(line, table, bag) for line in [*ranks, *files])
+    assert position_value(state) == pytest.approx(expected)
+    if state.placements == state.size**2:
+        assert position_value(state) == state.score()
+
+
+def test_greedy_keeps_the_hand_set_weights() -> None:
+    game = EntropyGame()
+    state = game.from_position("7/7/7/7/7/7/R1R4 order")
+    assert bot.evaluate(state, "order") == position_value(state, HAND_WEIGHTS)
+
+
+# --- the training script --------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_the_training_script_writes_and_checks_a_table(tmp_path: Path) -> None:
+    output = tmp_path / "patterns.json"
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, str(SCRIPT), "--size", "5", "--games", "24", "--jobs", "1"]
+        return subprocess.run(
+            [*command, "--output", str(output), *args], capture_output=True, text=True, timeout=300
+        )
+
+    written = run("--write")
+    assert written.returncode == 0, written.stderr
+    data = json.loads(output.read_text(encoding="utf-8"))
+    table = data["tables"]["5"]
+    PatternTable(5, table["growth"], table["potential"])
+    assert (data["seed"], data["games"]) == (27, {"5": 24})
+    assert run("--check").returncode == 0  # the same seed gives the same table
+    table["growth"]["A.A.A"] += 1.0
+    output.write_text(json.dumps(data), encoding="utf-8")
+    checked = run("--check")
+    assert checked.returncode == 1
+    assert "size 5: values differ by up to 1.000" in checked.stderr
+
+
+def test_a_search_with_the_table_plays_both_sizes() -> None:
+    for game in (EntropyGame(), EntropyGame(size=5)):
+        player = bot.EntropySearch(game, depth=3)
+        state = game.initial_state().apply(game.parse_move("R")).apply(game.parse_move("R@c3"))
+        assert player.choose(state, random.Random(0)) in state.legal_moves()
