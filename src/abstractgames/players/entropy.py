@@ -218,15 +218,9 @@ class PatternTable:
         growth = now + self._by_number[_pattern_number(cells)]
         if not empties:
             return growth, (0.0,) * size
-        # As in `_line_features`: each empty square's scores with each colour there.
-        after = [
-            scores[code + (1 << 3 * i) : code + (size + 1 << 3 * i) : 1 << 3 * i] for i in empties
-        ]
-        count = len(empties) * now
         weight = self.potential[len(empties)]
-        return growth, tuple(
-            [weight * (total - count) for total in map(sum, zip(*after, strict=True))]
-        )
+        _, gains = _colour_points(size, scores, code, empties)
+        return growth, tuple([weight * gain for gain in gains])
 
     @classmethod
     def load(cls, size: int) -> PatternTable:
@@ -306,15 +300,22 @@ class _FeatureCache(dict[int, _Features]):
 def _line_features(size: int, scores: bytes, code: int) -> _Features:
     now = scores[code]
     empties, segments, holes = _shapes(size)[_occupancy(size, code)]
-    # For each empty square `i`, the line's scores with each colour there: the codes
-    # `code + colour * 8**i` for the colours 1 to `size`, a strided slice of the table.
-    after = [scores[code + (1 << 3 * i) : code + (size + 1 << 3 * i) : 1 << 3 * i] for i in empties]
-    if not after:
+    if not empties:
         return now, 0, 0, 0, (0,) * size
-    count = len(empties) * now
-    gains = tuple([total - count for total in map(sum, zip(*after, strict=True))])
+    after, gains = _colour_points(size, scores, code, empties)
     guarantee = sum([min(after[k]) for k in holes]) - len(holes) * now
-    return now, segments, len(holes), guarantee, gains
+    return now, segments, len(holes), guarantee, tuple(gains)
+
+
+def _colour_points(
+    size: int, scores: bytes, code: int, empties: Sequence[int]
+) -> tuple[list[bytes], list[int]]:
+    """For each empty square `i` of the line `code`, its scores with each colour there (the
+    codes `code + colour * 8**i` for the colours 1 to `size`, a strided slice of the table); and
+    for each colour, the points it would add summed over the empty squares."""
+    after = [scores[code + (1 << 3 * i) : code + (size + 1 << 3 * i) : 1 << 3 * i] for i in empties]
+    count = len(empties) * scores[code]
+    return after, [total - count for total in map(sum, zip(*after, strict=True))]
 
 
 def _occupancy(size: int, code: int) -> int:
