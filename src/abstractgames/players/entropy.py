@@ -38,7 +38,7 @@ import random
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import cache
 from importlib import resources
-from itertools import chain
+from itertools import chain, islice
 from operator import getitem, mul
 from typing import NamedTuple
 
@@ -83,9 +83,10 @@ __all__ = [
 # What a line value is made of: (score, empty stretches, holes, points guaranteed by the holes,
 # for each colour the points it would score summed over the empty squares).
 _Features = tuple[int, int, int, int, tuple[int, ...]]
-# A line value but for the bag: (the value but for the open patterns, for each colour the
-# weighted points it would add), summed with the colours' shares of the bag.
-_Parts = tuple[float, tuple[float, ...]]
+# A line value but for the bag: (the value but for the open patterns, the weight of the open
+# patterns, for each colour the points it would add), the points summed with the colours'
+# shares of the bag. (Small ints, which Python shares: the cache of parts stays compact.)
+_Parts = tuple[float, float, tuple[int, ...]]
 
 
 class Weights(NamedTuple):
@@ -103,11 +104,11 @@ class Weights(NamedTuple):
     """Weight of the points a hole guarantees (the least any colour scores there)."""
 
     def _parts(self, features: _FeatureCache, code: int) -> _Parts:
-        """The value of the line `code` but for its open patterns, and the points each colour
-        would add to it, weighted."""
+        """The value of the line `code` but for its open patterns, their weight, and the points
+        each colour would add to it."""
         score, segments, holes, guarantee, gains = features[code]
         static = score - self.segment * segments - self.hole * holes + self.guarantee * guarantee
-        return static, tuple([self.potential * gain for gain in gains])
+        return static, self.potential, gains
 
 
 HAND_WEIGHTS = Weights(potential=0.6, segment=0.5, hole=0.5, guarantee=0.5)
@@ -208,19 +209,19 @@ class PatternTable:
 
     def _parts(self, features: _FeatureCache, code: int) -> _Parts:
         """The value of the line `code` but for its open patterns (its score and its pattern's
-        growth), and the points each colour would add to it on its empty squares, weighted
-        for its number of empty squares: the parts of a line value that do not depend on the
-        bag. (The search's hot path when a line is new: it skips the features cache.)"""
+        growth), the weight of its open patterns for its number of empty squares, and the
+        points each colour would add to it on its empty squares: the parts of a line value
+        that do not depend on the bag. (The search's hot path when a line is new: it skips the
+        features cache.)"""
         size, scores = self.size, features.scores
         cells = [code >> shift & 7 for shift in _SHIFTS[size]]
         empties = [i for i in range(size) if not cells[i]]
         now = scores[code]
         growth = now + self._by_number[_pattern_number(cells)]
         if not empties:
-            return growth, (0.0,) * size
-        weight = self.potential[len(empties)]
+            return growth, 0.0, (0,) * size
         _, gains = _colour_points(size, scores, code, empties)
-        return growth, tuple([weight * gain for gain in gains])
+        return growth, self.potential[len(empties)], tuple(gains)
 
     @classmethod
     def load(cls, size: int) -> PatternTable:
@@ -278,6 +279,9 @@ CHAOS_WIDTH = 8
 """Squares tried at an inner Chaos node deeper than two plies (by Order's best reply)."""
 
 _CACHE_LIMIT = 200_000
+# The lines a search meets keep changing from game to game (some 25,000 new ones a game at
+# 0.025 s a move); the parts of 500,000 take about 150 MB.
+_PARTS_LIMIT = 500_000
 _INF = float("inf")
 _SHIFTS = {size: tuple(range(0, 3 * size, 3)) for size in (5, 7)}
 
@@ -348,8 +352,10 @@ class _StaticParts(dict[int, _Parts]):
         self.evaluation = evaluation
 
     def __missing__(self, code: int) -> _Parts:
-        if len(self) > _CACHE_LIMIT:
-            self.clear()
+        if len(self) >= _PARTS_LIMIT:
+            # The oldest half goes: the lines of the games played lately stay.
+            for old in list(islice(self, _PARTS_LIMIT // 2)):
+                del self[old]
         found = self[code] = self.evaluation._parts(self.features, code)
         return found
 
@@ -378,8 +384,8 @@ class _LineValues(dict[int, float]):
     def __missing__(self, code: int) -> float:
         if len(self) > _CACHE_LIMIT:
             self.clear()
-        static, gains = self.static[code]
-        value: float = static + sum(map(mul, gains, self.shares))
+        static, weight, gains = self.static[code]
+        value: float = static + weight * sum(map(mul, gains, self.shares))
         self[code] = value
         return value
 
