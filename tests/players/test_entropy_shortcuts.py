@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from hypothesis import given, settings
 
-from abstractgames.entropy import EntropyGame, EntropyState
-from abstractgames.players.entropy import PatternTable, _Board, _Search
+from abstractgames.entropy import ORDER, EntropyGame, EntropyState
+from abstractgames.players.entropy import (
+    CHAOS_WIDTH,
+    ORDER_WIDTH,
+    EntropySearch,
+    PatternTable,
+    _Board,
+    _Search,
+)
+from abstractgames.protocol import random_move
 from abstractgames.testing import states
 from abstractgames.timing import Deadline
 from tests.conftest import examples
@@ -66,3 +76,27 @@ def test_the_shallow_root_iterations_equal_the_full_ones(state: EntropyState) ->
             assert value == pytest.approx(exact[0]) or value >= min(fast)[0] - 1e-9
             assert value <= exact[0] + 1e-9
             assert bound <= exact[0] + 1e-9
+
+
+class _FullWidthsOnly(EntropySearch):
+    """The search without Order's narrow passes."""
+
+    def iterations(self, first: int) -> list[tuple[int, int, int]]:
+        return [it for it in super().iterations(first) if it[1:] == (ORDER_WIDTH, CHAOS_WIDTH)]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_narrow_pass_that_reaches_the_end_does_not_end_the_search(seed: int) -> None:
+    """Near the end a narrow pass follows every line to the end of the game, but only the
+    likeliest moves: the full pass after it must still run, and decide."""
+    rng = random.Random(seed)
+    state = GAME.initial_state()
+    while state.is_chance() or state.to_move != ORDER or state.placements < 46:
+        state = state.apply(random_move(state, rng))
+    narrow = EntropySearch(GAME, depth=7)
+    full = _FullWidthsOnly(GAME, depth=7)
+    assert narrow.iterations(3)[1:3] == [(5, 2, 2), (5, 4, 4)]
+    assert narrow.choose(state, random.Random(1)) == full.choose(state, random.Random(1))
+    assert narrow.info is not None and full.info is not None
+    assert narrow.info.value == pytest.approx(full.info.value)
+    assert narrow.info.depth == full.info.depth
