@@ -22,13 +22,14 @@ score.
 values; Chaos takes minus (the score + Order's best immediate slide gain + [`OPEN`][] × the open
 patterns of the board, counted with the bag's shares).
 
-**Search** ([`EntropySearch`][]): expectiminimax over the line values by iterative deepening,
-Order maximising, Chaos minimising, draws averaged over the bag; alpha-beta at the players'
-nodes, Star1 and Star2 (probing) at the draws, with bounds from the line values; the best moves
-found kept by Zobrist hash for the next iteration. Order's best reply to each Chaos placement is
-found incrementally: only the slides through the placed counter's rank and file change value;
-and at the last two plies Chaos's answers to a slide are recounted only on the lines it changes.
-Under a clock, the time goes mostly to the middle game ([`phase_weights`][]).
+**Search** ([`EntropySearch`][]): expectiminimax over the line values by iterative deepening, Order
+maximising, Chaos minimising, draws averaged over the bag; alpha-beta at the players' nodes, Star1
+and Star2 (probing) at the draws, with bounds from the line values; the best moves found kept by
+Zobrist hash for the next iteration; Order's depths after 3 are searched narrow first
+([`NARROW_WIDTHS`][]). Order's best reply to each Chaos placement is found incrementally: only the
+slides through the placed counter's rank and file change value; and at the last two plies Chaos's
+answers to a slide are recounted only on the lines it changes. Under a clock, the time goes mostly
+to the middle game ([`phase_weights`][]).
 """
 
 from __future__ import annotations
