@@ -35,9 +35,8 @@ from abstractgames.protocol import Game, Move, State
 class FullWidthsOnly(EntropySearch):
     """The search without Order's narrow passes: every iteration at the full widths."""
 
-    def iterations(self, first: int) -> list[tuple[int, int, int]]:
-        full = (self.order_width, self.chaos_width)
-        return [step for step in super().iterations(first) if step[1:] == full]
+    def __init__(self, game: Game, time: float = 1.0, depth: int | None = None) -> None:
+        super().__init__(game, time=time, depth=depth, narrow_widths=())
 
 
 def middle_game_positions(game: Game, source: str, games: int, seed: int) -> list[State]:

@@ -9,8 +9,6 @@ from hypothesis import given, settings
 
 from abstractgames.entropy import ORDER, EntropyGame, EntropyState
 from abstractgames.players.entropy import (
-    CHAOS_WIDTH,
-    ORDER_WIDTH,
     EntropySearch,
     PatternTable,
     _Board,
@@ -78,13 +76,6 @@ def test_the_shallow_root_iterations_equal_the_full_ones(state: EntropyState) ->
             assert bound <= exact[0] + 1e-9
 
 
-class _FullWidthsOnly(EntropySearch):
-    """The search without Order's narrow passes."""
-
-    def iterations(self, first: int) -> list[tuple[int, int, int]]:
-        return [it for it in super().iterations(first) if it[1:] == (ORDER_WIDTH, CHAOS_WIDTH)]
-
-
 @pytest.mark.parametrize("seed", range(6))
 def test_a_narrow_pass_that_reaches_the_end_does_not_end_the_search(seed: int) -> None:
     """Near the end a narrow pass follows every line to the end of the game, but only the
@@ -94,8 +85,9 @@ def test_a_narrow_pass_that_reaches_the_end_does_not_end_the_search(seed: int) -
     while state.is_chance() or state.to_move != ORDER or state.placements < 46:
         state = state.apply(random_move(state, rng))
     narrow = EntropySearch(GAME, depth=7)
-    full = _FullWidthsOnly(GAME, depth=7)
+    full = EntropySearch(GAME, depth=7, narrow_widths=())
     assert narrow.iterations(3)[1:3] == [(5, 2, 2), (5, 4, 4)]
+    assert full.iterations(3) == [(3, 8, 8), (5, 8, 8), (7, 8, 8)]
     assert narrow.choose(state, random.Random(1)) == full.choose(state, random.Random(1))
     assert narrow.info is not None and full.info is not None
     assert narrow.info.value == pytest.approx(full.info.value)

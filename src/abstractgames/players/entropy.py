@@ -1430,6 +1430,8 @@ class EntropySearch(Player):
             `rng` seed.
         root_width: root moves searched at each iteration after the second.
         first_width: root moves searched at the second iteration.
+        narrow_widths: the inner widths of Order's narrow passes before each depth after 3
+            (none: every iteration at `order_width` and `chaos_width`).
         order_width: slides tried at an inner Order node.
         chaos_width: squares tried at an inner Chaos node.
         evaluation: what values the lines at the leaves (default: the learned table of the
@@ -1446,12 +1448,14 @@ class EntropySearch(Player):
         chaos_width: int = CHAOS_WIDTH,
         evaluation: LineEvaluation | None = None,
         first_width: int = FIRST_WIDTH,
+        narrow_widths: Sequence[int] = NARROW_WIDTHS,
     ) -> None:
         self.game = game
         self.time = time
         self.depth = depth
         self.root_width = root_width
         self.first_width = first_width
+        self.narrow_widths = tuple(narrow_widths)
         self.order_width = order_width
         self.chaos_width = chaos_width
         self.evaluation = evaluation
@@ -1468,8 +1472,8 @@ class EntropySearch(Player):
     def iterations(self, first: int) -> list[tuple[int, int, int]]:
         """The iterations after the first (depth 1), as `(depth, order_width, chaos_width)`,
         `first` being 3 for Order and 2 for Chaos: the depths 3, 5, … and 2, 4, …, those that
-        end on Order's reply. Order searches each depth after 3 at the [`NARROW_WIDTHS`][]
-        first, then at its own widths.
+        end on Order's reply. Order searches each depth after 3 at its narrow widths
+        ([`NARROW_WIDTHS`][] unless told) first, then at its own widths.
 
         Examples:
             >>> from abstractgames.entropy import EntropyGame
@@ -1482,7 +1486,7 @@ class EntropySearch(Player):
         out = []
         for depth in _depths(first, self.depth):
             if first == 3 and depth > first:
-                for width in NARROW_WIDTHS:
+                for width in self.narrow_widths:
                     narrow = (min(width, full[0]), min(width, full[1]))
                     if narrow != full and (depth, *narrow) not in out:
                         out.append((depth, *narrow))
