@@ -11,7 +11,7 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from abstractgames.entropy import COLOURS, EntropyGame, EntropyState, line_score
@@ -92,6 +92,34 @@ def test_a_table_values_a_line_by_its_pattern_and_the_bag() -> None:
     no_red = dict.fromkeys("WKYGRBP", 7) | {"R": 0}
     assert line_value("R.R....", table, no_red) < line_value("R.R....", table)
     assert line_value("WKYGRBP", table) == line_score("WKYGRBP")
+
+
+@settings(max_examples=examples(60))
+@given(
+    st.sampled_from([5, 7]).flatmap(
+        lambda n: st.tuples(lines(n), st.lists(st.integers(0, n), min_size=n, max_size=n))
+    )
+)
+@example(("RRR.RRR", [7] * 7))  # the most points a colour adds to a line, with a full bag
+@example(("RRR.RRR", [0] * 7))  # an empty bag opens no pattern
+def test_a_line_value_is_its_score_growth_and_open_patterns(
+    line_and_bag: tuple[str, list[int]],
+) -> None:
+    line, counts = line_and_bag
+    size = len(line)
+    table = PatternTable.load(size)
+    bag = dict(zip(COLOURS[:size], counts, strict=True))
+    total = sum(counts)
+    now = line_score(line)
+    empties = [i for i, square in enumerate(line) if square == "."]
+    points = sum(
+        (line_score(line[:i] + colour + line[i + 1 :]) - now) * left / total
+        for i in empties
+        for colour, left in bag.items()
+        if left
+    )
+    expected = now + table.growth[line_pattern(line)] + table.potential[len(empties)] * points
+    assert line_value(line, table, bag) == pytest.approx(expected, abs=1e-9)
 
 
 def test_the_packaged_tables() -> None:

@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import cache
 from importlib import resources
 from itertools import chain, islice
-from operator import getitem, mul
+from operator import getitem
 from typing import NamedTuple
 
 from ..entropy import (
@@ -86,9 +86,14 @@ __all__ = [
 # for each colour the points it would score summed over the empty squares).
 _Features = tuple[int, int, int, int, tuple[int, ...]]
 # A line value but for the bag: (the value but for the open patterns, the weight of the open
-# patterns, for each colour the points it would add), the points summed with the colours'
-# shares of the bag. (Small ints, which Python shares: the cache of parts stays compact.)
-_Parts = tuple[float, float, tuple[int, ...]]
+# patterns, for each colour the points it would add packed in one int by `_packed`), the points
+# summed with the colours' shares of the bag.
+_Parts = tuple[float, float, int]
+# The bits of each colour's number in `_packed`: the points a colour adds to a line, summed over
+# its empty squares (at most 63, for `RRR.RRR`), times the counters left (49 at most) stay far
+# below 2**20.
+_LANE = 20
+_LANE_MASK = (1 << _LANE) - 1
 
 
 class Weights(NamedTuple):
@@ -110,7 +115,7 @@ class Weights(NamedTuple):
         each colour would add to it."""
         score, segments, holes, guarantee, gains = features[code]
         static = score - self.segment * segments - self.hole * holes + self.guarantee * guarantee
-        return static, self.potential, gains
+        return static, self.potential, _packed(gains)
 
 
 HAND_WEIGHTS = Weights(potential=0.6, segment=0.5, hole=0.5, guarantee=0.5)
@@ -221,9 +226,9 @@ class PatternTable:
         now = scores[code]
         growth = now + self._by_number[_pattern_number(cells)]
         if not empties:
-            return growth, 0.0, (0,) * size
+            return growth, 0.0, 0
         _, gains = _colour_points(size, scores, code, empties)
-        return growth, self.potential[len(empties)], tuple(gains)
+        return growth, self.potential[len(empties)], _packed(gains)
 
     @classmethod
     def load(cls, size: int) -> PatternTable:
@@ -329,6 +334,13 @@ def _colour_points(
     return after, [total - count for total in map(sum, zip(*after, strict=True))]
 
 
+def _packed(numbers: Iterable[int]) -> int:
+    """Small non-negative ints in one int, the first in the lowest `_LANE` bits: the product
+    of `_packed(gains)` and `_packed(reversed(counts))` holds the sum of `gains[k] * counts[k]`
+    in its lane `len(counts) - 1` (`_LineValues`)."""
+    return sum([number << _LANE * k for k, number in enumerate(numbers)])
+
+
 def _occupancy(size: int, code: int) -> int:
     """The occupancy bits of a line code (bit `i` set when square `i` holds a counter)."""
     return sum([1 << i for i in range(size) if code >> 3 * i & 7])
@@ -386,26 +398,25 @@ class _LineValues(dict[int, float]):
                 _STATIC.clear()
             static = _STATIC[key] = _StaticParts(features, evaluation)
         self.static = static
-        self.shares = _shares(bag)
+        # A line's open patterns weigh each colour's points by the colour's share of the bag:
+        # summed over the colours as ints (`_packed`), then divided by the bag's total.
+        total = sum(bag)
+        self.counts = _packed(reversed(bag))
+        self.shift = _LANE * (len(bag) - 1)
+        self.total = total if total else 1
 
     def __missing__(self, code: int) -> float:
         if len(self) > _CACHE_LIMIT:
             self.clear()
         static, weight, gains = self.static[code]
-        value: float = static + weight * sum(map(mul, gains, self.shares))
+        value: float = (
+            static + weight * ((gains * self.counts >> self.shift) & _LANE_MASK) / self.total
+        )
         self[code] = value
         return value
 
 
 _VALUES: dict[tuple[int, LineEvaluation, tuple[int, ...]], _LineValues] = {}
-
-
-def _shares(bag: Iterable[int]) -> list[float]:
-    """Each colour's share of the bag: its counters left over the bag's total (all 0 for an
-    empty bag)."""
-    counts = list(bag)
-    total = sum(counts)
-    return [left / total for left in counts] if total else [0.0] * len(counts)
 
 
 def _line_values(
