@@ -341,6 +341,8 @@ def test_a_signal_during_an_import_goes_on_and_a_thread_never_takes_one_for_a_si
         "swallow_mod", swallowing,
     )  # fmt: skip
     refresh_plugins()
+    # Ctrl-C as Python handles it, whatever the tests before this one left in the process.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     handler = signal.getsignal(signal.SIGINT)
     with pytest.raises(KeyboardInterrupt):
         get_game("signalled")
