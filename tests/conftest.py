@@ -24,6 +24,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from abstractgames import Move, State, available_games
+from abstractgames.interrupts import STOP_SIGNALS
 from abstractgames.players import Player
 
 PROFILES = {"fast": 1, "thorough": 10}
@@ -45,17 +46,12 @@ if PROFILE not in PROFILES:
 settings.load_profile(PROFILE)
 
 
-_HANDLED_SIGNALS = [
-    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
-]
-
-
 @pytest.fixture(autouse=True)
 def signal_handlers_restored() -> Iterator[None]:
     """Each test leaves SIGINT, SIGTERM and SIGHUP handled as it found them: code that stops
     on a signal ignores the rest as it exits (`abstractgames.interrupts`), which in a test process
     that goes on would leave Ctrl-C ignored for the tests after it."""
-    before = {signum: signal.getsignal(signum) for signum in _HANDLED_SIGNALS}
+    before = {signum: signal.getsignal(signum) for signum in STOP_SIGNALS}
     yield
     for signum, handler in before.items():
         if handler is not None and signal.getsignal(signum) is not handler:

@@ -17,14 +17,22 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
 
-__all__ = ["EXIT_INTERRUPTED", "Terminated", "exit_status", "termination_as_interrupt"]
+__all__ = [
+    "EXIT_INTERRUPTED",
+    "STOP_SIGNALS",
+    "Terminated",
+    "exit_status",
+    "termination_as_interrupt",
+]
 
 EXIT_INTERRUPTED = 128 + signal.SIGINT
 """The exit status after Ctrl-C (130)."""
 
-_SIGNALS = tuple(
+STOP_SIGNALS: tuple[int, ...] = tuple(
     getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
 )
+"""The signals that stop a program as Ctrl-C does (those of SIGINT, SIGTERM and SIGHUP that the
+platform has)."""
 
 
 class Terminated(KeyboardInterrupt):
@@ -65,12 +73,12 @@ def termination_as_interrupt() -> Iterator[list[int]]:
         if len(received) == 1:
             raise KeyboardInterrupt if signum == signal.SIGINT else Terminated(signum)
 
-    previous = {signum: signal.signal(signum, handle) for signum in _SIGNALS}
+    previous = {signum: signal.signal(signum, handle) for signum in STOP_SIGNALS}
     try:
         yield received
     finally:
         if received:  # stopping already: a late signal must not change how the run ends
-            for signum in _SIGNALS:
+            for signum in STOP_SIGNALS:
                 # Ignored, not handled: Python resets its handlers to the default as it exits,
                 # and a signal then would kill the process rather than let it exit as it chose.
                 signal.signal(signum, signal.SIG_IGN)

@@ -34,6 +34,7 @@ from contextlib import closing, contextmanager, suppress
 from types import FrameType
 from typing import Any
 
+from ..interrupts import STOP_SIGNALS
 from ..protocol import AbstractGamesError
 from ..registry import registrations, restore_registrations
 from ..specs import split_spec
@@ -59,9 +60,6 @@ TimedResults = Generator[tuple[MatchTask, str, float | None], None, None]
 """What [`Executor.timed_results`][] returns: each match with its record and the seconds it
 took to play (`None` if not known), as it finishes."""
 
-_SIGNALS = tuple(
-    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
-)
 _STOP_POLL = 0.1
 """Seconds between two looks at a `stop` event while the local workers play."""
 
@@ -238,10 +236,10 @@ def _worker_main(connection: Any, shipped: Shipped) -> None:
     so one that comes while it imports waits for these handlers rather than being a traceback.
     """
     sys.unraisablehook = _unraisable
-    for signum in _SIGNALS:
+    for signum in STOP_SIGNALS:
         signal.signal(signum, _interrupt)
     if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
     restored: dict[str, dict[str, Any]] = {}
     for kind, entries in shipped.items():
         restored[kind] = {}
@@ -311,7 +309,7 @@ def _signals_held() -> Iterator[list[int]]:
     blocked = hasattr(signal, "pthread_sigmask")
     held: list[int] = []
     if threading.current_thread() is not threading.main_thread():
-        mask = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS) if blocked else set()
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS) if blocked else set()
         try:
             yield held
         finally:
@@ -322,8 +320,8 @@ def _signals_held() -> Iterator[list[int]]:
     def hold(signum: int, frame: FrameType | None) -> None:
         held.append(signum)
 
-    previous = {signum: signal.signal(signum, hold) for signum in _SIGNALS}
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS) if blocked else set()
+    previous = {signum: signal.signal(signum, hold) for signum in STOP_SIGNALS}
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS) if blocked else set()
     try:
         yield held
     finally:

@@ -27,7 +27,7 @@ from typing import Any
 
 import attrs
 
-from ..interrupts import Terminated
+from ..interrupts import STOP_SIGNALS, Terminated
 from ..protocol import AbstractGamesError, InvalidParameterError
 from ..text import value_excerpt
 
@@ -154,11 +154,6 @@ class Plugin:
             ) from error
 
 
-_SIGNALS = tuple(
-    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
-)
-
-
 @contextmanager
 def _signals_seen(seen: list[int]) -> Iterator[None]:
     """Within the block, each SIGINT/SIGTERM/SIGHUP whose handler is a Python function is
@@ -171,7 +166,7 @@ def _signals_seen(seen: list[int]) -> Iterator[None]:
         yield
         return
     watchers = {}
-    for signum in _SIGNALS:
+    for signum in STOP_SIGNALS:
         handler = signal.getsignal(signum)
         if not callable(handler):  # ignored, or the system's default: never a KeyboardInterrupt
             continue
