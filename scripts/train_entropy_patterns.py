@@ -16,8 +16,12 @@ and what the holes guarantee), by `n / (n + SHRINK)` for `n` sightings; a patter
 takes the prediction.
 
 The games are played with the hand-set weights (`HAND_WEIGHTS`), so that the data do not depend
-on the table in the package. The result depends on the seed, the number of games and the search's
-code (a change to the depth-2 search changes the games).
+on the table in the package. The result depends on the seed, the number of games and what the
+depth-2 search decides, but not on how it adds values up: line values lie on a grid of 2**-20,
+so a position's value is exact and a chance node's is one division of an exact sum. The file
+keeps a digest of the first games (`first_games_digest`), which a test compares with what the
+search plays now: a change to the depth-2 search's decisions calls for `--write` (and for
+measuring the bot again).
 
     python scripts/train_entropy_patterns.py            # fit both sizes and print a summary
     python scripts/train_entropy_patterns.py --write    # and write the package's table file
@@ -30,6 +34,7 @@ The defaults (seed 27, 10,000 games of 7×7 and 5,000 of 5×5) take about 20 min
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import random
 import sys
@@ -52,6 +57,7 @@ SHRINK = 50.0
 """How many sightings of a pattern weigh as much as what its shape predicts."""
 TOLERANCE = 0.002
 """How far `--check` lets a value differ (the file rounds them to 3 decimals)."""
+DIGEST_GAMES = 8
 
 # One game's data: the line codes and the bag at each position where a draw is due, and the
 # lines' final scores.
@@ -87,13 +93,29 @@ def play(seed: int) -> Game:
     return seen, tuple(scores[code] for code in (*ranks, *files))
 
 
+def _seeds(size: int, games: int, seed: int) -> list[int]:
+    return [(seed * 1_000_003 + size) * 100_003 + index for index in range(games)]
+
+
 def self_play(
     size: int, games: int, seed: int, evaluation: bot.LineEvaluation, jobs: int
 ) -> list[Game]:
     """`games` seeded self-play games (their seeds follow from `seed` and the size)."""
-    seeds = [(seed * 1_000_003 + size) * 100_003 + index for index in range(games)]
     with Pool(jobs, _start_worker, (size, evaluation)) as pool:
-        return pool.map(play, seeds, chunksize=16)
+        return pool.map(play, _seeds(size, games, seed), chunksize=16)
+
+
+def digest(games: Sequence[Game]) -> str:
+    """A short fingerprint of games' data: the file keeps that of the first `DIGEST_GAMES`, so
+    that a test finds out, in seconds, when the search no longer plays the games it was fitted
+    on."""
+    return hashlib.sha256(repr(list(games)).encode()).hexdigest()[:16]
+
+
+def first_games_digest(size: int, seed: int = SEED) -> str:
+    """`digest` of the first `DIGEST_GAMES` training games of `size`, played here."""
+    _start_worker(size, bot.HAND_WEIGHTS)
+    return digest([play(s) for s in _seeds(size, DIGEST_GAMES, seed)])
 
 
 def fit(size: int, games: Sequence[Game]) -> bot.PatternTable:
@@ -162,15 +184,17 @@ def _coloured(pattern: str) -> str:
     return "".join(EMPTY if c == EMPTY else COLOURS["ABCDEFG".index(c)] for c in pattern)
 
 
-def train(size: int, games: int, seed: int, jobs: int) -> bot.PatternTable:
-    """Play the games of one size and fit its table."""
+def train(size: int, games: int, seed: int, jobs: int) -> tuple[bot.PatternTable, str]:
+    """Play the games of one size and fit its table; the table and the first games' digest."""
     played = self_play(size, games, seed, bot.HAND_WEIGHTS, jobs)
     positions = sum(len(seen) for seen, _ in played)
     print(f"{size}x{size}: {games} games, {positions} positions")
-    return fit(size, played)
+    return fit(size, played), digest(played[:DIGEST_GAMES])
 
 
-def as_json(tables: dict[int, bot.PatternTable], args: argparse.Namespace) -> dict[str, Any]:
+def as_json(
+    tables: dict[int, bot.PatternTable], digests: dict[int, str], args: argparse.Namespace
+) -> dict[str, Any]:
     return {
         "about": (
             "The Entropy search's line values, written by scripts/train_entropy_patterns.py "
@@ -179,6 +203,7 @@ def as_json(tables: dict[int, bot.PatternTable], args: argparse.Namespace) -> di
         ),
         "seed": args.seed,
         "games": {str(size): GAMES[size] if args.games is None else args.games for size in tables},
+        "digest": {str(size): digests[size] for size in tables},
         "tables": {
             str(size): {"potential": list(table.potential), "growth": table.growth}
             for size, table in sorted(tables.items(), reverse=True)
@@ -190,7 +215,7 @@ def differences(written: dict[str, Any], fitted: dict[str, Any]) -> list[str]:
     """What differs between two table files by more than `TOLERANCE`."""
     out = [
         f"{key}: {written.get(key)!r} in the file, {fitted[key]!r} fitted"
-        for key in ("seed", "games")
+        for key in ("seed", "games", "digest")
         if written.get(key) != fitted[key]
     ]
     for size, table in fitted["tables"].items():
@@ -219,14 +244,15 @@ def main() -> int:
     args = parser.parse_args()
     sizes = sorted(set(args.size or (7, 5)), reverse=True)
     tables = {}
+    digests = {}
     for size in sizes:
         games = GAMES[size] if args.games is None else args.games
-        tables[size] = train(size, games, args.seed, args.jobs)
+        tables[size], digests[size] = train(size, games, args.seed, args.jobs)
         table = tables[size]
         print(f"  potential by empty squares: {', '.join(map(str, table.potential))}")
         for pattern in ("A.A" + "." * (size - 3), "AA" + "." * (size - 2), "." * size):
             print(f"  growth of {pattern}: {table.growth[pattern]}")
-    fitted = as_json(tables, args)
+    fitted = as_json(tables, digests, args)
     if args.check:
         written = json.loads(args.output.read_text(encoding="utf-8"))
         problems = differences(written, fitted)
@@ -239,6 +265,7 @@ def main() -> int:
             for size, table in old.get("tables", {}).items():
                 fitted["tables"].setdefault(size, table)
                 fitted["games"].setdefault(size, old.get("games", {}).get(size))
+                fitted["digest"].setdefault(size, old.get("digest", {}).get(size))
         text = json.dumps(fitted, indent=1, sort_keys=False, ensure_ascii=False)
         args.output.write_text(text + "\n", encoding="utf-8")
         print(f"written into {args.output}")

@@ -3,12 +3,14 @@ and the script that writes it."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import random
 import subprocess
 import sys
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import example, given, settings
@@ -119,7 +121,9 @@ def test_a_line_value_is_its_score_growth_and_open_patterns(
         if left
     )
     expected = now + table.growth[line_pattern(line)] + table.potential[len(empties)] * points
-    assert line_value(line, table, bag) == pytest.approx(expected, abs=1e-9)
+    value = line_value(line, table, bag)
+    assert value == pytest.approx(expected, abs=2.0**-21)  # rounded to a multiple of 2**-20
+    assert value * 2**20 == int(value * 2**20)
 
 
 def test_the_packaged_tables() -> None:
@@ -153,6 +157,27 @@ def test_position_values_add_up_the_lines(state: EntropyState) -> None:
         assert position_value(state) == state.score()
 
 
+@settings(max_examples=examples(40))
+@given(st.sampled_from([EntropyGame(), EntropyGame(size=5)]).flatmap(states), st.data())
+def test_a_position_value_is_exact_however_the_search_reached_it(
+    state: EntropyState, data: st.DataObject
+) -> None:
+    # Line values lie on a grid of 2**-20, so the search's running sum never rounds: the
+    # training games' depth-2 player does not depend on the order it adds values in.
+    board = bot._Board(state, PatternTable.load(state.size))
+    colours = [k + 1 for k, left in enumerate(board.bag) if left] or [1]
+    placed = []
+    for square in data.draw(st.permutations(range(state.size**2)))[:12]:
+        if board.cells[square] == 0:
+            board.place(square, data.draw(st.sampled_from(colours)))
+            placed.append(square)
+            lines = [*board.lr, *board.lf]
+            assert board.value == sum(lines) == sum(reversed(lines))
+    for square in reversed(placed):
+        board.remove(square)
+    assert board.value == bot._Board(state, PatternTable.load(state.size)).value
+
+
 def test_greedy_keeps_the_hand_set_weights() -> None:
     game = EntropyGame()
     state = game.from_position("7/7/7/7/7/7/R1R4 order")
@@ -160,6 +185,15 @@ def test_greedy_keeps_the_hand_set_weights() -> None:
 
 
 # --- the training script --------------------------------------------------------------------------
+
+
+def script() -> Any:
+    """The training script, imported."""
+    spec = importlib.util.spec_from_file_location("train_entropy_patterns", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.mark.slow
@@ -178,12 +212,28 @@ def test_the_training_script_writes_and_checks_a_table(tmp_path: Path) -> None:
     table = data["tables"]["5"]
     PatternTable(5, table["growth"], table["potential"])
     assert (data["seed"], data["games"]) == (27, {"5": 24})
+    assert data["digest"]["5"] == script().first_games_digest(5)  # as the test below plays them
     assert run("--check").returncode == 0  # the same seed gives the same table
     table["growth"]["A.A.A"] += 1.0
     output.write_text(json.dumps(data), encoding="utf-8")
     checked = run("--check")
     assert checked.returncode == 1
     assert "size 5: values differ by up to 1.000" in checked.stderr
+
+
+@pytest.mark.slow
+def test_the_search_still_plays_the_games_the_table_was_fitted_on() -> None:
+    # The table is fitted on the games of the depth-2 search: a change to that search changes
+    # them, and the table no longer regenerates from the script until it is written again.
+    data = json.loads(
+        resources.files("abstractgames.players").joinpath(PATTERNS_FILE).read_text("utf-8")
+    )
+    for size in (7, 5):
+        assert script().first_games_digest(size, data["seed"]) == data["digest"][str(size)], (
+            f"the depth-2 search no longer plays the {size}x{size} games the packaged table was "
+            "fitted on: run `python scripts/train_entropy_patterns.py --write` and measure the "
+            "bot again (docs/bots-entropy.md)"
+        )
 
 
 def test_a_search_with_the_table_plays_both_sizes() -> None:

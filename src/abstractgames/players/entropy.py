@@ -295,6 +295,11 @@ _CACHE_LIMIT = 200_000
 # 0.025 s a move); the parts of 500,000 take about 150 MB.
 _PARTS_LIMIT = 500_000
 _INF = float("inf")
+# Line values are rounded to a multiple of 1/_GRID. A position's value, a sum of line values, is
+# then exact whatever the order of the additions and subtractions that keep it up to date, and
+# so are its changes: the values searched at depth 2, the training games' player, do not depend
+# on how the search adds them up (see `scripts/train_entropy_patterns.py`).
+_GRID = float(1 << 20)
 _SHIFTS = {size: tuple(range(0, 3 * size, 3)) for size in (5, 7)}
 
 
@@ -409,9 +414,10 @@ class _LineValues(dict[int, float]):
         if len(self) > _CACHE_LIMIT:
             self.clear()
         static, weight, gains = self.static[code]
-        value: float = (
-            static + weight * ((gains * self.counts >> self.shift) & _LANE_MASK) / self.total
-        )
+        value = round(
+            (static + weight * ((gains * self.counts >> self.shift) & _LANE_MASK) / self.total)
+            * _GRID
+        ) / _GRID
         self[code] = value
         return value
 
