@@ -414,10 +414,8 @@ class _LineValues(dict[int, float]):
         if len(self) > _CACHE_LIMIT:
             self.clear()
         static, weight, gains = self.static[code]
-        value = round(
-            (static + weight * ((gains * self.counts >> self.shift) & _LANE_MASK) / self.total)
-            * _GRID
-        ) / _GRID
+        raw = static + weight * ((gains * self.counts >> self.shift) & _LANE_MASK) / self.total
+        value = round(raw * _GRID) / _GRID
         self[code] = value
         return value
 
