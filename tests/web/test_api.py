@@ -1059,6 +1059,7 @@ def test_programs_from_the_page_need_the_token(tmp_path: Path) -> None:
 
 
 def test_a_match_between_bots_that_think_for_a_day_is_stopped(client: TestClient) -> None:
+    before = set(threading.enumerate())
     game = new_game(
         client, game="orderchaos", players=["search:time=86400", "search:time=86400"], seed=1
     )
@@ -1073,10 +1074,7 @@ def test_a_match_between_bots_that_think_for_a_day_is_stopped(client: TestClient
     assert not record.finished  # kept, to be continued
     # Before: an interrupt that landed while the bot's thread ran a finaliser (a __del__ the
     # collector called there) was dropped, and the search thought on (one run in five).
-    deadline = time.monotonic() + 15
-    while any(t.name.startswith("abstractgames-bot-") for t in threading.enumerate()):
-        assert time.monotonic() < deadline, "the bot's search still thinks"
-        time.sleep(0.02)
+    wait_for_bot_threads_to_end(before, "the bot's search still thinks", within=15)
     again = client.post(f"/api/games/{game['id']}/stop", json={})
     assert again.status_code == 409 and "stopped" in again.json()["error"]
     assert client.post("/api/games/nope/stop", json={}).status_code == 404
@@ -1098,12 +1096,10 @@ def test_a_bot_that_runs_past_its_deadline_is_interrupted() -> None:
 
     game = get_game("orderchaos")
     guarded = GuardedBot(Busy(), 1, threading.Event(), limit=0.2)
+    before = set(threading.enumerate())
     with pytest.raises(Exception, match=r"did not move within 0\.2 s"):
         guarded.choose(game.initial_state(), random_source())
-    deadline = time.monotonic() + 3
-    while any(t.name == "abstractgames-bot-1" for t in threading.enumerate()):
-        assert time.monotonic() < deadline, "the bot's thread goes on"
-        time.sleep(0.02)
+    wait_for_bot_threads_to_end(before, "the bot's thread goes on", within=3)
 
 
 def test_a_stop_before_the_bots_thread_runs_never_interrupts_its_start(
@@ -1133,15 +1129,24 @@ def test_a_stop_before_the_bots_thread_runs_never_interrupts_its_start(
     monkeypatch.setattr(threading, "excepthook", lambda args: failures.append(args.exc_value))
     stop = threading.Event()
     stop.set()
+    before = set(threading.enumerate())
     with pytest.raises(EOFError):
         GuardedBot(Thinker(), 1, stop, limit=5).choose(
             get_game("orderchaos").initial_state(), random_source()
         )
-    deadline = time.monotonic() + 3
-    while any(t.name == "abstractgames-bot-1" for t in threading.enumerate()):
-        assert time.monotonic() < deadline, "the bot's thread goes on"
-        time.sleep(0.02)
+    wait_for_bot_threads_to_end(before, "the bot's thread goes on", within=3)
     assert failures == [] and thought == []
+
+
+def wait_for_bot_threads_to_end(before: set[threading.Thread], message: str, within: float) -> None:
+    """Wait until the bots' thinking threads started since `before` have ended: those of other
+    tests (a bot asleep in `time.sleep` ends only when it wakes) are not this test's."""
+    deadline = time.monotonic() + within
+    while any(
+        t.name.startswith("abstractgames-bot-") and t not in before for t in threading.enumerate()
+    ):
+        assert time.monotonic() < deadline, message
+        time.sleep(0.02)
 
 
 def random_source() -> Any:
