@@ -228,8 +228,9 @@ def test_the_search_still_plays_the_games_the_table_was_fitted_on() -> None:
     data = json.loads(
         resources.files("abstractgames.players").joinpath(PATTERNS_FILE).read_text("utf-8")
     )
+    training = script()
     for size in (7, 5):
-        assert script().first_games_digest(size, data["seed"]) == data["digest"][str(size)], (
+        assert training.first_games_digest(size, data["seed"]) == data["digest"][str(size)], (
             f"the depth-2 search no longer plays the {size}x{size} games the packaged table was "
             "fitted on: run `python scripts/train_entropy_patterns.py --write` and measure the "
             "bot again (docs/bots-entropy.md)"
