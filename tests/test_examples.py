@@ -26,6 +26,11 @@ EXAMPLES = sorted(EXAMPLES_DIR.glob("*.py"))
 SLOW_EXAMPLES = {"dispersal_strength.py", "entropy_strength.py"}
 """The examples that take seconds (each plays many games)."""
 
+EXAMPLE_ARGS = {"entropy_decision_quality.py": ("--games", "1", "--seed", "502")}
+"""Smaller runs than an example's own: the decision quality's quick check measures the positions
+of two self-play games (10 s, most of it the reference's deep searches); one game from a seed
+whose positions are still of both roles (3 of Order's, 2 of Chaos's) takes 3 s."""
+
 
 @pytest.mark.parametrize(
     "script",
@@ -34,7 +39,7 @@ SLOW_EXAMPLES = {"dispersal_strength.py", "entropy_strength.py"}
 )
 def test_example_runs(script: Path) -> None:
     out = subprocess.run(
-        [sys.executable, str(script)],
+        [sys.executable, str(script), *EXAMPLE_ARGS.get(script.name, ())],
         capture_output=True,
         text=True,
         timeout=180,

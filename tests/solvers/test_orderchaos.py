@@ -3,7 +3,6 @@ minimax over the engine's rules, its symmetries, table bound, checkpoints and st
 
 from __future__ import annotations
 
-import functools
 import random
 from pathlib import Path
 
@@ -26,10 +25,16 @@ from tests.conftest import examples
 GAME = OrderChaosGame()
 
 
-@functools.cache
-def _fewest(position: str) -> int | None:
-    """Plain minimax: the fewest Order moves to a forced win from `position`, or None."""
-    state = GAME.from_position(position)
+_FEWEST: dict[tuple[int, int], int | None] = {}
+"""The values `fewest` found, by position: its two bitboards (the side to move follows from the
+count of pieces), which are cheaper to key on than the position's text."""
+
+
+def fewest(state: OrderChaosState) -> int | None:
+    """Plain minimax: the fewest Order moves to a forced win from `state`, or None."""
+    key = (state.x, state.o)
+    if key in _FEWEST:
+        return _FEWEST[key]
     order = state.to_move == "order"
     best: int | None = None
     for move in state.legal_moves():
@@ -38,20 +43,18 @@ def _fewest(position: str) -> int | None:
         if outcome is not None:
             value = (1 if order else 0) if outcome.winner == "order" else None
         else:
-            after = _fewest(child.position())
+            after = fewest(child)
             value = None if after is None else after + order
         if order:
             if value is not None and (best is None or value < best):
                 best = value
         else:
             if value is None:
-                return None
+                best = None
+                break
             best = value if best is None else max(best, value)
+    _FEWEST[key] = best
     return best
-
-
-def fewest(state: OrderChaosState) -> int | None:
-    return _fewest(state.position())
 
 
 @st.composite

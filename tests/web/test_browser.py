@@ -453,6 +453,7 @@ def test_a_saved_game_is_continued_from_its_replay(page: Any, url: str, data: Pa
 
 
 def test_watch_a_tournament_live(page: Any, url: str, shots: Path) -> None:
+    page.clock.install()  # the page's own timers, run on below: time flows as usual until then
     page.goto(url + "#/watch")
     page.select_option("#t-game", "entropy")
     page.fill("#t-players", "random\ngreedy")
@@ -465,12 +466,16 @@ def test_watch_a_tournament_live(page: Any, url: str, shots: Path) -> None:
     assert page.locator(".standings tbody tr").count() == 2
     assert page.locator(".matches tbody tr").count() == 2
     page.wait_for_selector(".tournament-view .board .piece")
-    page.wait_for_function(  # the last match's moves are shown one after another, to its end
+    shown = (  # the last match's moves are shown one after another, to its end
         "document.querySelector('.latest-title').textContent.startsWith('Match 2')"
         " && document.querySelector('.latest-move').textContent.includes('game 2')"
-        " && document.querySelector('.latest-move').textContent.includes(' — ')",
-        timeout=30_000,
+        " && document.querySelector('.latest-move').textContent.includes(' — ')"
     )
+    deadline = time.monotonic() + 30
+    while not page.evaluate(shown):  # the page's clock runs on, each timer fired in its turn,
+        assert time.monotonic() < deadline  # without the real seconds between moves
+        page.clock.run_for(2000)
+    page.wait_for_function(shown, timeout=30_000)
     page.screenshot(path=str(shots / "web-watch.png"), full_page=True)
 
 

@@ -393,24 +393,63 @@ with Database.open(sys.argv[1]) as db:
 """
 
 
+LAUNCHER = """
+import os, sys
+import abstractgames.web.database  # imported once, here: each writer is a fork of this process
+writer = sys.argv.pop(1)  # WRITER, whose arguments follow it
+for _ in sys.stdin:  # each line starts a writer, which says its pid; "gone" once it has ended
+    pid = os.fork()
+    if pid == 0:
+        try:
+            print(os.getpid(), flush=True)
+            exec(writer, {"__name__": "__main__"})
+        finally:
+            os._exit(1)
+    os.waitpid(pid, 0)
+    print("gone", flush=True)
+"""
+"""Starts writers one after another, each a process of its own forked after the imports (a
+writer started from scratch spends most of a second importing the web server's modules)."""
+
+
 def test_no_acknowledged_move_is_lost_when_the_writer_is_killed(tmp_path: Path) -> None:
     path = str(tmp_path / "games.db")
     with Database.open(path) as db:
         game_id = db.create_game("orderchaos", "1d", two_seats(), None, 1.0)
-    acknowledged = -1
-    for _ in range(20):
-        process = subprocess.Popen(
-            _python(WRITER, path, game_id), stdout=subprocess.PIPE, text=True, env=_env()
-        )
-        assert process.stdout is not None
-        first = process.stdout.readline()
-        assert first, "the writer stopped before its first move"
-        time.sleep(secrets.randbelow(50) / 1000)
-        process.send_signal(signal.SIGKILL)
-        rest, _ = process.communicate()
-        plies = [int(line) for line in (first + rest).split()]
-        acknowledged = max(acknowledged, *plies)
-        with Database.open(path) as db:
-            moves = db.game(game_id).moves
-        assert [m.ply for m in moves] == list(range(len(moves)))
-        assert len(moves) > acknowledged
+    launcher = subprocess.Popen(
+        _python(LAUNCHER, WRITER, path, game_id),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=_env(),
+    )
+    assert launcher.stdin is not None and launcher.stdout is not None
+    try:
+        acknowledged = -1
+        for _ in range(20):
+            launcher.stdin.write("\n")
+            launcher.stdin.flush()
+            pid = launcher.stdout.readline()
+            assert pid.strip().isdigit(), f"no writer started: {pid!r}"
+            first = launcher.stdout.readline()
+            assert first not in ("", "gone\n"), "the writer stopped before its first move"
+            time.sleep(secrets.randbelow(50) / 1000)
+            os.kill(int(pid), signal.SIGKILL)
+            said = [first]
+            while (line := launcher.stdout.readline()) != "gone\n":
+                assert line, "the launcher stopped"
+                said.append(line)
+            plies = [int(line) for line in said]
+            acknowledged = max(acknowledged, *plies)
+            with Database.open(path) as db:
+                moves = db.game(game_id).moves
+            assert [m.ply for m in moves] == list(range(len(moves)))
+            assert len(moves) > acknowledged
+    finally:
+        launcher.stdin.close()  # the launcher ends with its input
+        try:
+            launcher.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            launcher.kill()
+            launcher.wait()
+        launcher.stdout.close()

@@ -17,6 +17,8 @@ pytest.importorskip("playwright.sync_api", reason="the test extra is not install
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from abstractgames.web.errors import TooMany
+from abstractgames.web.online_api import DEFAULT_LIMITS, RateLimits
 from tests.web.test_browser import browser, shots  # noqa: F401  (fixtures)
 from tests.web.test_online_server import public_server
 
@@ -93,6 +95,18 @@ def create_by_link(
     page.click(".create-online")
     page.wait_for_selector(".invitation-link")
     return context, page, page.url.rsplit("/", 1)[-1]
+
+
+def within_the_rate_limit(limits: RateLimits, seat: int) -> None:
+    """Wait until the server lets `seat` move again: no faster than its rate limit of moves
+    (`limits`, the server's own bucket with a little less room, for the time a move takes to
+    reach it), which a fast machine would otherwise pass in a long match and be refused."""
+    while True:
+        try:
+            limits.take(str(seat), "move")
+            return
+        except TooMany:
+            time.sleep(0.02)
 
 
 def held_secret(page: Any, game_id: str) -> str:
@@ -241,6 +255,8 @@ def test_a_match_to_its_end_in_two_browsers(
         assert "you must move by" in ann.text_content(".online-links")
     games_seen = set()
     seat = 1
+    rate, burst = DEFAULT_LIMITS["move"]
+    limits = RateLimits({"move": (rate, burst - 2)}, time.monotonic)
     for _ in range(250):  # two games of 7x7 Entropy: 49 draws and placements, 49 slides each
         view = snapshot(site, game_id, secrets[seat])
         if view["status"] == "finished":
@@ -255,12 +271,14 @@ def test_a_match_to_its_end_in_two_browsers(
         page.wait_for_function(  # the page shows this ply (not the seat's turn before)
             f"() => {shows} && !document.querySelector('.move-text').disabled", timeout=10_000
         )
-        page.fill(".move-text", move)
-        page.press(".move-text", "Enter")
+        within_the_rate_limit(limits, seat)
+        page.fill(".move-text", move)  # typed into the move box, which has the focus,
+        page.keyboard.press("Enter")  # and sent with Enter
         try:  # the page is answered and shows the game moved on
             page.wait_for_function(f"() => !({shows})", timeout=10_000)
         except PlaywrightTimeout:
             pytest.fail(stalled(page, site, view, move))
+        seat = 3 - seat  # most often the other seat moves next (not after a game's last move)
     final = snapshot(site, game_id)
     assert final["status"] == "finished" and games_seen == games
     assert final["game"]["spec"] == game  # the real 7x7 Entropy, the real 5x5 dispersal
