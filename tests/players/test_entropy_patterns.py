@@ -111,7 +111,15 @@ def test_a_line_value_is_its_score_growth_and_open_patterns(
     size = len(line)
     table = PatternTable.load(size)
     bag = dict(zip(COLOURS[:size], counts, strict=True))
-    total = sum(counts)
+    value = line_value(line, table, bag)
+    assert value == pytest.approx(expected_line_value(line, table, bag), abs=2.0**-21)
+    assert value * 2**20 == int(value * 2**20)  # rounded to a multiple of 2**-20
+
+
+def expected_line_value(line: str, table: PatternTable, bag: dict[str, int]) -> float:
+    """A line's value worked out from its definition: its score, its pattern's growth and its
+    open patterns, each colour's points on each empty square by the colour's share of `bag`."""
+    total = sum(bag.values())
     now = line_score(line)
     empties = [i for i, square in enumerate(line) if square == "."]
     points = sum(
@@ -120,10 +128,32 @@ def test_a_line_value_is_its_score_growth_and_open_patterns(
         for colour, left in bag.items()
         if left
     )
-    expected = now + table.growth[line_pattern(line)] + table.potential[len(empties)] * points
-    value = line_value(line, table, bag)
-    assert value == pytest.approx(expected, abs=2.0**-21)  # rounded to a multiple of 2**-20
-    assert value * 2**20 == int(value * 2**20)
+    return now + table.growth[line_pattern(line)] + table.potential[len(empties)] * points
+
+
+@settings(max_examples=examples(60))
+@given(st.sampled_from([5, 7]), st.data())
+@example(7, None)
+def test_lines_alike_but_for_their_colours_keep_each_colour_its_points(
+    size: int, data: st.DataObject | None
+) -> None:
+    # A table works out a line's parts once for all the lines with the same squares alike; the
+    # points of each colour must still come back in that colour's share of the bag.
+    colours = COLOURS[:size]
+    if data is None:  # a colour in the line with no counter left, and one with many
+        line, order, counts = "R.RK...", "KRWYGBP", [1, 0, 7, 7, 2, 7, 7]
+    else:
+        line = data.draw(lines(size))
+        order = "".join(data.draw(st.permutations(colours)))
+        counts = data.draw(st.lists(st.integers(0, size), min_size=size, max_size=size))
+    renamed = dict(zip(colours, order, strict=True))
+    other = "".join(renamed.get(c, c) for c in line)
+    packaged = PatternTable.load(size)
+    table = PatternTable(size, packaged.growth, packaged.potential)  # nothing worked out yet
+    bag = dict(zip(colours, counts, strict=True))
+    for each in (line, other, line[::-1]):
+        expected = expected_line_value(each, table, bag)
+        assert line_value(each, table, bag) == pytest.approx(expected, abs=2.0**-21)
 
 
 def test_the_packaged_tables() -> None:

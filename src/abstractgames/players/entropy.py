@@ -195,7 +195,7 @@ class PatternTable:
         potential: by the number of empty squares in a line, the weight of its open patterns.
     """
 
-    __slots__ = ("_by_number", "growth", "potential", "size")
+    __slots__ = ("_by_labels", "_by_number", "growth", "potential", "size")
 
     def __init__(self, size: int, growth: Mapping[str, float], potential: Sequence[float]) -> None:
         self.size = size
@@ -210,6 +210,7 @@ class PatternTable:
         if grown:
             raise ValueError(f"a full line cannot grow, but the table has {grown[0]!r} grow")
         self._by_number = {_pattern_of_text(p): value for p, value in self.growth.items()}
+        self._by_labels: dict[int, tuple[float, float, int, list[int]]] = {}
 
     def __repr__(self) -> str:
         return f"<PatternTable of {len(self.growth)} patterns of {self.size} squares>"
@@ -219,16 +220,53 @@ class PatternTable:
         growth), the weight of its open patterns for its number of empty squares, and the
         points each colour would add to it on its empty squares: the parts of a line value
         that do not depend on the bag. (The search's hot path when a line is new: it skips the
-        features cache.)"""
+        features cache.)
+
+        They depend only on which squares are alike, so they are worked out once for each
+        line with its colours renamed 1, 2, … in the order they first appear: the colours
+        absent from the line add the same points, and each colour present adds its name's.
+        """
+        names = [0] * 8
+        colours: list[int] = []
+        labelled = 0
+        for shift in _SHIFTS[self.size]:
+            colour = code >> shift & 7
+            labelled <<= 3
+            if colour:
+                name = names[colour]
+                if not name:
+                    colours.append(colour)
+                    name = names[colour] = len(colours)
+                labelled |= name
+        known = self._by_labels.get(labelled)
+        if known is None:
+            known = self._by_labels[labelled] = self._labelled_parts(features, code, colours)
+        growth, weight, packed, more = known
+        for colour, extra in zip(colours, more, strict=True):
+            packed += extra << _LANE * (colour - 1)
+        return growth, weight, packed
+
+    def _labelled_parts(
+        self, features: _FeatureCache, code: int, colours: list[int]
+    ) -> tuple[float, float, int, list[int]]:
+        """`_parts` of the line `code`, whose colours in the order they first appear are
+        `colours`, for every line alike: the points of a colour absent from the line in every
+        colour's lane, and the points each colour present adds beyond that, by its name."""
         size, scores = self.size, features.scores
         cells = [code >> shift & 7 for shift in _SHIFTS[size]]
         empties = [i for i in range(size) if not cells[i]]
-        now = scores[code]
-        growth = now + self._by_number[_pattern_number(cells)]
+        growth = scores[code] + self._by_number[_pattern_number(cells)]
         if not empties:
-            return growth, 0.0, 0
+            return growth, 0.0, 0, [0] * len(colours)
         _, gains = _colour_points(size, scores, code, empties)
-        return growth, self.potential[len(empties)], _packed(gains)
+        # A line with an empty square lacks a colour (it holds fewer counters than colours).
+        absent = min(gains[c - 1] for c in range(1, size + 1) if c not in colours)
+        return (
+            growth,
+            self.potential[len(empties)],
+            _packed([absent] * size),
+            [gains[c - 1] - absent for c in colours],
+        )
 
     @classmethod
     def load(cls, size: int) -> PatternTable:
