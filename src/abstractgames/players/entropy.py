@@ -147,21 +147,24 @@ def _pattern_number(cells: list[int]) -> int:
     """The pattern of a line (its colours by square, 0 for empty) as a number: the pattern's
     letters as the digits 1, 2, … in base 8, `"."` as 0, the first square the most significant
     digit, so that the numbers of two patterns compare as the patterns do."""
-    return max(_relabelled(cells), _relabelled(cells[::-1]))
+    return max(_relabelled(cells)[0], _relabelled(cells[::-1])[0])
 
 
-def _relabelled(cells: list[int]) -> int:
+def _relabelled(cells: list[int]) -> tuple[int, list[int]]:
+    """A line's colours renamed 1, 2, … in the order they first appear, as a number (base 8,
+    the first square the most significant digit), and the colours in that order."""
     names = [0] * 8
-    count = number = 0
+    colours: list[int] = []
+    number = 0
     for colour in cells:
         number <<= 3
         if colour:
             name = names[colour]
             if not name:
-                count += 1
-                name = names[colour] = count
+                colours.append(colour)
+                name = names[colour] = len(colours)
             number |= name
-    return number
+    return number, colours
 
 
 _PATTERN_CHARACTERS = EMPTY + "ABCDEFG"
@@ -226,18 +229,7 @@ class PatternTable:
         line with its colours renamed 1, 2, … in the order they first appear: the colours
         absent from the line add the same points, and each colour present adds its name's.
         """
-        names = [0] * 8
-        colours: list[int] = []
-        labelled = 0
-        for shift in _SHIFTS[self.size]:
-            colour = code >> shift & 7
-            labelled <<= 3
-            if colour:
-                name = names[colour]
-                if not name:
-                    colours.append(colour)
-                    name = names[colour] = len(colours)
-                labelled |= name
+        labelled, colours = _relabelled([code >> shift & 7 for shift in _SHIFTS[self.size]])
         known = self._by_labels.get(labelled)
         if known is None:
             known = self._by_labels[labelled] = self._labelled_parts(features, code, colours)
