@@ -12,6 +12,7 @@ from abstractgames.players.entropy import (
     EntropySearch,
     PatternTable,
     _Board,
+    _gain_left,
     _Search,
 )
 from abstractgames.protocol import random_move
@@ -29,20 +30,52 @@ def test_best_through_stops_only_above_its_bound(state: EntropyState) -> None:
     and no more than it."""
     board = _Board(state, PatternTable.load(state.size))
     n = board.n
+    replies = board.reply_gains()
     for square in range(n * n):
         if board.cells[square] or board.empties < 2:
             continue
         board.place(square, 1 + square % n)
         rs, fs = divmod(square, n)
         exact = board.gain_through(rs, fs)
-        assert board.best_through(rs, fs) == exact
+        assert board.best_through(rs, fs, replies) == exact
         for stop in (exact - 1.0, exact, exact + 1.0):
-            found = board.best_through(rs, fs, stop)
+            found = board.best_through(rs, fs, replies, stop)
             if exact >= stop:
                 assert stop <= found <= exact
             else:
                 assert found == exact
         board.remove(square)
+
+
+@settings(max_examples=examples(30), deadline=None)
+@given(states(GAME))
+def test_a_reply_value_is_the_value_after_the_placement_and_orders_best_reply(
+    state: EntropyState,
+) -> None:
+    """`reply_value` is the value after the placement and Order's best slide (or the pass)
+    found by making the placement; or, when that reaches `stop`, some value `>= stop` and no
+    more than it. It leaves the board as it was."""
+    board = _Board(state, PatternTable.load(state.size))
+    n = board.n
+    replies = board.reply_gains()
+    lines = (board.rc, board.fc, board.ro, board.fo, board.lr, board.lf)
+    before = ([list(line) for line in lines], board.cells[:], board.value, board.hash)
+    for square in range(n * n):
+        if board.cells[square]:
+            continue
+        colour = 1 + square % n
+        kept = _gain_left(replies.gains, *divmod(square, n))
+        board.place(square, colour)
+        exact = board.value + (board.best_order_gain() if board.empties else 0.0)
+        board.remove(square)
+        assert board.reply_value(square, colour, kept, replies) == exact
+        for stop in (exact - 1.0, exact, exact + 1.0):
+            found = board.reply_value(square, colour, kept, replies, stop)
+            if exact >= stop:
+                assert stop <= found <= exact
+            else:
+                assert found == exact
+        assert ([list(line) for line in lines], board.cells, board.value, board.hash) == before
 
 
 @settings(max_examples=examples(20), deadline=None)

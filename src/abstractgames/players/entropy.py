@@ -517,21 +517,13 @@ class _Tables:
             for j in range(n)
         ]
         # For each slide of line_slides[occ] along rank k (file k), in order: its origin and
-        # target squares, and the bit masks of the ranks and of the files it changes.
+        # target squares.
         self.rank_moves: _PerSlide = []
         self.file_moves: _PerSlide = []
-        self.rank_changes: _PerSlide = []
-        self.file_changes: _PerSlide = []
         pairs = [[(i, j) for i, reach in slides for j in reach] for slides in self.line_slides]
         for k in range(n):
             self.rank_moves.append([tuple((k * n + i, k * n + j) for i, j in p) for p in pairs])
             self.file_moves.append([tuple((i * n + k, j * n + k) for i, j in p) for p in pairs])
-            self.rank_changes.append(
-                [tuple((1 << k, 1 << i | 1 << j) for i, j in p) for p in pairs]
-            )
-            self.file_changes.append(
-                [tuple((1 << i | 1 << j, 1 << k) for i, j in p) for p in pairs]
-            )
 
 
 _TABLES: dict[int, _Tables] = {}
@@ -570,6 +562,14 @@ def _gain_left(gains: list[tuple[float, int, int]], rs: int, fs: int) -> float:
         if not (ranks >> rs & 1 or files >> fs & 1):
             return gain
     return 0.0
+
+
+class _Replies(NamedTuple):
+    """What `_Board.reply_gains` finds on a board, for Order's replies to its placements."""
+
+    gains: list[tuple[float, int, int]]
+    across_files: list[list[tuple[int, float, int]]]
+    across_ranks: list[list[tuple[int, float, int]]]
 
 
 class _Board:
@@ -732,19 +732,59 @@ class _Board:
         best = max(gains) if gains else 0.0
         return best if best > 0.0 else 0.0
 
-    def reply_gains(self) -> list[tuple[float, int, int]]:
-        """`(value change, ranks, files)` of every slide, best first.
+    def reply_gains(self) -> _Replies:
+        """Every slide's value change, for valuing Order's best reply to a placement
+        (`best_through`): `(value change, ranks, files)` best first, and the slides across each
+        line.
 
-        `ranks` and `files` are bit masks of the lines the slide changes: a placement on
-        none of them leaves the slide and its value change as they are.
+        `ranks` and `files` are bit masks of the lines a slide changes: a placement on none of
+        them leaves the slide and its value change as they are. A placement on an empty square
+        changes a slide that leaves or lands on the square's rank or file (not along it) only
+        through that line's value: `across_files[f]` holds `(rank, rest, change)` for each
+        slide along a rank that leaves or lands on file `f`, `rest` being its value change but
+        for file `f`'s, and `change` what it adds to file `f`'s code; for a counter that
+        leaves, `rest` is that of its best slide along the rank. `across_ranks[r]` holds the
+        same, `(file, rest, change)`, for the slides along the files.
         """
-        changes = self.each_slide(self.tables.rank_changes, self.tables.file_changes)
-        out = [
-            (gain, ranks, files)
-            for gain, (ranks, files) in zip(self.all_slide_gains(), changes, strict=True)
-        ]
-        out.sort(reverse=True)
-        return out
+        n = self.n
+        lv = self.lv
+        line_slides = self.tables.line_slides
+        gains: list[tuple[float, int, int]] = []
+        append = gains.append
+        across_files: list[list[tuple[int, float, int]]] = [[] for _ in range(n)]
+        across_ranks: list[list[tuple[int, float, int]]] = [[] for _ in range(n)]
+        for codes, values, across, across_values, occupancy, onto, along_ranks in (
+            (self.rc, self.lr, self.fc, self.lf, self.ro, across_files, True),
+            (self.fc, self.lf, self.rc, self.lr, self.fo, across_ranks, False),
+        ):
+            for k, occ in enumerate(occupancy):
+                slides = line_slides[occ]
+                if not slides:
+                    continue
+                code = codes[k]
+                value = values[k]
+                at = 3 * k
+                line_bit = 1 << k
+                for i, reach in slides:
+                    colour = code >> 3 * i & 7
+                    without = code - (colour << 3 * i)
+                    moved = colour << at
+                    leave = lv[across[i] - moved] - across_values[i]
+                    loss = leave - value
+                    best = -_INF
+                    for j in reach:
+                        rest = lv[without + (colour << 3 * j)] + loss
+                        gain = rest + lv[across[j] + moved] - across_values[j]
+                        if along_ranks:
+                            append((gain, line_bit, 1 << i | 1 << j))
+                        else:
+                            append((gain, 1 << i | 1 << j, line_bit))
+                        if gain > best:
+                            best = gain
+                        onto[j].append((k, rest, moved))
+                    onto[i].append((k, best - leave, -moved))
+        gains.sort(reverse=True)
+        return _Replies(gains, across_files, across_ranks)
 
     def gain_through(self, rs: int, fs: int) -> float:
         """The largest value change among the slides that change rank `rs` or file `fs`.
@@ -761,35 +801,24 @@ class _Board:
         gains = self.slide_gains(ranks, files)
         return max(gains) if gains else float("-inf")
 
-    def best_through(self, rs: int, fs: int, stop: float = _INF) -> float:
-        """`gain_through(rs, fs)`, or as soon as a slide's value change reaches `stop`, that
-        change (a value `>= stop` may stand for more).
+    def best_through(self, rs: int, fs: int, replies: _Replies, stop: float = _INF) -> float:
+        """`gain_through(rs, fs)` just after a counter was placed on rank `rs`, file `fs` of the
+        board that `replies` (`reply_gains`) was found on; or as soon as a slide's value change
+        reaches `stop`, that change (a value `>= stop` may stand for more).
 
-        The same slides as `gain_through`'s, valued the same way as in `slide_gains`, those
-        along rank `rs` and file `fs` first (the likeliest to gain from the counter placed
-        where they cross).
+        The slides along rank `rs` and file `fs` are valued as in `slide_gains`, first (the
+        likeliest to gain from the counter placed where they cross); those across them from
+        `replies`, with only the value of rank `rs` or file `fs` counted again.
         """
-        tables = self.tables
         ro, fo = self.ro, self.fo
         rc, fc, lr, lf = self.rc, self.fc, self.lr, self.lf
         lv = self.lv
-        line_slides = tables.line_slides
-        # (line's code, its value, the codes across it, their values, its index, its slides):
-        # rank `rs` and file `fs`, then the other lines' slides through them.
-        work = [
+        line_slides = self.tables.line_slides
+        best = -_INF
+        for codes, values, across, across_values, k, slides in (
             (rc, lr, fc, lf, rs, line_slides[ro[rs]]),
             (fc, lf, rc, lr, fs, line_slides[fo[fs]]),
-        ]
-        at_file = tables.slides_at[fs]
-        for k, slides in enumerate(map(at_file.__getitem__, ro)):
-            if slides and k != rs:
-                work.append((rc, lr, fc, lf, k, slides))
-        at_rank = tables.slides_at[rs]
-        for k, slides in enumerate(map(at_rank.__getitem__, fo)):
-            if slides and k != fs:
-                work.append((fc, lf, rc, lr, k, slides))
-        best = -_INF
-        for codes, values, across, across_values, k, slides in work:
+        ):
             code = codes[k]
             value = values[k]
             at = 3 * k
@@ -805,7 +834,49 @@ class _Board:
                         best = gain
                         if best >= stop:
                             return best
+        for line, value, skip, work in (
+            (fc[fs], lf[fs], rs, replies.across_files[fs]),
+            (rc[rs], lr[rs], fs, replies.across_ranks[rs]),
+        ):
+            for k, rest, change in work:
+                if k != skip:
+                    gain = rest + lv[line + change] - value
+                    if gain > best:
+                        best = gain
+                        if best >= stop:
+                            return best
         return best
+
+    def reply_value(
+        self, square: int, colour: int, kept: float, replies: _Replies, stop: float = _INF
+    ) -> float:
+        """The value after `colour` is placed on the empty `square` and Order's best reply;
+        `kept` is the best value change among the slides the placement leaves alone
+        (`_gain_left`, 0 for the pass) and `replies` the board's `reply_gains`. A value `>=
+        stop` may stand for more. The board is left as it was.
+
+        Only the two lines through `square` are changed for `best_through`, and put back: the
+        rest of the board (its squares, hash, value) never sees the counter.
+        """
+        r, f = divmod(square, self.n)
+        rc, fc, lr, lf = self.rc, self.fc, self.lr, self.lf
+        lv = self.lv
+        rank_code, file_code, rank_value, file_value = rc[r], fc[f], lr[r], lf[f]
+        rc[r] = rank_code + (colour << 3 * f)
+        fc[f] = file_code + (colour << 3 * r)
+        lr[r] = lv[rc[r]]
+        lf[f] = lv[fc[f]]
+        value = self.value + (lr[r] + lf[f] - (rank_value + file_value))
+        if self.empties > 1:
+            ro, fo = self.ro, self.fo
+            ro[r] ^= 1 << f
+            fo[f] ^= 1 << r
+            through = self.best_through(r, f, replies, stop - value)
+            ro[r] ^= 1 << f
+            fo[f] ^= 1 << r
+            value += through if through > kept else kept
+        rc[r], fc[f], lr[r], lf[f] = rank_code, file_code, rank_value, file_value
+        return value
 
     def replies(self, colour: int, moves: list[tuple[float, int]]) -> list[tuple[float, int]]:
         """`(value after Order's best reply, square)` for `colour` on each square, best first.
@@ -817,7 +888,8 @@ class _Board:
         further: its bound stands for its value, and the first value is exact.
         """
         n = self.n
-        gains = self.reply_gains()
+        replies = self.reply_gains()
+        gains = replies.gains
         bounds = []
         value = self.value
         for change, square in moves:
@@ -830,13 +902,7 @@ class _Board:
             if bound >= lowest:
                 out.append((bound, square))
                 continue
-            self.place(square, colour)
-            if self.empties:
-                through = self.best_through(*divmod(square, n), lowest - self.value)
-                found = self.value + (through if through > kept else kept)
-            else:
-                found = self.value
-            self.remove(square)
+            found = self.reply_value(square, colour, kept, replies, lowest)
             if found < lowest:
                 lowest = found
             out.append((found, square))
@@ -1243,7 +1309,8 @@ class _Search:
         """`chance_frontier`'s bounds: `(low, high)`, equal once the value is exact."""
         board = self.board
         n = board.n
-        gains = board.reply_gains()
+        replies = board.reply_gains()
+        gains = replies.gains
         value = board.value
         lv = board.lv
         rc, fc, ro, lr, lf = board.rc, board.fc, board.ro, board.lr, board.lf
@@ -1284,7 +1351,7 @@ class _Search:
         for colour, _share, bounds in lists:
             first = min(bounds)
             lows.append(first[0])
-            highs.append(self._reply_value(colour, first[2], first[1]))
+            highs.append(board.reply_value(first[2], colour, first[1], replies))
         low = sum([share * x for (_, share, _), x in zip(lists, lows, strict=True)])
         high = sum([share * x for (_, share, _), x in zip(lists, highs, strict=True)])
         if high <= alpha or low >= beta:
@@ -1295,7 +1362,7 @@ class _Search:
             for bound, least, square in bounds[1:]:
                 if bound >= lowest:
                     break
-                found = self._reply_value(colour, square, least, lowest)
+                found = board.reply_value(square, colour, least, replies, lowest)
                 if found < lowest:
                     lowest = found
             low += share * (lowest - lows[k])
@@ -1303,20 +1370,6 @@ class _Search:
             if high <= alpha or low >= beta:
                 return low, high
         return high, high
-
-    def _reply_value(self, colour: int, square: int, kept: float, stop: float = _INF) -> float:
-        """The value after `colour` on `square` and Order's best reply, given `kept`, the best
-        gain of the slides that the placement leaves alone; a value `>= stop` may stand for
-        more."""
-        board = self.board
-        board.place(square, colour)
-        if board.empties:
-            through = board.best_through(*divmod(square, board.n), stop - board.value)
-            found = board.value + (through if through > kept else kept)
-        else:
-            found = board.value
-        board.remove(square)
-        return found
 
     def chaos_node(self, colour: int, depth: int) -> float:
         """Chaos must place `colour`."""
