@@ -25,30 +25,6 @@ GAME = EntropyGame()
 
 @settings(max_examples=examples(30), deadline=None)
 @given(states(GAME))
-def test_best_through_stops_only_above_its_bound(state: EntropyState) -> None:
-    """`best_through` is `gain_through`, or, when that reaches `stop`, some value `>= stop`
-    and no more than it."""
-    board = _Board(state, PatternTable.load(state.size))
-    n = board.n
-    replies = board.reply_gains()
-    for square in range(n * n):
-        if board.cells[square] or board.empties < 2:
-            continue
-        board.place(square, 1 + square % n)
-        rs, fs = divmod(square, n)
-        exact = board.gain_through(rs, fs)
-        assert board.best_through(rs, fs, replies) == exact
-        for stop in (exact - 1.0, exact, exact + 1.0):
-            found = board.best_through(rs, fs, replies, stop)
-            if exact >= stop:
-                assert stop <= found <= exact
-            else:
-                assert found == exact
-        board.remove(square)
-
-
-@settings(max_examples=examples(30), deadline=None)
-@given(states(GAME))
 def test_a_reply_value_is_the_value_after_the_placement_and_orders_best_reply(
     state: EntropyState,
 ) -> None:

@@ -507,15 +507,6 @@ class _Tables:
         self.line_slides: list[_Slides] = [
             tuple((i, targets[occ][i]) for i in self.bits[occ] if targets[occ][i]) for occ in lines
         ]
-        # slides_at[j][occ]: the slides along the line that leave or land on its square j.
-        self.slides_at: list[list[_Slides]] = [
-            [
-                tuple((i, reach) for i, reach in self.line_slides[occ] if i == j)
-                or tuple((i, (j,)) for i, reach in self.line_slides[occ] if j in reach)
-                for occ in lines
-            ]
-            for j in range(n)
-        ]
         # For each slide of line_slides[occ] along rank k (file k), in order: its origin and
         # target squares.
         self.rank_moves: _PerSlide = []
@@ -734,7 +725,7 @@ class _Board:
 
     def reply_gains(self) -> _Replies:
         """Every slide's value change, for valuing Order's best reply to a placement
-        (`best_through`): `(value change, ranks, files)` best first, and the slides across each
+        (`reply_value`): `(value change, ranks, files)` best first, and the slides across each
         line.
 
         `ranks` and `files` are bit masks of the lines a slide changes: a placement on none of
@@ -786,97 +777,73 @@ class _Board:
         gains.sort(reverse=True)
         return _Replies(gains, across_files, across_ranks)
 
-    def gain_through(self, rs: int, fs: int) -> float:
-        """The largest value change among the slides that change rank `rs` or file `fs`.
-
-        These are all the slides along rank `rs` and file `fs`, and along the other lines
-        those that leave or land on rank `rs` or file `fs`.
-        """
-        tables = self.tables
-        ro, fo = self.ro, self.fo
-        ranks = list(map(tables.slides_at[fs].__getitem__, ro))
-        ranks[rs] = tables.line_slides[ro[rs]]
-        files = list(map(tables.slides_at[rs].__getitem__, fo))
-        files[fs] = tables.line_slides[fo[fs]]
-        gains = self.slide_gains(ranks, files)
-        return max(gains) if gains else float("-inf")
-
-    def best_through(self, rs: int, fs: int, replies: _Replies, stop: float = _INF) -> float:
-        """`gain_through(rs, fs)` just after a counter was placed on rank `rs`, file `fs` of the
-        board that `replies` (`reply_gains`) was found on; or as soon as a slide's value change
-        reaches `stop`, that change (a value `>= stop` may stand for more).
-
-        The slides along rank `rs` and file `fs` are valued as in `slide_gains`, first (the
-        likeliest to gain from the counter placed where they cross); those across them from
-        `replies`, with only the value of rank `rs` or file `fs` counted again.
-        """
-        ro, fo = self.ro, self.fo
-        rc, fc, lr, lf = self.rc, self.fc, self.lr, self.lf
-        lv = self.lv
-        line_slides = self.tables.line_slides
-        best = -_INF
-        for codes, values, across, across_values, k, slides in (
-            (rc, lr, fc, lf, rs, line_slides[ro[rs]]),
-            (fc, lf, rc, lr, fs, line_slides[fo[fs]]),
-        ):
-            code = codes[k]
-            value = values[k]
-            at = 3 * k
-            for i, reach in slides:
-                colour = code >> 3 * i & 7
-                without = code - (colour << 3 * i)
-                moved = colour << at
-                loss = lv[across[i] - moved] - across_values[i] - value
-                for j in reach:
-                    gain = lv[without + (colour << 3 * j)] + loss + lv[across[j] + moved]
-                    gain -= across_values[j]
-                    if gain > best:
-                        best = gain
-                        if best >= stop:
-                            return best
-        for line, value, skip, work in (
-            (fc[fs], lf[fs], rs, replies.across_files[fs]),
-            (rc[rs], lr[rs], fs, replies.across_ranks[rs]),
-        ):
-            for k, rest, change in work:
-                if k != skip:
-                    gain = rest + lv[line + change] - value
-                    if gain > best:
-                        best = gain
-                        if best >= stop:
-                            return best
-        return best
-
     def reply_value(
         self, square: int, colour: int, kept: float, replies: _Replies, stop: float = _INF
     ) -> float:
         """The value after `colour` is placed on the empty `square` and Order's best reply;
         `kept` is the best value change among the slides the placement leaves alone
-        (`_gain_left`, 0 for the pass) and `replies` the board's `reply_gains`. A value `>=
-        stop` may stand for more. The board is left as it was.
+        (`_gain_left`, 0 for the pass) and `replies` the board's `reply_gains`. As soon as a
+        slide makes the value reach `stop`, that value is returned (a value `>= stop` may
+        stand for more). The board is left as it was.
 
-        Only the two lines through `square` are changed for `best_through`, and put back: the
-        rest of the board (its squares, hash, value) never sees the counter.
+        Only the slides that leave or land on the placed counter's rank or file change value:
+        those along that rank and file are valued afresh, as in `slide_gains`, and first (the
+        likeliest to gain from the counter placed where they cross); those across them from
+        `replies`, with only that rank's or file's value counted again. Only the two lines'
+        codes and values are changed for it, and put back: the rest of the board (its squares,
+        hash, value) never sees the counter.
         """
         r, f = divmod(square, self.n)
-        rc, fc, lr, lf = self.rc, self.fc, self.lr, self.lf
+        rc, fc, ro, fo, lr, lf = self.rc, self.fc, self.ro, self.fo, self.lr, self.lf
         lv = self.lv
         rank_code, file_code, rank_value, file_value = rc[r], fc[f], lr[r], lf[f]
-        rc[r] = rank_code + (colour << 3 * f)
-        fc[f] = file_code + (colour << 3 * r)
-        lr[r] = lv[rc[r]]
-        lf[f] = lv[fc[f]]
-        value = self.value + (lr[r] + lf[f] - (rank_value + file_value))
-        if self.empties > 1:
-            ro, fo = self.ro, self.fo
+        rank = rc[r] = rank_code + (colour << 3 * f)
+        file = fc[f] = file_code + (colour << 3 * r)
+        new_rank_value = lr[r] = lv[rank]
+        new_file_value = lf[f] = lv[file]
+        value = self.value + (new_rank_value + new_file_value - (rank_value + file_value))
+        ro[r] ^= 1 << f
+        fo[f] ^= 1 << r
+        try:
+            if self.empties == 1:
+                return value
+            stop -= value
+            best = kept
+            if best >= stop:
+                return value + best
+            line_slides = self.tables.line_slides
+            for code, line_value, across, across_values, shift, slides in (
+                (rank, new_rank_value, fc, lf, 3 * r, line_slides[ro[r]]),
+                (file, new_file_value, rc, lr, 3 * f, line_slides[fo[f]]),
+            ):
+                for i, reach in slides:
+                    counter = code >> 3 * i & 7
+                    without = code - (counter << 3 * i)
+                    moved = counter << shift
+                    loss = lv[across[i] - moved] - across_values[i] - line_value
+                    for j in reach:
+                        gain = lv[without + (counter << 3 * j)] + loss + lv[across[j] + moved]
+                        gain -= across_values[j]
+                        if gain > best:
+                            best = gain
+                            if best >= stop:
+                                return value + best
+            for code, line_value, skip, work in (
+                (file, new_file_value, r, replies.across_files[f]),
+                (rank, new_rank_value, f, replies.across_ranks[r]),
+            ):
+                for k, rest, change in work:
+                    if k != skip:
+                        gain = rest + lv[code + change] - line_value
+                        if gain > best:
+                            best = gain
+                            if best >= stop:
+                                return value + best
+            return value + best
+        finally:
+            rc[r], fc[f], lr[r], lf[f] = rank_code, file_code, rank_value, file_value
             ro[r] ^= 1 << f
             fo[f] ^= 1 << r
-            through = self.best_through(r, f, replies, stop - value)
-            ro[r] ^= 1 << f
-            fo[f] ^= 1 << r
-            value += through if through > kept else kept
-        rc[r], fc[f], lr[r], lf[f] = rank_code, file_code, rank_value, file_value
-        return value
 
     def replies(self, colour: int, moves: list[tuple[float, int]]) -> list[tuple[float, int]]:
         """`(value after Order's best reply, square)` for `colour` on each square, best first.
