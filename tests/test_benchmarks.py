@@ -1,4 +1,4 @@
-"""The scripts of benchmarks/ run: the speed of the game-AI adapters."""
+"""The scripts of benchmarks/ run: the speed of the game-AI adapters and of Entropy's search."""
 
 from __future__ import annotations
 
@@ -9,14 +9,15 @@ from pathlib import Path
 
 import pytest
 
-np = pytest.importorskip("numpy")
-pyspiel = pytest.importorskip(
-    "pyspiel", reason="OpenSpiel is not installed (no wheel here?): pip install '.[rl]'"
-)
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 
 
 def test_the_adapter_benchmark_runs() -> None:
-    script = Path(__file__).resolve().parent.parent / "benchmarks" / "adapters.py"
+    pytest.importorskip("numpy")
+    pytest.importorskip(
+        "pyspiel", reason="OpenSpiel is not installed (no wheel here?): pip install '.[rl]'"
+    )
+    script = BENCHMARKS / "adapters.py"
     done = subprocess.run(
         [sys.executable, str(script), "--json", "--games", "2", "--repeats", "1", "orderchaos"],
         capture_output=True,
@@ -34,3 +35,32 @@ def test_the_adapter_benchmark_runs() -> None:
         "openspiel C++ mnk",
     ]
     assert all(r["moves_per_second"] > 0 for r in results)
+
+
+def test_the_entropy_search_benchmark_compares_two_versions() -> None:
+    """Against a copy of the same source, both versions search alike: the same digest."""
+    source = Path(__file__).resolve().parent.parent / "src"
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(BENCHMARKS / "entropy_order_search.py"),
+            "--games",
+            "1",
+            "--positions",
+            "3",
+            "--rounds",
+            "1",
+            "--against",
+            str(source),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    this, against = (line for line in lines if "digest" in line)
+    assert this.split("digest ")[1] == against.split("digest ")[1]
+    assert "this / against, by round: median" in lines[-1]
+    assert lines[0].startswith("3 positions of Order")
