@@ -6,6 +6,7 @@ import random
 
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from abstractgames.entropy import ORDER, EntropyGame, EntropyState
 from abstractgames.players.entropy import (
@@ -24,7 +25,7 @@ GAME = EntropyGame()
 
 
 @settings(max_examples=examples(30), deadline=None)
-@given(states(GAME))
+@given(st.sampled_from([GAME, EntropyGame(size=5)]).flatmap(states))
 def test_a_reply_value_is_the_value_after_the_placement_and_orders_best_reply(
     state: EntropyState,
 ) -> None:
