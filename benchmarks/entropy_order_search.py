@@ -111,7 +111,7 @@ def main() -> None:
             order = list(players) if number % 2 == 0 else list(reversed(players))
             for name in order:
                 times[name].append(run(*players[name])[0])
-    print(f"{len(texts)} positions of Order, {args.rounds} rounds, process seconds")
+    print(f"Order's positions: {len(texts)}; rounds: {args.rounds}; process seconds")
     for name, spent in times.items():
         rounded = ", ".join(f"{t:.2f}" for t in spent)
         print(

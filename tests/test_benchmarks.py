@@ -47,7 +47,7 @@ def test_the_entropy_search_benchmark_compares_two_versions() -> None:
             "--games",
             "1",
             "--positions",
-            "3",
+            "1",
             "--rounds",
             "1",
             "--against",
@@ -63,4 +63,4 @@ def test_the_entropy_search_benchmark_compares_two_versions() -> None:
     this, against = (line for line in lines if "digest" in line)
     assert this.split("digest ")[1] == against.split("digest ")[1]
     assert "this / against, by round: median" in lines[-1]
-    assert lines[0].startswith("3 positions of Order")
+    assert lines[0].startswith("Order's positions: 1;")
