@@ -229,23 +229,24 @@ class PatternTable:
         line with its colours renamed 1, 2, … in the order they first appear: the colours
         absent from the line add the same points, and each colour present adds its name's.
         """
-        labelled, colours = _relabelled([code >> shift & 7 for shift in _SHIFTS[self.size]])
+        cells = [code >> shift & 7 for shift in _SHIFTS[self.size]]
+        labelled, colours = _relabelled(cells)
         known = self._by_labels.get(labelled)
         if known is None:
-            known = self._by_labels[labelled] = self._labelled_parts(features, code, colours)
+            known = self._by_labels[labelled] = self._labelled_parts(features, code, cells, colours)
         growth, weight, packed, more = known
         for colour, extra in zip(colours, more, strict=True):
             packed += extra << _LANE * (colour - 1)
         return growth, weight, packed
 
     def _labelled_parts(
-        self, features: _FeatureCache, code: int, colours: list[int]
+        self, features: _FeatureCache, code: int, cells: list[int], colours: list[int]
     ) -> tuple[float, float, int, list[int]]:
-        """`_parts` of the line `code`, whose colours in the order they first appear are
-        `colours`, for every line alike: the points of a colour absent from the line in every
-        colour's lane, and the points each colour present adds beyond that, by its name."""
+        """`_parts` of the line `code` (its colours by square: `cells`), whose colours in the
+        order they first appear are `colours`, for every line alike: the points of a colour
+        absent from the line in every colour's lane, and the points each colour present adds
+        beyond that, by its name."""
         size, scores = self.size, features.scores
-        cells = [code >> shift & 7 for shift in _SHIFTS[size]]
         empties = [i for i in range(size) if not cells[i]]
         growth = scores[code] + self._by_number[_pattern_number(cells)]
         if not empties:
