@@ -17,6 +17,15 @@ the same seat, role by role (Order's score, and the score conceded as Chaos):
         "inprocess:examples/entropy_evaluations.py:Hand:depth=3" \\
         same.jsonl "inprocess:examples/entropy_evaluations.py:Table:depth=3"
 
+`FromFile` plays with a table file written by `scripts/train_entropy_patterns.py`, its growth
+and potential weights multiplied by the options `growth` and `potential`. The scale of the
+packaged 7×7 table was chosen so (docs/bots-entropy.md, "Where the line values come from"):
+
+    python scripts/train_entropy_patterns.py --size 7 --scale 1 --output fitted.json --write
+    T=examples/entropy_evaluations.py:FromFile:depth=3,path=fitted.json
+    abstractgames arena entropy -j 2 --games 400 --seed 4438 \\
+        --players "inprocess:$T,growth=0.9,potential=0.9" "inprocess:$T"
+
 Run without arguments, it prints what each evaluation makes of a few lines.
 """
 
@@ -25,6 +34,7 @@ from __future__ import annotations
 import json
 import statistics
 import sys
+from pathlib import Path
 
 from abstractgames.players.entropy import HAND_WEIGHTS, EntropySearch, PatternTable, line_value
 from abstractgames.protocol import Game
@@ -42,6 +52,34 @@ class Table(EntropySearch):
 
     def __init__(self, game: Game, time: float = 1.0, depth: int | None = None) -> None:
         super().__init__(game, time=time, depth=depth)
+
+
+class FromFile(EntropySearch):
+    """The search valuing lines with the table of the game's size in the table file `path`, its
+    growth and potential weights multiplied by `growth` and `potential` (to 3 decimals)."""
+
+    def __init__(
+        self,
+        game: Game,
+        path: str,
+        time: float = 1.0,
+        depth: int | None = None,
+        growth: float = 1.0,
+        potential: float = 1.0,
+    ) -> None:
+        size = game.initial_state().size  # type: ignore[attr-defined]
+        table = json.loads(Path(path).read_text(encoding="utf-8"))["tables"][str(size)]
+        evaluation = PatternTable(
+            size,
+            {p: round(value * float(growth), 3) for p, value in table["growth"].items()},
+            [round(weight * float(potential), 3) for weight in table["potential"]],
+        )
+        super().__init__(
+            game,
+            time=float(time),
+            depth=None if depth is None else int(depth),
+            evaluation=evaluation,
+        )
 
 
 # A game of an arena state file: (match seed, the seat that played Order, the seat-1 player).

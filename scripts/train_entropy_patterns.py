@@ -15,6 +15,11 @@ its shape predicts (a least-squares line on its number of empty squares, empty s
 and what the holes guarantee), by `n / (n + SHRINK)` for `n` sightings; a pattern never seen
 takes the prediction.
 
+The fitted values estimate the growth to the end of games between depth-2 searches, and the
+search plays better with them shrunk: they are then multiplied by `SCALE` (0.9 for 7×7, after
+rounding to 3 decimals, and rounded again). The factor was chosen by matches at a fixed depth
+(see docs/bots-entropy.md, "Where the line values come from"); `--scale` sets another.
+
 The games are played with the hand-set weights (`HAND_WEIGHTS`), so that the data do not depend
 on the table in the package. The result depends on the seed, the number of games and what the
 depth-2 search decides, but not on how it adds values up: line values lie on a grid of 2**-20,
@@ -26,6 +31,8 @@ measuring the bot again).
     python scripts/train_entropy_patterns.py            # fit both sizes and print a summary
     python scripts/train_entropy_patterns.py --write    # and write the package's table file
     python scripts/train_entropy_patterns.py --check    # exit 1 unless the file holds them
+    python scripts/train_entropy_patterns.py --size 7 --scale 1 --output fitted.json --write
+                                                        # the plain fit, for 7x7, elsewhere
 
 The defaults (seed 27, 10,000 games of 7×7 and 5,000 of 5×5) take about 20 minutes on two cores
 (`--jobs`). numpy is needed here only: the bot reads the tables from a JSON file.
@@ -55,6 +62,8 @@ GAMES = {7: 10_000, 5: 5_000}
 DEPTH = 2
 SHRINK = 50.0
 """How many sightings of a pattern weigh as much as what its shape predicts."""
+SCALE = {7: 0.9, 5: 1.0}
+"""By size, the factor applied to the fitted growth and potential weights."""
 TOLERANCE = 0.002
 """How far `--check` lets a value differ (the file rounds them to 3 decimals)."""
 DIGEST_GAMES = 8
@@ -178,18 +187,30 @@ def fit(size: int, games: Sequence[Game]) -> bot.PatternTable:
     )
 
 
+def scaled(table: bot.PatternTable, factor: float) -> bot.PatternTable:
+    """`table` with its growth and potential weights multiplied by `factor`, to 3 decimals."""
+    return bot.PatternTable(
+        table.size,
+        {pattern: round(value * factor, 3) for pattern, value in table.growth.items()},
+        [round(weight * factor, 3) for weight in table.potential],
+    )
+
+
 def _coloured(pattern: str) -> str:
     """A line of colour letters with the pattern `pattern` (the pattern's `A` as the first
     colour, and so on)."""
     return "".join(EMPTY if c == EMPTY else COLOURS["ABCDEFG".index(c)] for c in pattern)
 
 
-def train(size: int, games: int, seed: int, jobs: int) -> tuple[bot.PatternTable, str]:
-    """Play the games of one size and fit its table; the table and the first games' digest."""
+def train(
+    size: int, games: int, seed: int, jobs: int, scale: float
+) -> tuple[bot.PatternTable, str]:
+    """Play the games of one size, fit its table and scale it; the table and the first games'
+    digest."""
     played = self_play(size, games, seed, bot.HAND_WEIGHTS, jobs)
     positions = sum(len(seen) for seen, _ in played)
     print(f"{size}x{size}: {games} games, {positions} positions")
-    return fit(size, played), digest(played[:DIGEST_GAMES])
+    return scaled(fit(size, played), scale), digest(played[:DIGEST_GAMES])
 
 
 def as_json(
@@ -204,6 +225,7 @@ def as_json(
         "seed": args.seed,
         "games": {str(size): GAMES[size] if args.games is None else args.games for size in tables},
         "digest": {str(size): digests[size] for size in tables},
+        "scale": {str(size): _scale(args, size) for size in tables},
         "tables": {
             str(size): {"potential": list(table.potential), "growth": table.growth}
             for size, table in sorted(tables.items(), reverse=True)
@@ -213,11 +235,14 @@ def as_json(
 
 def differences(written: dict[str, Any], fitted: dict[str, Any]) -> list[str]:
     """What differs between two table files by more than `TOLERANCE`."""
-    out = [
-        f"{key}: {written.get(key)!r} in the file, {fitted[key]!r} fitted"
-        for key in ("seed", "games", "digest")
-        if written.get(key) != fitted[key]
-    ]
+    out = []
+    if written.get("seed") != fitted["seed"]:
+        out.append(f"seed: {written.get('seed')!r} in the file, {fitted['seed']!r} fitted")
+    for key in ("games", "digest", "scale"):
+        for size, value in fitted[key].items():
+            old = written.get(key, {}).get(size)
+            if old != value:
+                out.append(f"{key} of size {size}: {old!r} in the file, {value!r} fitted")
     for size, table in fitted["tables"].items():
         old = written.get("tables", {}).get(size)
         if old is None:
@@ -231,12 +256,19 @@ def differences(written: dict[str, Any], fitted: dict[str, Any]) -> list[str]:
     return out
 
 
+def _scale(args: argparse.Namespace, size: int) -> float:
+    return SCALE[size] if args.scale is None else args.scale
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size", type=int, choices=(5, 7), action="append")
     parser.add_argument("--games", type=int, help="games of each size (default 10000 and 5000)")
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--jobs", type=int, default=2, help="processes playing the games")
+    parser.add_argument(
+        "--scale", type=float, help="the factor on the fitted values (default: SCALE's)"
+    )
     parser.add_argument("--output", type=Path, default=OUTPUT, help="the table file")
     what = parser.add_mutually_exclusive_group()
     what.add_argument("--write", action="store_true", help="write the tables into the file")
@@ -247,7 +279,7 @@ def main() -> int:
     digests = {}
     for size in sizes:
         games = GAMES[size] if args.games is None else args.games
-        tables[size], digests[size] = train(size, games, args.seed, args.jobs)
+        tables[size], digests[size] = train(size, games, args.seed, args.jobs, _scale(args, size))
         table = tables[size]
         print(f"  potential by empty squares: {', '.join(map(str, table.potential))}")
         for pattern in ("A.A" + "." * (size - 3), "AA" + "." * (size - 2), "." * size):
@@ -266,6 +298,7 @@ def main() -> int:
                 fitted["tables"].setdefault(size, table)
                 fitted["games"].setdefault(size, old.get("games", {}).get(size))
                 fitted["digest"].setdefault(size, old.get("digest", {}).get(size))
+                fitted["scale"].setdefault(size, old.get("scale", {}).get(size, 1.0))
         text = json.dumps(fitted, indent=1, sort_keys=False, ensure_ascii=False)
         args.output.write_text(text + "\n", encoding="utf-8")
         print(f"written into {args.output}")

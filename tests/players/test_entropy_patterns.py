@@ -16,6 +16,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from abstractgames import make_player
 from abstractgames.entropy import COLOURS, EntropyGame, EntropyState, line_score
 from abstractgames.players import entropy as bot
 from abstractgames.players.entropy import (
@@ -241,7 +242,7 @@ def test_the_training_script_writes_and_checks_a_table(tmp_path: Path) -> None:
     data = json.loads(output.read_text(encoding="utf-8"))
     table = data["tables"]["5"]
     PatternTable(5, table["growth"], table["potential"])
-    assert (data["seed"], data["games"]) == (27, {"5": 24})
+    assert (data["seed"], data["games"], data["scale"]) == (27, {"5": 24}, {"5": 1.0})
     assert data["digest"]["5"] == script().first_games_digest(5)  # as the test below plays them
     assert run("--check").returncode == 0  # the same seed gives the same table
     table["growth"]["A.A.A"] += 1.0
@@ -249,6 +250,38 @@ def test_the_training_script_writes_and_checks_a_table(tmp_path: Path) -> None:
     checked = run("--check")
     assert checked.returncode == 1
     assert "size 5: values differ by up to 1.000" in checked.stderr
+    assert "scale of size 5: 1.0 in the file, 0.5 fitted" in run("--scale", "0.5", "--check").stderr
+
+
+def test_a_scaled_table_multiplies_every_value_to_three_decimals() -> None:
+    table = PatternTable.load(5)
+    shrunk = script().scaled(table, 0.9)
+    assert shrunk.potential == tuple(round(w * 0.9, 3) for w in table.potential)
+    assert shrunk.growth == {p: round(v * 0.9, 3) for p, v in table.growth.items()}
+    same = script().scaled(table, 1.0)
+    assert (same.growth, same.potential) == (table.growth, table.potential)
+
+
+def test_the_packaged_tables_carry_the_scripts_scale() -> None:
+    data = json.loads(
+        resources.files("abstractgames.players").joinpath(PATTERNS_FILE).read_text("utf-8")
+    )
+    assert data["scale"] == {str(size): factor for size, factor in script().SCALE.items()}
+
+
+def test_a_check_of_one_size_ignores_the_others_in_the_file() -> None:
+    training = script()
+    data = json.loads(
+        resources.files("abstractgames.players").joinpath(PATTERNS_FILE).read_text("utf-8")
+    )
+    fitted = {
+        "seed": data["seed"],
+        **{key: {"5": data[key]["5"]} for key in ("games", "digest", "scale")},
+        "tables": {"5": data["tables"]["5"]},
+    }
+    assert training.differences(data, fitted) == []
+    fitted["scale"] = {"5": 0.5}
+    assert training.differences(data, fitted) == ["scale of size 5: 1.0 in the file, 0.5 fitted"]
 
 
 @pytest.mark.slow
@@ -272,3 +305,18 @@ def test_a_search_with_the_table_plays_both_sizes() -> None:
         player = bot.EntropySearch(game, depth=3)
         state = game.initial_state().apply(game.parse_move("R")).apply(game.parse_move("R@c3"))
         assert player.choose(state, random.Random(0)) in state.legal_moves()
+
+
+def test_the_evaluations_example_plays_a_scaled_table_from_a_file(tmp_path: Path) -> None:
+    packaged = resources.files("abstractgames.players").joinpath(PATTERNS_FILE)
+    path = tmp_path / "tables.json"
+    path.write_text(packaged.read_text("utf-8"), encoding="utf-8")
+    example_file = SCRIPT.parents[1] / "examples" / "entropy_evaluations.py"
+    game = EntropyGame(size=5)
+    player = make_player(f"inprocess:{example_file}:FromFile:depth=1,path={path},growth=0.5", game)
+    assert isinstance(player, bot.EntropySearch) and isinstance(player.evaluation, PatternTable)
+    table = PatternTable.load(5)
+    assert player.evaluation.potential == table.potential
+    assert player.evaluation.growth == {p: round(v * 0.5, 3) for p, v in table.growth.items()}
+    state = game.initial_state().apply(game.parse_move("R"))
+    assert player.choose(state, random.Random(0)) in state.legal_moves()
