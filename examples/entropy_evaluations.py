@@ -69,10 +69,8 @@ class FromFile(EntropySearch):
     ) -> None:
         size = game.initial_state().size  # type: ignore[attr-defined]
         table = json.loads(Path(path).read_text(encoding="utf-8"))["tables"][str(size)]
-        evaluation = PatternTable(
-            size,
-            {p: round(value * float(growth), 3) for p, value in table["growth"].items()},
-            [round(weight * float(potential), 3) for weight in table["potential"]],
+        evaluation = PatternTable(size, table["growth"], table["potential"]).scaled(
+            float(growth), float(potential)
         )
         super().__init__(
             game,

@@ -187,15 +187,6 @@ def fit(size: int, games: Sequence[Game]) -> bot.PatternTable:
     )
 
 
-def scaled(table: bot.PatternTable, factor: float) -> bot.PatternTable:
-    """`table` with its growth and potential weights multiplied by `factor`, to 3 decimals."""
-    return bot.PatternTable(
-        table.size,
-        {pattern: round(value * factor, 3) for pattern, value in table.growth.items()},
-        [round(weight * factor, 3) for weight in table.potential],
-    )
-
-
 def _coloured(pattern: str) -> str:
     """A line of colour letters with the pattern `pattern` (the pattern's `A` as the first
     colour, and so on)."""
@@ -210,7 +201,7 @@ def train(
     played = self_play(size, games, seed, bot.HAND_WEIGHTS, jobs)
     positions = sum(len(seen) for seen, _ in played)
     print(f"{size}x{size}: {games} games, {positions} positions")
-    return scaled(fit(size, played), scale), digest(played[:DIGEST_GAMES])
+    return fit(size, played).scaled(scale), digest(played[:DIGEST_GAMES])
 
 
 def as_json(

@@ -255,10 +255,13 @@ def test_the_training_script_writes_and_checks_a_table(tmp_path: Path) -> None:
 
 def test_a_scaled_table_multiplies_every_value_to_three_decimals() -> None:
     table = PatternTable.load(5)
-    shrunk = script().scaled(table, 0.9)
+    shrunk = table.scaled(0.9)
     assert shrunk.potential == tuple(round(w * 0.9, 3) for w in table.potential)
     assert shrunk.growth == {p: round(v * 0.9, 3) for p, v in table.growth.items()}
-    same = script().scaled(table, 1.0)
+    apart = table.scaled(0.5, 2.0)
+    assert apart.potential == tuple(round(w * 2.0, 3) for w in table.potential)
+    assert apart.growth == {p: round(v * 0.5, 3) for p, v in table.growth.items()}
+    same = table.scaled(1.0)
     assert (same.growth, same.potential) == (table.growth, table.potential)
 
 

@@ -261,6 +261,17 @@ class PatternTable:
             [gains[c - 1] - absent for c in colours],
         )
 
+    def scaled(self, growth: float, potential: float | None = None) -> PatternTable:
+        """This table with its growths multiplied by `growth` and its potential weights by
+        `potential` (by default the same factor), each rounded to 3 decimals as the packaged
+        file keeps them."""
+        weight = growth if potential is None else potential
+        return PatternTable(
+            self.size,
+            {pattern: round(value * growth, 3) for pattern, value in self.growth.items()},
+            [round(value * weight, 3) for value in self.potential],
+        )
+
     @classmethod
     def load(cls, size: int) -> PatternTable:
         """The table the search plays with, for lines of `size` squares (from the package)."""
