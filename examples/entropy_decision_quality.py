@@ -3,12 +3,15 @@
 Game results are noisy: telling two versions of the search apart by their match points takes
 hundreds of matches. This measures each move instead. Positions are taken from seeded self-play
 middle games; in each, the bot under test chooses a move, and so does a reference search
-(`search:depth=5` for Order, `search:depth=6` for Chaos). Each of the two moves is then valued
-the same way, by the reference search one ply down:
+(`search:depth=5` for Order, `search:depth=6` for Chaos; `--order-depth` and `--chaos-depth` set
+others). Each of the two moves is then valued the same way, by the reference search one ply down,
+so that the reference's own choice is the best move by the valuation (as far as its search is
+exact):
 
 - an Order slide: the mean, over the colours the bag can give next, of the value of the position
-  after the draw to `search:depth=4` as Chaos;
-- a Chaos placement: the value of the position after it to `search:depth=5` as Order.
+  after the draw to `search:depth=4` as Chaos (one less than Order's reference depth);
+- a Chaos placement: the value of the position after it to `search:depth=5` as Order (one less
+  than Chaos's reference depth).
 
 The loss of a move is how much worse its value is for the mover than the reference move's, in
 Order's points (negative when the bot's move came out better). The mean loss by role, with a 95%
@@ -60,13 +63,18 @@ def middle_game_positions(game: Game, source: str, games: int, seed: int) -> lis
 
 
 class Reference:
-    """Values moves by a deeper search, keeping what it found (bots share the positions)."""
+    """Values moves by a deeper search, keeping what it found (bots share the positions).
 
-    def __init__(self, game: Game) -> None:
-        self.order = make_player("search:depth=5", game)
-        self.chaos = make_player("search:depth=6", game)
-        self.order_below = make_player("search:depth=4", game)
-        self.chaos_below = make_player("search:depth=5", game)
+    Order's moves are chosen at `order_depth` plies and valued by Chaos's search one ply less
+    after each draw; Chaos's are chosen at `chaos_depth` and valued by Order's one ply less."""
+
+    def __init__(self, game: Game, order_depth: int = 5, chaos_depth: int = 6) -> None:
+        if order_depth < 2 or chaos_depth < 2:
+            raise ValueError("the reference depths must be at least 2 (a move and a reply)")
+        self.order = make_player(f"search:depth={order_depth}", game)
+        self.chaos = make_player(f"search:depth={chaos_depth}", game)
+        self.chaos_after_order = make_player(f"search:depth={order_depth - 1}", game)
+        self.order_after_chaos = make_player(f"search:depth={chaos_depth - 1}", game)
         self.values: dict[tuple[str, str], float] = {}
         self.moves: dict[str, Move] = {}
 
@@ -88,15 +96,15 @@ class Reference:
                 total = weight = 0.0
                 for draw, probability in after.chance_outcomes():
                     drawn = after.apply(draw)
-                    self.chaos_below.choose(drawn, random.Random(7))
-                    info = self.chaos_below.info
+                    self.chaos_after_order.choose(drawn, random.Random(7))
+                    info = self.chaos_after_order.info
                     assert info is not None and info.value is not None
                     total += probability * -info.value  # Chaos's info is Chaos's value
                     weight += probability
                 value = total / weight
             else:
-                self.order_below.choose(after, random.Random(7))
-                info = self.order_below.info
+                self.order_after_chaos.choose(after, random.Random(7))
+                info = self.order_after_chaos.info
                 assert info is not None and info.value is not None
                 value = info.value
             self.values[key] = value
@@ -110,10 +118,14 @@ def main() -> None:
     parser.add_argument("--source", default="search:depth=2", help="the bot of the self-play games")
     parser.add_argument("--seed", type=int, default=500)
     parser.add_argument("--player", action="append", help="a bot to measure (repeatable)")
+    parser.add_argument("--order-depth", type=int, default=5, help="Order's reference depth")
+    parser.add_argument("--chaos-depth", type=int, default=6, help="Chaos's reference depth")
     args = parser.parse_args()
+    if args.order_depth < 2 or args.chaos_depth < 2:
+        parser.error("the reference depths must be at least 2 (a move and a reply)")
     game = get_game("entropy", size=args.size)
     positions = middle_game_positions(game, args.source, args.games, args.seed)
-    reference = Reference(game)
+    reference = Reference(game, args.order_depth, args.chaos_depth)
     for spec in args.player or ["search:depth=1", "search:depth=3"]:
         player = make_player(spec, game)
         losses: dict[str, list[float]] = {"order": [], "chaos": []}

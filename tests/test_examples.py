@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -21,6 +22,15 @@ from abstractgames.referee import Referee
 
 EXAMPLES_DIR = Path(__file__).resolve().parent.parent / "examples"
 EXAMPLES = sorted(EXAMPLES_DIR.glob("*.py"))
+
+
+def load_example(name: str) -> ModuleType:
+    """The module of the script `name` in examples/ (a path below it), loaded by path."""
+    spec = importlib.util.spec_from_file_location(Path(name).stem, EXAMPLES_DIR / name)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 SLOW_EXAMPLES = {"dispersal_strength.py", "entropy_strength.py"}
@@ -145,12 +155,7 @@ def test_the_self_play_example_runs() -> None:
 
 def test_the_scaling_plot_is_drawn_from_the_figures_on_the_page() -> None:
     root = Path(__file__).resolve().parent.parent
-    spec = importlib.util.spec_from_file_location(
-        "plot_scaling", root / "examples" / "vector" / "plot_scaling.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_example("vector/plot_scaling.py")
     figures = json.loads((root / "docs" / "images" / "vector-bench.json").read_text())
     drawn = module.plot(figures)
     assert drawn == (root / "docs" / "images" / "vector-scaling.svg").read_text(encoding="utf-8")
@@ -161,3 +166,61 @@ def test_the_scaling_plot_is_drawn_from_the_figures_on_the_page() -> None:
             *(f"{row['vector'][b]:,}" for b in ("1", "64", "1024", "4096")),
         ]
         assert f"| `{game}` | " + " | ".join(cells) in page, game
+
+
+# --- the decision-quality measurement ----------------------------------------------------------
+
+
+def test_the_decision_quality_reference_values_its_own_choice_best() -> None:
+    """Each move is valued by the reference search one ply down, so the reference's own move
+    comes out best for the mover: always for Chaos, whose search and valuation see the same tree
+    and bag; for Order, in all but a few positions, as its search values every line with the
+    root's bag and the valuation searches after each draw with the bag left. The valuations were
+    once a ply off (Order's slides valued by Chaos's search at Order's reference depth, Chaos's
+    placements by Order's at two less than Chaos's): then 3 of these 17 Chaos choices and 10 of
+    the 14 Order ones came out worse than another move."""
+    module = load_example("entropy_decision_quality.py")
+    game = get_game("entropy", size=5)
+    positions = module.middle_game_positions(game, "search:depth=2", 4, 502)
+    reference = module.Reference(game, order_depth=2, chaos_depth=3)
+    worse = {"order": 0, "chaos": 0}
+    seen = {"order": 0, "chaos": 0}
+    for state in positions:
+        chosen = reference.value(state, reference.move(state))
+        values = [reference.value(state, move) for move in state.legal_moves()]
+        role = str(state.to_move)
+        seen[role] += 1
+        if (chosen < max(values) - 1e-9) if role == "order" else (chosen > min(values) + 1e-9):
+            worse[role] += 1
+    assert seen == {"order": 14, "chaos": 17}
+    assert worse["chaos"] == 0
+    assert worse["order"] <= 2
+
+
+def test_the_decision_quality_of_the_reference_itself_loses_nothing() -> None:
+    """The depth options reach the reference: a bot that is the reference loses nothing."""
+    script = EXAMPLES_DIR / "entropy_decision_quality.py"
+    args = ["--games", "1", "--seed", "502", "--order-depth", "2", "--chaos-depth", "2"]
+    out = subprocess.run(
+        [sys.executable, str(script), *args, "--player", "search:depth=2"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    lines = out.stdout.splitlines()
+    assert [line.split()[1] for line in lines] == ["order", "chaos"]
+    for line in lines:
+        assert line.split()[-3:] in (["0.000", "±", "0.000"], ["-0.000", "±", "0.000"]), line
+
+
+def test_the_decision_quality_refuses_a_reference_too_shallow_to_value_a_move() -> None:
+    script = EXAMPLES_DIR / "entropy_decision_quality.py"
+    out = subprocess.run(
+        [sys.executable, str(script), "--order-depth", "1"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 2
+    assert "at least 2" in out.stderr and "Traceback" not in out.stderr
