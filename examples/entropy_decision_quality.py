@@ -121,11 +121,12 @@ def main() -> None:
     parser.add_argument("--order-depth", type=int, default=5, help="Order's reference depth")
     parser.add_argument("--chaos-depth", type=int, default=6, help="Chaos's reference depth")
     args = parser.parse_args()
-    if args.order_depth < 2 or args.chaos_depth < 2:
-        parser.error("the reference depths must be at least 2 (a move and a reply)")
     game = get_game("entropy", size=args.size)
+    try:
+        reference = Reference(game, args.order_depth, args.chaos_depth)
+    except ValueError as error:
+        parser.error(str(error))
     positions = middle_game_positions(game, args.source, args.games, args.seed)
-    reference = Reference(game, args.order_depth, args.chaos_depth)
     for spec in args.player or ["search:depth=1", "search:depth=3"]:
         player = make_player(spec, game)
         losses: dict[str, list[float]] = {"order": [], "chaos": []}
