@@ -6,6 +6,12 @@ writes through a symbolic link (the file the link points to is replaced, the lin
 the permissions of the file it replaces, and refuses to write over what is not a regular file
 ([`NotRegularFileError`][]) or over a file the user made read-only.
 
+Every file the library is given to read whole (a solver's checkpoint, a certificate) goes
+through [`read_bounded`][]: a regular file only, checked before it is opened (`/dev/zero` or a
+FIFO is never read or waited on), and never more bytes than its reader takes
+([`FileTooLargeError`][]); what is compressed in it is opened by [`decompress_bounded`][], which
+stops a compression bomb at the same kind of bound.
+
 The games a person plays (at the terminal or on the web page) are kept in [`games_directory`][],
 each in a file [`new_record_path`][] names; every file name made from outside text (a game spec,
 a player's name) goes through [`safe_name`][].
@@ -28,15 +34,19 @@ import time
 from collections.abc import Callable, MutableSet
 from contextlib import suppress
 from pathlib import Path
+from typing import Protocol
 
 __all__ = [
     "DATA_VARIABLE",
+    "FileTooLargeError",
     "NotRegularFileError",
     "check_writable",
     "data_directory",
+    "decompress_bounded",
     "games_directory",
     "new_record_name",
     "new_record_path",
+    "read_bounded",
     "safe_name",
     "write_atomic",
 ]
@@ -57,7 +67,89 @@ _KINDS = (
 
 class NotRegularFileError(OSError):
     """The path names a directory, a device, a FIFO or anything else that is not a regular file:
-    saving never writes over it."""
+    saving never writes over it, and [`read_bounded`][] never reads it."""
+
+
+class FileTooLargeError(OSError):
+    """A file holds more bytes than its reader takes, or decompresses to more
+    ([`read_bounded`][], [`decompress_bounded`][])."""
+
+
+def _not_regular(mode: int, name: str) -> NotRegularFileError:
+    """The error for a file of `mode` that is not a regular file, saying what it is."""
+    code, kind = next(((c, k) for test, c, k in _KINDS if test(mode)), (errno.EINVAL, "not a file"))
+    return NotRegularFileError(code, f"{kind}, not a regular file", name)
+
+
+def read_bounded(path: str | os.PathLike[str], limit: int) -> bytes:
+    """The bytes of the file at `path`, a regular file of at most `limit` bytes.
+
+    The one way the library reads a file it is given whole. What the path names is looked at
+    before it is opened: a directory, a device (`/dev/zero`), a FIFO or a socket is refused,
+    never read and never waited on. The file is then opened without blocking (a FIFO put there
+    since cannot block the open) and looked at again, and at most `limit` + 1 bytes are read,
+    so a file that grows, or that says it is empty (those of `/proc`), cannot make it read more.
+
+    Raises:
+        NotRegularFileError: `path` is not a regular file (nothing read).
+        FileTooLargeError: the file holds more than `limit` bytes.
+        OSError: it cannot be read (no such file, no permission, a NUL in the name).
+    """
+    name = os.fspath(path)
+    try:
+        if not stat.S_ISREG(mode := os.stat(path).st_mode):
+            raise _not_regular(mode, name)
+        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+        with open(os.open(path, flags | getattr(os, "O_CLOEXEC", 0)), "rb") as handle:
+            status = os.fstat(handle.fileno())
+            if not stat.S_ISREG(status.st_mode):
+                raise _not_regular(status.st_mode, name)
+            if status.st_size > limit:
+                raise _too_large(f"{status.st_size:,}", limit, name)
+            data = handle.read(limit + 1)
+    except ValueError as error:  # a NUL in the name
+        raise OSError(errno.EINVAL, str(error), name) from None
+    if len(data) > limit:
+        raise _too_large(f"more than {limit:,}", limit, name)
+    return data
+
+
+def _too_large(size: str, limit: int, name: str) -> FileTooLargeError:
+    return FileTooLargeError(errno.EFBIG, f"too large: {size} bytes, at most {limit:,}", name)
+
+
+class Decompressor(Protocol):
+    """What [`decompress_bounded`][] needs of a decompressor: `zlib.decompressobj()` and
+    `lzma.LZMADecompressor()` are ones."""
+
+    @property
+    def eof(self) -> bool: ...
+    @property
+    def unused_data(self) -> bytes: ...
+    def decompress(self, data: bytes, /, max_length: int = ...) -> bytes: ...
+
+
+def decompress_bounded(decompressor: Decompressor, data: bytes, limit: int) -> bytes:
+    """`data`, one whole compressed stream, decompressed, if that gives at most `limit` bytes.
+
+    A compression bomb (a few kilobytes that decompress to gigabytes) is stopped once it has
+    given `limit` + 1 bytes, so its memory and time are bounded as the output is.
+
+    Raises:
+        FileTooLargeError: the data decompresses to more than `limit` bytes.
+        ValueError: the stream stops before its end, or other bytes follow it.
+        zlib.error, lzma.LZMAError: the decompressor's own error, for damaged data.
+    """
+    out = decompressor.decompress(data, max_length=limit + 1)
+    if len(out) > limit:
+        raise FileTooLargeError(
+            errno.EFBIG, f"its compressed data gives more than {limit:,} bytes, the most allowed"
+        )
+    if not decompressor.eof:
+        raise ValueError("the compressed data is cut short")
+    if decompressor.unused_data:
+        raise ValueError("other bytes follow the compressed data")
+    return out
 
 
 def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
@@ -116,10 +208,7 @@ def _existing(target: Path) -> os.stat_result | None:
         return None
     mode = status.st_mode
     if not stat.S_ISREG(mode):
-        code, kind = next(
-            ((c, k) for test, c, k in _KINDS if test(mode)), (errno.EINVAL, "not a file")
-        )
-        raise NotRegularFileError(code, f"{kind}, not a regular file", str(target))
+        raise _not_regular(mode, str(target))
     # Root may write anything: a file without any write bit was still made read-only on purpose.
     if not mode & 0o222 or not os.access(target, os.W_OK):
         raise PermissionError(

@@ -302,3 +302,87 @@ def test_the_data_directory_of_each_platform(
     third = files.new_record_path("entropy:size=5", 7, tmp_path, taken=taken)
     assert len({first, second, third}) == 3 and taken == {second.name, third.name}
     assert all(path.parent == tmp_path and not path.exists() for path in (second, third))
+
+
+# --- reading what we are given ----------------------------------------------------------------
+
+
+def test_read_bounded_reads_a_regular_file_up_to_its_bound(tmp_path: Path) -> None:
+    path = tmp_path / "data"
+    path.write_bytes(b"x" * 100)
+    assert files.read_bounded(path, 100) == b"x" * 100
+    with pytest.raises(files.FileTooLargeError, match=r"too large: 100 bytes, at most 99"):
+        files.read_bounded(str(path), 99)
+    with pytest.raises(FileNotFoundError):
+        files.read_bounded(tmp_path / "none", 100)
+    with pytest.raises(OSError, match="null"):
+        files.read_bounded("a\0b", 100)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory", "dev-zero"])
+def test_read_bounded_refuses_what_is_not_a_regular_file_without_reading_it(
+    kind: str, tmp_path: Path
+) -> None:
+    path = tmp_path / "given"
+    if kind == "fifo":
+        _fifo(path)  # an open for reading would wait for a writer: the test would hang
+    elif kind == "directory":
+        path.mkdir()
+    else:
+        if not os.path.exists("/dev/zero"):
+            pytest.skip("no /dev/zero here")
+        path.symlink_to("/dev/zero")  # endless: read whole, it would fill the memory
+    with pytest.raises(files.NotRegularFileError, match="not a regular file") as caught:
+        files.read_bounded(path, 1 << 20)
+    assert caught.value.filename == str(path)
+
+
+def test_read_bounded_stops_at_its_bound_whatever_the_size_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A file of /proc says it is empty; one that grows says less than it holds.
+    path = tmp_path / "growing"
+    path.write_bytes(b"y" * 50)
+    real = os.fstat
+
+    def small(fd: int) -> os.stat_result:
+        status = list(real(fd))
+        status[stat.ST_SIZE] = 0
+        return os.stat_result(status)
+
+    monkeypatch.setattr(os, "fstat", small)
+    with pytest.raises(files.FileTooLargeError, match="more than 10 bytes"):
+        files.read_bounded(path, 10)
+
+
+@pytest.mark.parametrize("kind", ["zlib", "xz"])
+def test_decompress_bounded_stops_a_compression_bomb(kind: str) -> None:
+    import lzma
+    import time
+    import tracemalloc
+    import zlib
+
+    from tests.support.hostile_files import xz_bomb, zlib_bomb
+
+    bomb, decompressor = (
+        (zlib_bomb(), zlib.decompressobj) if kind == "zlib" else (xz_bomb(), lzma.LZMADecompressor)
+    )
+    assert len(bomb) < 5_000_000  # four gigabytes of zeros inside
+    started = time.monotonic()
+    tracemalloc.start()
+    try:
+        with pytest.raises(files.FileTooLargeError, match="more than 1,000,000 bytes"):
+            files.decompress_bounded(decompressor(), bomb, 1_000_000)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 10_000_000 and time.monotonic() - started < 5
+    data = b"abc" * 1000
+    packed = zlib.compress(data) if kind == "zlib" else lzma.compress(data)
+    assert files.decompress_bounded(decompressor(), packed, len(data)) == data
+    with pytest.raises(files.FileTooLargeError):
+        files.decompress_bounded(decompressor(), packed, len(data) - 1)
+    with pytest.raises(ValueError, match="cut short"):
+        files.decompress_bounded(decompressor(), packed[:-8], len(data))
+    with pytest.raises(ValueError, match="other bytes follow"):
+        files.decompress_bounded(decompressor(), packed + b"tail", len(data))
