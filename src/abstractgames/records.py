@@ -186,9 +186,33 @@ class TimeControlError(AbstractGamesError, ValueError):
 _DAY = dt.timedelta(days=1)
 
 
+_DAYS = r"(\d{1,4}(?:\.\d{1,2})?)"
+"""Days in a time control: at most four digits, and two decimals (what `str` writes back)."""
+
+
+def _check_days(instance: object, attribute: attrs.Attribute[float | None], value: object) -> None:
+    """Days of a time control: `None`, or hundredths of a day from 0.01 up to its limit, so
+    that the text [`TimeControl`][] writes reads back as the same value."""
+    limit = 365 if attribute.name == "days_per_move" else 3650
+    if value is None:
+        return
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not (0.01 <= value <= limit and round(value, 2) == value)
+    ):
+        raise TimeControlError(
+            f"{attribute.name.replace('_', ' ')} must be a number of days from 0.01 to {limit} "
+            f"in hundredths, not {value_excerpt(value)}"
+        )
+
+
 @attrs.frozen
 class TimeControl:
     """Days a player has for each move, and at most for all their moves of one game.
+
+    Days are counted in hundredths (about a quarter of an hour), from 0.01 up to a year a move
+    and ten years a game, so that the text of a time control reads back as the same one.
 
     Examples:
         >>> TimeControl.parse("3 days a move, at most 30 days a game")
@@ -197,29 +221,41 @@ class TimeControl:
         '2 days a move'
     """
 
-    days_per_move: float | None = None
-    days_per_game: float | None = None
+    days_per_move: float | None = attrs.field(default=None, validator=_check_days)
+    days_per_game: float | None = attrs.field(default=None, validator=_check_days)
+
+    def __attrs_post_init__(self) -> None:
+        if self.days_per_game is not None and (
+            self.days_per_move is None or self.days_per_game < self.days_per_move
+        ):
+            raise TimeControlError(
+                "a game's days need days a move, and are no fewer than a move's: "
+                f"{self.days_per_move} a move, {self.days_per_game} a game"
+            )
 
     @classmethod
     def parse(cls, text: str) -> TimeControl:
-        """Read `none`, `N days a move` or `N days a move, at most M days a game`."""
+        """Read `none`, `N days a move` or `N days a move, at most M days a game`.
+
+        Raises:
+            TimeControlError: anything else, or days out of range.
+        """
         text = " ".join(text.split()).lower()
         if text in ("", "none"):
             return cls()
-        found = re.fullmatch(
-            r"(\d+(?:\.\d+)?) days? a move(?:, at most (\d+(?:\.\d+)?) days? a game)?", text
-        )
+        found = re.fullmatch(rf"{_DAYS} days? a move(?:, at most {_DAYS} days? a game)?", text)
         if found is None:
             raise TimeControlError(
                 f"bad time control {excerpt(text)!r}: write 'none', 'N days a move' or "
-                "'N days a move, at most M days a game'"
+                "'N days a move, at most M days a game' (N and M in days, with at most two "
+                "decimals)"
             )
         move, game = float(found.group(1)), found.group(2)
         total = None if game is None else float(game)
         if not 0 < move <= 365 or (total is not None and not move <= total <= 3650):
             raise TimeControlError(
-                f"bad time control {excerpt(text)!r}: at most a year a move, and a game's "
-                "time no less than a move's"
+                f"bad time control {excerpt(text)!r}: from 0.01 day to a year a move, and a "
+                "game's time no less than a move's (at most ten years)"
             )
         return cls(move, total)
 

@@ -455,3 +455,120 @@ def test_a_rematch_swaps_the_sides_and_keeps_the_links(games: OnlineGames) -> No
     view = games.snapshot(again, bob)
     assert view["awaiting"] == 1 and view["time_control"] == "5+3"
     assert [s["name"] for s in view["seats"]] == [None, "Ann"]
+
+
+# --- defects found by trying the server as players would ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("game", "moves", "illegal"),
+    [
+        ("orderchaos", ["X@c3"], "O@c3"),  # an occupied square
+        ("entropy:size=5", [], "R@a1"),  # the wrong colour: the draw says which
+        ("dispersal", [], "a1-a3"),  # a slide through a counter
+    ],
+)
+def test_an_illegal_move_is_refused_and_the_game_goes_on(
+    client: TestClient, game: str, moves: list[str], illegal: str
+) -> None:
+    made = post(client, "/api/online", {"game": game, "seat": 1}).json()
+    game_id, secrets = made["id"], {1: made["secret"], 2: made["invitation"]}
+    for move in moves:
+        view = client.get(f"/api/online/{game_id}").json()
+        seat = view["thinking"]
+        assert (
+            post(
+                client,
+                f"/api/online/{game_id}/move",
+                {"move": move, "ply": view["ply"]},
+                secrets[seat],
+            ).status_code
+            == 200
+        )
+    view = client.get(f"/api/online/{game_id}").json()
+    seat, ply = view["thinking"], view["ply"]
+    mine = client.get(f"/api/online/{game_id}", headers={"X-Seat": secrets[seat]}).json()
+    legal = {entry["move"] for entry in mine["legal"]}
+    if game.startswith("entropy"):  # Chaos places the colour drawn; any other is illegal
+        drawn = next(iter(legal)).split("@")[0]
+        illegal = f"{'R' if drawn != 'R' else 'G'}@a1"
+    assert illegal not in legal
+    refused = post(
+        client, f"/api/online/{game_id}/move", {"move": illegal, "ply": ply}, secrets[seat]
+    )
+    assert refused.status_code == 400, refused.text
+    after = client.get(f"/api/online/{game_id}").json()
+    assert after["ply"] == ply and after["thinking"] == seat and after["status"] == "playing"
+    move = mine["legal"][0]["move"]
+    played = post(client, f"/api/online/{game_id}/move", {"move": move, "ply": ply}, secrets[seat])
+    assert played.status_code == 200, played.text
+
+
+def test_a_pace_that_would_not_read_back_is_refused_before_anything_is_stored(
+    client: TestClient, database: Database
+) -> None:
+    for pace in (
+        "0.00009 days a move",
+        "1.123 days a move",
+        "2 days a move, at most 1e3 days a game",
+    ):
+        for path in ("/api/online", "/api/lobby"):
+            answer = post(client, path, {"game": "orderchaos", "time_control": pace})
+            assert answer.status_code == 400, (path, pace, answer.text)
+    assert database.unfinished_games() == [] and database.challenges() == []
+    made = post(client, "/api/online", {"game": "orderchaos", "time_control": "0.01 days a move"})
+    assert made.status_code == 201
+    assert made.json()["game"]["time_control"] == "0.01 days a move"
+
+
+def test_paces_are_stored_as_numbers_and_read_back_the_same() -> None:
+    for text in (
+        "none",
+        "5+3",
+        "0.5+0",
+        "3 days a move",
+        "0.01 days a move, at most 3650 days a game",
+    ):
+        pace = Pace.parse(text)
+        stored = json.loads(json.dumps(pace.stored()))
+        assert Pace.from_stored(stored) == pace and Pace.from_stored(str(pace)) == pace
+        assert all(not isinstance(v, str) for v in stored.values())
+    for damaged in ("9e-05 days a move", {"days": ["3", None]}, {"clock": [0, 0]}, [], {"x": 1}):
+        with pytest.raises(Conflict, match="cannot be read"):
+            Pace.from_stored(damaged)
+
+
+def _plant(database: Database, clock: FakeClock, time_control: Any, *, bot: bool = False) -> str:
+    """A game stored with `time_control` as it is, its deadline already past."""
+    game = get_game("orderchaos")
+    pace = Pace.parse("1 day a move")
+    players = ("human", "greedy" if bot else "human")
+    record = pace.new_record(game, players)
+    seats = [("a" * 64, None, None), (None if bot else "b" * 64, None, "greedy" if bot else None)]
+    return database.create_game(
+        game.spec,
+        time_control,
+        seats,
+        None,
+        clock.now - 3 * 86_400,
+        deadline=clock.now - 2 * 86_400,
+        record=record.dumps(),
+    )
+
+
+def test_an_unreadable_game_stops_no_flag_and_no_bot(
+    games: OnlineGames, database: Database, clock: FakeClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    damaged = _plant(database, clock, "9e-05 days a move")  # as the server once stored it
+    made, _, _ = games.create(get_game("orderchaos"), seat=1, pace=Pace.parse("1 day a move"))
+    clock.now += 1.5 * 86_400  # the real game's flag falls; the damaged one is due first
+    assert games.sweep() == 1
+    assert games.snapshot(made)["status"] == "finished"
+    assert damaged in games.damaged and "cannot be read" in games.damaged[damaged]
+    assert sum("damaged" in r.getMessage() for r in caplog.records) == 1
+    assert games.sweep() == 0  # again, without stopping and without saying it again
+    assert sum("damaged" in r.getMessage() for r in caplog.records) == 1
+    _plant(database, clock, "9e-05 days a move", bot=True)
+    games.resume_bots()  # a restart with a damaged bot game
+    with pytest.raises(Conflict, match="cannot be read"):
+        games.snapshot(damaged)

@@ -138,3 +138,40 @@ def test_two_servers_on_one_postgresql_database(
         assert stale.value.code == 409
         assert request(second, f"/api/online/{game_id}/move", {"move": "O@d4", "ply": 1}, bob)
         assert request(first, f"/api/online/{game_id}")["ply"] == 2
+
+
+@pytest.mark.slow
+def test_serve_starts_and_flags_fall_past_a_game_it_cannot_read(tmp_path: Path) -> None:
+    import time
+
+    from abstractgames import get_game
+    from abstractgames.records import MatchRecord
+    from abstractgames.web.database import Database
+
+    database = str(tmp_path / "games.db")
+    game = get_game("orderchaos")
+    long_ago = time.time() - 3 * 86_400
+    with Database.open(database) as store:
+        damaged = store.create_game(  # a bot's game, its pace as the server once stored it
+            game.spec,
+            "9e-05 days a move",
+            [("a" * 64, None, None), (None, None, "greedy")],
+            None,
+            long_ago,
+            deadline=long_ago,
+            record=MatchRecord("orderchaos", {}, ("human", "greedy"), seed=1).dumps(),
+        )
+    with public_server(tmp_path, database) as (process, url):
+        made = request(
+            url, "/api/online", {"game": "orderchaos", "seat": 1, "time_control": "0.01+0"}
+        )
+        assert made["id"] != damaged
+    with public_server(tmp_path, database) as (process, url):
+        deadline = time.monotonic() + 20
+        while request(url, f"/api/online/{made['id']}")["status"] != "finished":
+            assert time.monotonic() < deadline, "the flag did not fall"
+            time.sleep(0.2)
+        process.terminate()
+        process.wait(timeout=30)
+    said = "".join(process.said)  # type: ignore[attr-defined]
+    assert f"game {damaged} is damaged" in said and "Traceback" not in said, said

@@ -387,6 +387,15 @@ def _loads(text: str | None) -> Any:
     return None if text is None else json.loads(text)
 
 
+def _setting(text: str) -> Any:
+    """A stored setting: its JSON value, or the text itself if it is not JSON (damaged: the
+    reader refuses it, and the rest of the row is still read)."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
 class _Hub:
     """The in-process subscribers of each SQLite file (several `Database` objects may share one)."""
 
@@ -826,7 +835,7 @@ class Database:
             new_id = self._insert_game(
                 conn,
                 row.game_spec,
-                _loads(row.time_control),
+                _setting(row.time_control),
                 seats,
                 row.start_position,
                 created_at,
@@ -948,7 +957,7 @@ class Database:
             GameRow(
                 id=row.id,
                 game_spec=row.game_spec,
-                time_control=_loads(row.time_control),
+                time_control=_setting(row.time_control),
                 start_position=row.start_position,
                 seats=tuple(seats[row.id]),
                 moves=tuple(moves[row.id]),
@@ -1059,7 +1068,7 @@ class Database:
             Challenge(
                 row.id,
                 row.game_spec,
-                _loads(row.time_control),
+                _setting(row.time_control),
                 row.side,
                 row.creator_hash,
                 row.name,
@@ -1112,7 +1121,7 @@ class Database:
             game_id = self._insert_game(
                 conn,
                 row.game_spec,
-                _loads(row.time_control),
+                _setting(row.time_control),
                 seats,
                 start_position,
                 accepted_at,

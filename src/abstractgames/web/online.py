@@ -60,7 +60,7 @@ from ..records import (
 )
 from ..referee import Observer, Referee, RefereeError
 from ..registry import make_player, outside_code, parse_game_spec
-from ..text import excerpt
+from ..text import excerpt, value_excerpt
 from .database import (
     Database,
     GameFinished,
@@ -88,6 +88,7 @@ __all__ = [
     "MAX_NAME",
     "SECRET_BYTES",
     "Action",
+    "DamagedGame",
     "OnlineGames",
     "Pace",
     "hash_secret",
@@ -119,6 +120,11 @@ def _name(name: str | None) -> str | None:
     if len(name) > MAX_NAME or not name.isprintable():
         raise BadRequest(f"a name is at most {MAX_NAME} printable characters, not {excerpt(name)}")
     return name
+
+
+class DamagedGame(Conflict):
+    """A stored game or challenge whose settings cannot be read: it is left as it is, and the
+    server goes on with the others (the operator finds it in the log)."""
 
 
 @attrs.frozen
@@ -161,6 +167,37 @@ class Pace:
                 f"(optionally ', at most M days a game'), not {excerpt(text)}"
             ) from None
         return cls(days=days) if days.days_per_move is not None else cls()
+
+    def stored(self) -> dict[str, Any]:
+        """The pace as the database keeps it: numbers, never text to be read again."""
+        if self.clock is not None:
+            return {"clock": [self.clock.seconds, self.clock.increment]}
+        if self.days is not None:
+            return {"days": [self.days.days_per_move, self.days.days_per_game]}
+        return {}
+
+    @classmethod
+    def from_stored(cls, value: object) -> Pace:
+        """The pace of a stored game or challenge ([`stored`][]; the text of [`parse`][] in those
+        stored before it).
+
+        Raises:
+            DamagedGame: a value no pace was stored as.
+        """
+        try:
+            if isinstance(value, str):
+                return cls.parse(value)
+            if isinstance(value, dict) and value == {}:
+                return cls()
+            if isinstance(value, dict) and len(value) == 1:
+                ((kind, numbers),) = value.items()
+                if kind == "clock" and isinstance(numbers, list) and len(numbers) == 2:
+                    return cls(clock=ClockSettings(*numbers))
+                if kind == "days" and isinstance(numbers, list) and len(numbers) == 2:
+                    return cls(days=TimeControl(*numbers))
+        except (ValueError, TypeError, BadRequest):
+            pass
+        raise DamagedGame(f"the time control stored as {value_excerpt(value)} cannot be read")
 
     @property
     def timed(self) -> bool:
@@ -265,7 +302,7 @@ class _Step(Observer):
         try:
             self.record = referee.play(self.record)
         except RefereeError as error:  # a stored record the rules refuse: the store is broken
-            raise Conflict(f"this game cannot go on: {error}") from None
+            raise DamagedGame(f"this game cannot go on: {error}") from None
         if not self.started and self.record.games:
             self._show_finished()
 
@@ -417,6 +454,7 @@ class OnlineGames:
         self._bots = ThreadPoolExecutor(max_workers=2, thread_name_prefix="abstractgames-bot")
         self._thinking: set[str] = set()
         self._cache: OrderedDict[str, _Current] = OrderedDict()
+        self._damaged_games: dict[str, str] = {}
         self._lock = threading.Lock()
 
     def close(self) -> None:
@@ -472,7 +510,7 @@ class OnlineGames:
         step = _Step(game, record.dumps(), where, pace=pace)
         game_id = self.database.create_game(
             game.spec,
-            str(pace),
+            pace.stored(),
             [holders[1], holders[2]],
             where,
             now,
@@ -520,7 +558,7 @@ class OnlineGames:
         secret = secrets.token_urlsafe(SECRET_BYTES)
         challenge_id = self.database.create_challenge(
             game.spec,
-            str(pace or Pace()),
+            (pace or Pace()).stored(),
             None if seat is None else seat - 1,
             hash_secret(secret),
             _name(name),
@@ -538,7 +576,7 @@ class OnlineGames:
         if found is None:
             raise UnknownChallenge(f"no open challenge {challenge_id}")
         game = parse_game_spec(found.game_spec)
-        pace = Pace.parse(str(found.time_control))
+        pace = Pace.from_stored(found.time_control)
         record = pace.new_record(game, (HUMAN, HUMAN))
         now = self.clock()
         step = _Step(game, record.dumps(), None, pace=pace)
@@ -584,7 +622,9 @@ class OnlineGames:
         waiting = current.step.waiting
         if waiting is None or waiting[0] != seat:
             raise Conflict("it is not your turn")
-        move = str(current.step.game.parse_move(text, waiting[1]))
+        parsed = current.step.game.parse_move(text, waiting[1])
+        waiting[1].apply(parsed)  # an illegal move is refused here, not forfeited by the referee
+        move = str(parsed)
         now = self.clock()
         self._commit(current, Action(seat, "move", move), now - current.turn_began, now)
         return move
@@ -737,16 +777,41 @@ class OnlineGames:
                     continue
                 self._commit(current, Action(waiting[0], "flag"), now - current.turn_began, now)
                 fallen += 1
+            except DamagedGame as error:
+                self._damaged(row.id, error)
             except (Conflict, StalePly, GameFinished):
                 continue  # another process (or a move) got there first
+            except (AbstractGamesError, ValueError, TypeError, KeyError) as error:
+                self._damaged(row.id, error)  # a row no game can be read from stops no other flag
         return fallen
 
     def resume_bots(self) -> None:
-        """Start the bots whose turn it is (after a restart)."""
+        """Start the bots whose turn it is (after a restart); a game that cannot be read is
+        left as it is, as [`sweep`][] leaves it."""
         for row in self.database.unfinished_games():
             if any(seat.player_spec for seat in row.seats):
-                with suppress(Conflict):
+                try:
                     self._after(row.id, self._replayed(row).step)
+                except DamagedGame as error:
+                    self._damaged(row.id, error)
+                except Conflict:
+                    continue
+                except (AbstractGamesError, ValueError, TypeError, KeyError) as error:
+                    self._damaged(row.id, error)
+
+    @property
+    def damaged(self) -> dict[str, str]:
+        """The games this process found it cannot read, by id: what is wrong with each."""
+        with self._lock:
+            return dict(self._damaged_games)
+
+    def _damaged(self, game_id: str, error: Exception) -> None:
+        """Set aside a stored game that cannot be read, and tell the operator once."""
+        with self._lock:
+            if game_id in self._damaged_games:
+                return
+            self._damaged_games[game_id] = str(error) or type(error).__name__
+        _log.error("game %s is damaged and left as it is: %s", game_id, error)
 
     # Seeing
 
@@ -818,9 +883,9 @@ class OnlineGames:
                 self._cache.move_to_end(row.id)
                 return attrs.evolve(cached, row=row)
         if row.record is None:
-            raise Conflict("this game was stored without its record and cannot be played here")
+            raise DamagedGame("this game was stored without its record and cannot be played here")
         game = parse_game_spec(row.game_spec)
-        pace = Pace.parse(row.time_control if isinstance(row.time_control, str) else "none")
+        pace = Pace.from_stored(row.time_control)
         current = _Current(row, _Step(game, row.record, row.start_position, pace=pace), pace)
         with self._lock:
             self._cache[row.id] = current
@@ -966,7 +1031,7 @@ class OnlineGames:
         except UnknownGame:
             return
         holder = row.seats[seat - 1]
-        if not (holder.email or holder.webhook_url) or not Pace.parse(str(row.time_control)).days:
+        if not (holder.email or holder.webhook_url) or not _correspondence(row):
             return
         last = next((p["move"] for p in reversed(step.plies) if p["player"] is not None), None)
         notice = your_move(
@@ -982,7 +1047,7 @@ class OnlineGames:
             row = self.database.game(game_id)
         except UnknownGame:
             return
-        if not Pace.parse(str(row.time_control)).days:
+        if not _correspondence(row):
             return
         title = step.game.title or step.game.name
         notice = game_over(game_id, title, result.reason, self.link(game_id))
@@ -1098,6 +1163,14 @@ def _seat_of(row: GameRow, secret: str | None) -> int | None:
         if seat.secret_hash is not None and hmac.compare_digest(seat.secret_hash, wanted):
             found = seat.seat + 1
     return found
+
+
+def _correspondence(row: GameRow) -> bool:
+    """Whether the game of `row` is played by correspondence (days a move)."""
+    try:
+        return Pace.from_stored(row.time_control).correspondence
+    except DamagedGame:
+        return False
 
 
 def _title(spec: str) -> str:

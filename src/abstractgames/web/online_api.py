@@ -25,7 +25,7 @@ from .. import strictjson
 from ..referee import check_start
 from .database import Database, UnknownChallenge
 from .errors import BadRequest, NotFound, TooMany, WebError
-from .online import OnlineGames, Pace, hash_secret
+from .online import DamagedGame, OnlineGames, Pace, hash_secret
 from .requests import board_game, follow, read_json, start_position
 from .sessions import Live
 from .views import replay_view
@@ -336,19 +336,23 @@ async def my_games(request: Request) -> Response:
 
 
 def _challenges(online: OnlineServer) -> dict[str, Any]:
-    return {
-        "challenges": [
+    shown = []
+    for c in online.database.challenges():
+        try:
+            pace = Pace.from_stored(c.time_control)
+        except DamagedGame:
+            continue  # a damaged challenge nobody could accept
+        shown.append(
             {
                 "id": c.id,
                 "game": c.game_spec,
-                "time_control": c.time_control,
+                "time_control": str(pace),
                 "side": c.side,
                 "name": c.name,
                 "created": c.created_at,
             }
-            for c in online.database.challenges()
-        ]
-    }
+        )
+    return {"challenges": shown}
 
 
 async def lobby(request: Request) -> Response:
@@ -412,8 +416,11 @@ async def game_socket(websocket: WebSocket) -> None:
         return
     await websocket.accept()
     try:
-        first = await asyncio.wait_for(websocket.receive_text(), timeout=10)
-        data = strictjson.loads(first) if first.strip() else {}
+        first = await asyncio.wait_for(websocket.receive(), timeout=10)
+        text = first.get("text")  # a binary or closing frame has none: refused as a bad one
+        if not isinstance(text, str):
+            raise strictjson.JSONError("the first message is a JSON text")
+        data = strictjson.loads(text) if text.strip() else {}
         secret = data.get("secret") if isinstance(data, dict) else None
     except (TimeoutError, WebSocketDisconnect, strictjson.JSONError, RuntimeError):
         with suppress(Exception):

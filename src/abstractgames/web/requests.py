@@ -188,6 +188,12 @@ def start_position(game: Game, text: str) -> State:
         raise BadRequest(f"the start position: {error}") from None
 
 
+async def _first(*tasks: asyncio.Future[Any]) -> set[asyncio.Future[Any]]:
+    """The tasks done once the first of `tasks` is."""
+    done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    return done
+
+
 async def follow(
     websocket: WebSocket,
     live: Live,
@@ -210,14 +216,11 @@ async def follow(
             await websocket.send_json(snapshot() if run is None else await run(snapshot))
             await asyncio.sleep(PUSH_INTERVAL)
             waiting = asyncio.ensure_future(event.wait())
-            done, _ = await asyncio.wait({waiting, receiving}, return_when=asyncio.FIRST_COMPLETED)
-            if receiving in done:
-                message = receiving.result()
-                if message.get("type") == "websocket.disconnect":
-                    break
-                receiving = asyncio.ensure_future(websocket.receive())  # the page says nothing
-            if waiting not in done:
-                await waiting
+            while waiting not in (done := await _first(waiting, receiving)):
+                if receiving in done:  # the page says nothing; the socket is watched to its end
+                    if receiving.result().get("type") == "websocket.disconnect":
+                        return
+                    receiving = asyncio.ensure_future(websocket.receive())
     except (WebSocketDisconnect, RuntimeError, OSError):
         pass
     finally:

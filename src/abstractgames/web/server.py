@@ -81,7 +81,8 @@ class BoundedH11Protocol(H11Protocol):
     head or body a byte at a time, or that connects and sends nothing: each of those would hold
     a socket for ever. Here a timer starts when the connection is made and again after each
     answer; if the whole request has not arrived when it fires, the connection is closed (a
-    request the app was reading then ends as a client that went away).
+    request the app was reading then ends as a client that went away). A connection upgraded
+    to a WebSocket leaves this protocol, and its timer, behind.
     """
 
     request_timeout = REQUEST_TIMEOUT
@@ -110,8 +111,16 @@ class BoundedH11Protocol(H11Protocol):
     def data_received(self, data: bytes) -> None:
         super().data_received(data)
         if self._receiving is not None and self.conn.their_state not in self._incomplete:
-            self._receiving.cancel()  # the whole request is in (or the connection upgraded)
+            self._receiving.cancel()  # the whole request is in
             self._receiving = None
+
+    def handle_websocket_upgrade(self, event: h11_impl.h11.Request) -> None:  # type: ignore[name-defined]
+        """The connection becomes a WebSocket: this protocol's timer ends with it (h11 never
+        sees the rest of an upgraded request, so the timer would close a healthy socket)."""
+        if self._receiving is not None:
+            self._receiving.cancel()
+            self._receiving = None
+        super().handle_websocket_upgrade(event)
 
     def on_response_complete(self) -> None:
         super().on_response_complete()

@@ -1,0 +1,140 @@
+"""The game server's WebSockets on a real uvicorn server: a socket's handler ends with its socket
+(a finished game's watchers that leave cannot fill the server), and a healthy socket is never cut
+by the request timer of the connection it was upgraded from."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("starlette", reason="the web extra is not installed: pip install '.[web]'")
+websockets = pytest.importorskip("websockets", reason="the test extra installs websockets")
+
+
+@contextmanager
+def public_server(tmp_path: Path, **options: Any) -> Iterator[str]:
+    """`serve(public=True)` on a SQLite database in a thread of this process; its address."""
+    from abstractgames.web import serve
+
+    stop = threading.Event()
+    ready: list[str] = []
+    thread = threading.Thread(
+        target=serve,
+        kwargs={
+            "port": 0,
+            "database": tmp_path / "games.db",
+            "public": True,
+            "out": open(os.devnull, "w"),  # noqa: SIM115  # closed with the process
+            "on_ready": ready.append,
+            "stop": stop,
+            **options,
+        },
+    )
+    thread.start()
+    try:
+        deadline = time.monotonic() + 20
+        while not ready:
+            assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
+            time.sleep(0.02)
+        yield ready[0].rstrip("/")
+    finally:
+        stop.set()
+        thread.join(30)
+    assert not thread.is_alive()
+
+
+def request(url: str, path: str, body: Any = None, secret: str | None = None) -> Any:
+    data = None if body is None else json.dumps(body).encode()
+    made = urllib.request.Request(url + path, data=data, method="GET" if data is None else "POST")
+    made.add_header("Content-Type", "application/json")
+    made.add_header("Origin", url)
+    if secret:
+        made.add_header("X-Seat", secret)
+    with urllib.request.urlopen(made, timeout=20) as answer:
+        return json.loads(answer.read())
+
+
+@pytest.mark.slow
+def test_watchers_of_a_finished_game_that_leave_do_not_fill_the_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from abstractgames.web import server
+
+    monkeypatch.setattr(server, "MAX_CONNECTIONS", 12)  # what 520 clients did to 512
+    with public_server(tmp_path) as url:
+        made = request(url, "/api/online", {"game": "orderchaos", "seat": 1})
+        game_id = made["id"]
+        request(url, f"/api/online/{game_id}/resign", {}, made["secret"])
+        time.sleep(1.0)  # long finished: no change of the game is on its way to wake a handler
+        address = url.replace("http://", "ws://") + f"/api/online/{game_id}/ws"
+
+        async def watch_say_something_and_leave() -> None:
+            async with websockets.connect(address, origin=url) as socket:
+                await socket.send("{}")
+                assert json.loads(await socket.recv())["status"] == "finished"
+                await socket.send("one more frame")
+
+        async def many() -> None:
+            for _ in range(3):
+                await asyncio.gather(*(watch_say_something_and_leave() for _ in range(10)))
+
+        asyncio.run(many())
+        deadline = time.monotonic() + 10
+        while True:  # the handlers end as their sockets close, not at the game's next change
+            try:
+                assert request(url, f"/api/online/{game_id}")["status"] == "finished"
+                break
+            except urllib.error.HTTPError as error:
+                assert error.code == 503 and time.monotonic() < deadline, error
+                time.sleep(0.1)
+
+
+def test_a_binary_first_frame_is_refused_as_a_bad_message(tmp_path: Path) -> None:
+    with public_server(tmp_path) as url:
+        made = request(url, "/api/online", {"game": "orderchaos", "seat": 1})
+        address = url.replace("http://", "ws://") + f"/api/online/{made['id']}/ws"
+
+        async def send_bytes() -> Any:
+            async with websockets.connect(address, origin=url) as socket:
+                await socket.send(b'{"secret": ""}')
+                with pytest.raises(websockets.ConnectionClosed) as closed:
+                    await asyncio.wait_for(socket.recv(), timeout=10)
+                return closed.value.rcvd
+
+        received = asyncio.run(send_bytes())
+        assert received is not None and received.code == 1008
+
+
+@pytest.mark.slow
+def test_a_healthy_socket_outlives_the_request_timeout(tmp_path: Path) -> None:
+    with public_server(tmp_path, request_timeout=1.0) as url:
+        made = request(url, "/api/online", {"game": "orderchaos", "seat": 1})
+        game_id, ann, bob = made["id"], made["secret"], made["invitation"]
+        address = url.replace("http://", "ws://") + f"/api/online/{game_id}/ws"
+
+        async def follow_past_the_timeout() -> Any:
+            async with websockets.connect(address, origin=url) as socket:
+                await socket.send(json.dumps({"secret": bob}))
+                assert json.loads(await socket.recv())["ply"] == 0
+                await asyncio.sleep(2.5)  # the timer of the upgraded request would fire at 1 s
+                await asyncio.to_thread(
+                    request, url, f"/api/online/{game_id}/move", {"move": "X@c3", "ply": 0}, ann
+                )
+                while True:
+                    view = json.loads(await asyncio.wait_for(socket.recv(), timeout=10))
+                    if view["ply"] == 1:
+                        return view
+
+        seen = asyncio.run(follow_past_the_timeout())
+        assert seen["plies"][-1]["move"] == "X@c3"
