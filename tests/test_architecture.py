@@ -148,6 +148,7 @@ THIRD_PARTY = {
     "uvicorn": {"abstractgames.web.server"},
     "sqlalchemy": {"abstractgames.web.database"},
     "psycopg": {"abstractgames.web.database"},
+    "pyseccomp": {"abstractgames.registry.sandbox"},
 }
 """The libraries the package may use besides the standard library, each with the only modules
 that may use it (an unlisted library is refused: adding one is a decision)."""

@@ -544,7 +544,8 @@ def _make_players(game: Game, specs: tuple[str, str], session: Any) -> tuple[Pla
     "--record",
     "record_path",
     type=click.Path(dir_okay=False),
-    help="Write the JSON game record here (also on Ctrl-C).",
+    help="Write the JSON game record here, after every move (so also on Ctrl-C, or if the "
+    "referee is killed).",
 )
 @click.option(
     "--clock",
@@ -617,7 +618,7 @@ def play(
     from . import terminal
     from .players import HUMAN, is_human
     from .records import CannotResume, MatchRecord
-    from .referee import MatchStopped, Referee
+    from .referee import MatchStopped, RecordKeeper, Referee
 
     console = terminal.make_console(colour=not no_color)
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
@@ -659,6 +660,7 @@ def play(
             directory = _logs_directory(logs_dir)
             specs = (with_logs(specs[0], directory), with_logs(specs[1], directory))
         players = _make_players(the_game, specs, session)
+        keeper = _Keeper()
         referee = Referee(
             the_game,
             players,
@@ -667,7 +669,10 @@ def play(
             time_loss_forfeits=time_loss_forfeits,
             single=single,
             time_source=session.clock,
-            observer=terminal.TerminalObserver(session, players, verbose=verbose or humans),
+            observer=RecordKeeper(
+                keeper.keep,
+                terminal.TerminalObserver(session, players, verbose=verbose or humans),
+            ),
             start=start,
         )
         time_rule = referee.time_rule()
@@ -685,6 +690,10 @@ def play(
             _check_output(record_path, "the record")
         if record is not None:
             record.players = (players[0].spec, players[1].spec)
+        else:
+            record = referee.new_record()
+        if record_path is not None or keep:  # kept as it goes: a killed referee loses no move
+            keeper.record, keeper.path = record, save_path
         fallback_name = f"abstractgames-{the_game.name}-{referee.seed}-{os.getpid()}.json"
         try:
             result = referee.play(record)
@@ -703,6 +712,44 @@ def play(
                 sys.exit(EXIT_SAVED_ELSEWHERE)
         if record_path is not None and _save(result, record_path, fallback_name) != record_path:
             sys.exit(EXIT_SAVED_ELSEWHERE)
+
+
+def _confine_outside_code(spec: str) -> None:
+    """Sandbox this process (for good) if `spec` is a bot from a file or module, which would
+    run in it (`isolated:` starts a worker of its own, which is sandboxed)."""
+    from .registry import OutsideCode, PlayerSpec, outside_code
+    from .registry.isolation import ISOLATED
+    from .registry.sandbox import SandboxError, confine
+
+    if outside_code(spec) is not OutsideCode.PYTHON:
+        return
+    with suppress(AbstractGamesError):
+        if PlayerSpec.parse(spec).name == ISOLATED:
+            return
+    try:
+        confine()
+    except SandboxError as error:
+        raise click.ClickException(f"cannot sandbox the bot: {error.strerror or error}") from None
+
+
+class _Keeper:
+    """Saves `record` at `path` whenever `keep` is called (by a `RecordKeeper` after every
+    move); a file that cannot be written is said once, and the match goes on (the record is
+    saved at its end, elsewhere if need be)."""
+
+    def __init__(self) -> None:
+        self.record: Any = None
+        self.path: str | None = None
+        self.failed = False
+
+    def keep(self) -> None:
+        if self.record is None or self.path is None or self.failed:
+            return
+        try:
+            self.record.save(self.path)
+        except OSError as error:
+            self.failed = True
+            _say(f"cannot write {self.path}: {error.strerror or error}; the game goes on")
 
 
 def _latest_unfinished(console: Any, interactive: bool) -> str:
@@ -855,7 +902,9 @@ def engine(game: str | None, player_spec: str, seed: int | None) -> None:
     """Be an engine: a bot playing over the engine protocol on stdin and stdout.
 
     The referee names the game (GAME, if given, is the only one accepted). Seat it with
-    'abstractgames play GAME -2 "engine:abstractgames engine --player random"'.
+    'abstractgames play GAME -2 "engine:abstractgames engine --player random"'. A bot from a
+    file or module is sandboxed as the worker of 'play' is (on Linux: no signal, trace or
+    process beyond this one; memory and CPU limits) before it is loaded.
     """
     import random
 
@@ -864,6 +913,7 @@ def engine(game: str | None, player_spec: str, seed: int | None) -> None:
     from .registry import check_player_spec, make_in_process
 
     with _user_errors():
+        _confine_outside_code(player_spec)
         the_game = None if game is None else parse_game_spec(game)
         if the_game is not None:
             make_in_process(player_spec, the_game).close()  # reject a bad spec before serving

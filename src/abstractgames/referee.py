@@ -59,6 +59,7 @@ __all__ = [
     "ClockSettings",
     "MatchStopped",
     "Observer",
+    "RecordKeeper",
     "Referee",
     "RefereeError",
     "chance_rng",
@@ -134,6 +135,46 @@ class Observer:
 
     def match_ended(self, record: MatchRecord) -> None:
         """The match is decided."""
+
+
+class RecordKeeper(Observer):
+    """An observer that keeps the record as the match goes: `keep()` after every move, undo and
+    game's end (before `observer` hears of it, so a move shown is a move kept), then the same
+    event for `observer`.
+
+    `keep` saves the [`MatchRecord`][abstractgames.records.MatchRecord] given to
+    [`Referee.play`][] (which the referee fills in place); a referee killed outright, even by
+    SIGKILL, then loses no move played. An error of `keep` stops the match (see
+    [`Referee.play`][]): catch it in `keep` to play on.
+    """
+
+    def __init__(self, keep: Callable[[], object], observer: Observer | None = None) -> None:
+        self.keep = keep
+        self.observer = observer or Observer()
+
+    def game_started(self, record: GameRecord, state: State, match: Match) -> None:
+        self.observer.game_started(record, state, match)
+
+    def turn_started(self, state: State, player: int, clocks: tuple[float | None, ...]) -> None:
+        self.observer.turn_started(state, player, clocks)
+
+    def move_played(self, before: State, move: Move, entry: MoveRecord, after: State) -> None:
+        self.keep()
+        self.observer.move_played(before, move, entry, after)
+
+    def moves_taken_back(self, state: State, count: int) -> None:
+        self.keep()
+        self.observer.moves_taken_back(state, count)
+
+    def notice(self, text: str) -> None:
+        self.observer.notice(text)
+
+    def game_ended(self, record: GameRecord, state: State, match: Match) -> None:
+        self.keep()
+        self.observer.game_ended(record, state, match)
+
+    def match_ended(self, record: MatchRecord) -> None:
+        self.observer.match_ended(record)
 
 
 @attrs.define

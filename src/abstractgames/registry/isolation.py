@@ -9,12 +9,17 @@ clock, within a per-move limit, or it forfeits; its whole process group, and eve
 started, is killed and reaped when its match ends (and dies with the referee, on Linux); what it
 prints goes to its log, never into the protocol; `sys.exit`, `os._exit`, `KeyboardInterrupt`,
 `MemoryError` or `RecursionError` in it is a forfeit that names what happened; and it cannot
-reach the referee's state.
+reach the referee's state. The worker is sandboxed ([`abstractgames.registry.sandbox`][]): on
+Linux it cannot signal, stop, trace or read the referee or any other process, nor start a
+process, and its memory and CPU time are limited; a worker stopped all the same (`SIGSTOP` of
+itself) is a hung one, a forfeit at its deadline.
 
-The spec `isolated:[OPTIONS:]SPEC` gives the options of the worker (those of `engine:`):
-`timeout` (seconds per move without a clock, and to start up; [`DEFAULT_TIMEOUT`][], 30, by
-default), `grace` (with a clock, the seconds past the time left before it counts as hung;
-[`DEFAULT_GRACE`][], 2) and `log` (a directory that keeps the worker's error output). The spec
+The spec `isolated:[OPTIONS:]SPEC` gives the options of the worker (those of `engine:`, and
+`memory`): `timeout` (seconds per move without a clock, and to start up; [`DEFAULT_TIMEOUT`][],
+30, by default), `grace` (with a clock, the seconds past the time left before it counts as hung;
+[`DEFAULT_GRACE`][], 2), `log` (a directory that keeps the worker's error output) and `memory`
+(the MiB of address space it may take,
+[`MEMORY_LIMIT`][abstractgames.registry.sandbox.MEMORY_LIMIT] by default). The spec
 `inprocess:SPEC` runs the same bot in this process instead: faster to start, easy to debug, and
 none of the guarantees above except that the referee judges moves on a state of its own.
 
@@ -31,6 +36,8 @@ import json
 import sys
 from typing import Any
 
+import attrs
+
 from ..engines.agp import EngineClient, EnginePlayer, GameRefused, format_position
 from ..engines.external import (
     DEFAULT_GRACE,
@@ -43,6 +50,8 @@ from ..engines.external import (
 from ..players import InvalidPlayerError
 from ..protocol import Game, State
 from ..specs import split_program_argument
+from ..text import excerpt
+from .sandbox import Limits, protect_referee
 
 __all__ = [
     "DEFAULT_GRACE",
@@ -66,10 +75,12 @@ program, as an engine is: nothing here imports it (it imports the players' table
 this module)."""
 
 
-def worker_command(spec: str) -> list[str]:
+def worker_command(spec: str, limits: Limits | None = None) -> list[str]:
     """The command of a worker process that serves the player `spec` (made in the worker as
-    `inprocess:SPEC`), with this interpreter and this process's import path."""
-    return [sys.executable, *WORKER, json.dumps(sys.path), spec]
+    `inprocess:SPEC`), with this interpreter and this process's import path, sandboxed within
+    `limits` (by default [`Limits`][abstractgames.registry.sandbox.Limits]`()`)."""
+    limits = Limits() if limits is None else limits
+    return [sys.executable, *WORKER, json.dumps(sys.path), spec, json.dumps(attrs.asdict(limits))]
 
 
 class IsolatedPlayer(EnginePlayer):
@@ -82,7 +93,8 @@ class IsolatedPlayer(EnginePlayer):
     Args:
         game: the game.
         spec: the player's spec, as `inprocess:` would take it (`bot.py:Bot:depth=3`).
-        options: `timeout`, `grace`, `log_dir`, as for [`EnginePlayer`][].
+        options: `timeout`, `grace`, `log_dir`, as for [`EnginePlayer`][], and `limits`, the
+            worker's [`Limits`][abstractgames.registry.sandbox.Limits].
 
     Raises:
         InvalidPlayerError: the worker could not make the player (no such file or class, a
@@ -91,8 +103,11 @@ class IsolatedPlayer(EnginePlayer):
 
     kind = "bot"
 
-    def __init__(self, game: Game, spec: str, **options: Any) -> None:
-        super().__init__(game, worker_command(spec), **options)
+    def __init__(
+        self, game: Game, spec: str, *, limits: Limits | None = None, **options: Any
+    ) -> None:
+        super().__init__(game, worker_command(spec, limits), **options)
+        protect_referee()
         self.bot = spec
         """The spec the worker makes the player of."""
         self.game_number = 1
@@ -149,5 +164,16 @@ def isolated_player(game: Game, argument: str) -> IsolatedPlayer:
     options: dict[str, str] = {}
     if options_text:
         options = parse_command(ISOLATED, f"{options_text}:x")[0]
-    keywords = player_options(ISOLATED, options)
-    return IsolatedPlayer(game, spec.strip(), **keywords)
+    memory = options.pop("memory", None)
+    try:
+        keywords = player_options(ISOLATED, options)
+    except InvalidPlayerError as error:
+        raise InvalidPlayerError(str(error).replace(", log", ", log, memory")) from None
+    limits = None
+    if memory is not None:
+        if not (memory.isdecimal() and 16 <= int(memory) <= 1 << 30):
+            raise InvalidPlayerError(
+                f"{ISOLATED} option memory={excerpt(memory)} must be a whole number of MiB, from 16"
+            )
+        limits = Limits(memory=int(memory))
+    return IsolatedPlayer(game, spec.strip(), limits=limits, **keywords)
