@@ -10,7 +10,7 @@ import errno
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -683,6 +683,7 @@ def play(
         if keep:
             save_path = _games_file(the_game.name, referee.seed)
         elif record_path is None:
+        _sandbox_note(specs)
             save_path = default_path
             _check_output(default_path, "a game interrupted (Ctrl-C) here: give --record PATH")
         else:
@@ -738,6 +739,18 @@ class _Keeper:
     saved at its end, elsewhere if need be)."""
 
     def __init__(self) -> None:
+def _sandbox_note(specs: Iterable[str]) -> None:
+    """Say on stderr what is not contained here, if a bot from a file or module is seated and
+    this system cannot sandbox it wholly (on Linux with libseccomp, nothing is said)."""
+    from .registry import OutsideCode, outside_code
+    from .registry.sandbox import containment
+
+    if any(outside_code(spec) is OutsideCode.PYTHON for spec in specs):
+        here = containment()
+        if not here.complete:
+            _say(f"note: {here.summary()} (see 'Guarantees' in the documentation)")
+
+
         self.record: Any = None
         self.path: str | None = None
         self.failed = False
@@ -1262,6 +1275,7 @@ def arena(
             if state_path is None:
                 state.remove()
         except KeyboardInterrupt:
+        _sandbox_note([*players, *more_players])
             status = _interrupted()
             how = "" if status == EXIT_INTERRUPTED else f" by {signal.Signals(status - 128).name}"
             _say(

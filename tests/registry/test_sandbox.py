@@ -405,3 +405,35 @@ def test_a_referee_killed_outright_loses_no_move_played(hostile: Path, tmp_path:
     assert replayed.returncode == 0, replayed.stderr
     assert "unfinished" in replayed.stdout
     assert wait_gone(int((tmp_path / "slow.pid").read_text()))  # the worker died with it
+
+
+# --- where the sandbox does not hold, the commands say so ---------------------------------------
+
+
+@posix_signals
+@pytest.mark.slow
+def test_play_and_arena_say_what_is_not_contained_where_the_sandbox_falls_short(
+    hostile: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As on macOS: no seccomp, resource limits only (the worker itself is not changed)."""
+    from click.testing import CliRunner
+
+    from abstractgames import cli
+    from abstractgames.registry import sandbox
+
+    bare = Containment(seccomp=False, landlock=0, limits=True)
+    monkeypatch.setattr(sandbox, "containment", lambda: bare)
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    said = runner.invoke(cli.main, ["play", "orderchaos", "-1", f"{hostile}:Looks", "-2", "random",
+                                    "--record", "game.json"])  # fmt: skip
+    assert said.exit_code == 0, said.output
+    assert "note: on " in said.stderr and "not sandboxed" in said.stderr
+    assert "signal, trace or read your other processes" in said.stderr
+    quiet = runner.invoke(cli.main, ["play", "orderchaos", "-1", "greedy", "-2", "random",
+                                     "--record", "other.json"])  # fmt: skip
+    assert quiet.exit_code == 0 and "note:" not in quiet.stderr
+    arena = runner.invoke(cli.main, ["arena", "orderchaos", "--players", "random",
+                                     f"{hostile}:Looks", "--games", "2", "-q"])  # fmt: skip
+    assert arena.exit_code == 0, arena.output
+    assert "not sandboxed" in arena.stderr
