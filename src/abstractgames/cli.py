@@ -659,6 +659,7 @@ def play(
 
             directory = _logs_directory(logs_dir)
             specs = (with_logs(specs[0], directory), with_logs(specs[1], directory))
+        _sandbox_note(specs)
         players = _make_players(the_game, specs, session)
         keeper = _Keeper()
         referee = Referee(
@@ -683,7 +684,6 @@ def play(
         if keep:
             save_path = _games_file(the_game.name, referee.seed)
         elif record_path is None:
-        _sandbox_note(specs)
             save_path = default_path
             _check_output(default_path, "a game interrupted (Ctrl-C) here: give --record PATH")
         else:
@@ -715,6 +715,18 @@ def play(
             sys.exit(EXIT_SAVED_ELSEWHERE)
 
 
+def _sandbox_note(specs: Iterable[str]) -> None:
+    """Say on stderr what is not contained here, if a bot from a file or module is seated and
+    this system cannot sandbox it wholly (on Linux with libseccomp, nothing is said)."""
+    from .registry import OutsideCode, outside_code
+    from .registry.sandbox import containment
+
+    if any(outside_code(spec) is OutsideCode.PYTHON for spec in specs):
+        here = containment()
+        if not here.complete:
+            _say(f"note: {here.summary()} (see 'Guarantees' in the documentation)")
+
+
 def _confine_outside_code(spec: str) -> None:
     """Sandbox this process (for good) if `spec` is a bot from a file or module, which would
     run in it (`isolated:` starts a worker of its own, which is sandboxed)."""
@@ -739,18 +751,6 @@ class _Keeper:
     saved at its end, elsewhere if need be)."""
 
     def __init__(self) -> None:
-def _sandbox_note(specs: Iterable[str]) -> None:
-    """Say on stderr what is not contained here, if a bot from a file or module is seated and
-    this system cannot sandbox it wholly (on Linux with libseccomp, nothing is said)."""
-    from .registry import OutsideCode, outside_code
-    from .registry.sandbox import containment
-
-    if any(outside_code(spec) is OutsideCode.PYTHON for spec in specs):
-        here = containment()
-        if not here.complete:
-            _say(f"note: {here.summary()} (see 'Guarantees' in the documentation)")
-
-
         self.record: Any = None
         self.path: str | None = None
         self.failed = False
@@ -1236,6 +1236,7 @@ def arena(
             positions=_many_positions(the_game, positions, position_file, side),
         )
         runner = make_executor(executor, jobs, worker_timeout=dask_wait)
+        _sandbox_note([*players, *more_players])
         if records_dir is not None:
             record = Path(records_dir) / tournament.record_name(tournament.tasks[0])
             try:
@@ -1275,7 +1276,6 @@ def arena(
             if state_path is None:
                 state.remove()
         except KeyboardInterrupt:
-        _sandbox_note([*players, *more_players])
             status = _interrupted()
             how = "" if status == EXIT_INTERRUPTED else f" by {signal.Signals(status - 128).name}"
             _say(
