@@ -17,7 +17,7 @@ pytest.importorskip("starlette", reason="the web extra is not installed: pip ins
 from starlette.testclient import TestClient
 
 from abstractgames import IllegalMoveError, get_game
-from abstractgames.records import MatchRecord
+from abstractgames.records import ClockSettings, MatchRecord
 from abstractgames.web.app import create_app
 from abstractgames.web.database import Database
 from abstractgames.web.errors import BadRequest, Conflict, Forbidden, NotFound
@@ -572,3 +572,56 @@ def test_an_unreadable_game_stops_no_flag_and_no_bot(
     games.resume_bots()  # a restart with a damaged bot game
     with pytest.raises(Conflict, match="cannot be read"):
         games.snapshot(damaged)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stored_before", [False, True])
+def test_correspondence_has_no_hidden_game_clock(
+    games: OnlineGames, clock: FakeClock, monkeypatch: pytest.MonkeyPatch, stored_before: bool
+) -> None:
+    pace = Pace.parse("10 days a move")
+    if stored_before:  # as games were stored with a year's clock for all of one's moves
+        monkeypatch.setattr(Pace, "record_clock", lambda self: ClockSettings(365 * 86_400, 0))
+    game_id, ann, bob = games.create(get_game("entropy"), seat=1, pace=pace)
+    monkeypatch.undo()
+    secrets = {1: ann, 2: bob}
+    moves = 0
+    while (view := games.snapshot(game_id))["status"] == "playing" and moves < 120:
+        seat = view["thinking"]
+        clock.now += 8 * 86_400  # every move after eight days, in time
+        move, ply = first_legal(games, game_id, secrets[seat])
+        games.play(game_id, secrets[seat], move, ply)
+        moves += 1
+        assert games.sweep() == 0
+    view = games.snapshot(game_id)
+    assert moves == 120 and view["status"] == "playing", (moves, view.get("result"))
+
+
+def test_the_servers_downtime_is_given_back_to_the_player_to_move(
+    games: OnlineGames, clock: FakeClock
+) -> None:
+    from abstractgames.web.online import OUTAGE
+
+    game_id, ann, bob = games.create(get_game("orderchaos"), seat=1, pace=Pace.parse("1+0"))
+    assert games.give_back_downtime() == 0.0  # the first server ever
+    for _ in range(20):  # twenty seconds of Ann's clock run, a server sweeping each second
+        clock.now += 1
+        assert games.give_back_downtime() == 0.0 and games.sweep() == 0
+    clock.now += 100  # no server for 100 s: her clock would have fallen at 60 s
+    assert games.give_back_downtime() == pytest.approx(100 - OUTAGE)
+    assert games.sweep() == 0
+    view = games.snapshot(game_id, ann)
+    assert view["status"] == "playing"
+    assert view["clocks"][0] == pytest.approx(60 - 20 - OUTAGE)
+    assert games.database.game(game_id).deadline == pytest.approx(clock.now + 60 - 20 - OUTAGE)
+    move, ply = first_legal(games, game_id, ann)
+    for _ in range(5):
+        clock.now += 1
+        assert games.give_back_downtime() == 0.0
+    games.play(game_id, ann, move, ply)
+    seen = games.snapshot(game_id, bob)
+    assert seen["clocks"][0] == pytest.approx(60 - 25 - OUTAGE)  # her move took 25 s and the slack
+    assert games.database.game(game_id).given_back == 0.0  # Bob's turn starts afresh
+    clock.now += 30
+    assert games.give_back_downtime() == pytest.approx(30 - OUTAGE)
+    assert games.snapshot(game_id, bob)["clocks"][1] == pytest.approx(60 - OUTAGE)

@@ -175,3 +175,24 @@ def test_serve_starts_and_flags_fall_past_a_game_it_cannot_read(tmp_path: Path) 
         process.wait(timeout=30)
     said = "".join(process.said)  # type: ignore[attr-defined]
     assert f"game {damaged} is damaged" in said and "Traceback" not in said, said
+
+
+@pytest.mark.slow
+def test_a_servers_downtime_comes_off_no_clock(tmp_path: Path) -> None:
+    import time
+
+    database = str(tmp_path / "games.db")
+    with public_server(tmp_path, database) as (process, url):
+        made = request(url, "/api/online", {"game": "orderchaos", "seat": 1, "time_control": "1+0"})
+        game_id = made["id"]
+        time.sleep(1.5)  # a sweep or two while it runs
+        before = request(url, f"/api/online/{game_id}")["clocks"][0]
+        killed = time.monotonic()
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait(timeout=10)
+    time.sleep(5)  # no server
+    with public_server(tmp_path, database) as (_, url):
+        down = time.monotonic() - killed
+        after = request(url, f"/api/online/{game_id}")["clocks"][0]
+    assert down > 5
+    assert before - after < 3.0 + 1.5, (before, after, down)  # the outage's slack and a start

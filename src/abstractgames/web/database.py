@@ -152,6 +152,8 @@ class GameRow:
     """The game a rematch of this one started, if one did."""
     offer: dict[str, Any] | None = None
     """An offer a seat made at the current ply (e.g. `{"kind": "takeback", "seat": 1}`)."""
+    given_back: float = 0.0
+    """Seconds given back to the player to move for the servers' downtime in this turn."""
 
     @property
     def ply(self) -> int:
@@ -214,6 +216,7 @@ _GAMES = sa.Table(
     sa.Column("record", sa.Text),
     sa.Column("rematch", sa.String(32)),
     sa.Column("offer", sa.Text),
+    sa.Column("given_back", sa.Float),
 )
 _SEATS = sa.Table(
     "seats",
@@ -260,7 +263,14 @@ _RECORDS = sa.Table(
 )
 
 
-_LATER_GAME_COLUMNS = ("record", "rematch", "offer")
+_SWEEPS = sa.Table(
+    "sweeps",
+    _META,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("at", sa.Float, nullable=False),
+)
+
+_LATER_GAME_COLUMNS = ("record", "rematch", "offer", "given_back")
 """Columns of `games` that a later migration adds."""
 
 
@@ -347,12 +357,26 @@ def _migration_5(conn: sa.Connection) -> None:
     conn.execute(sa.text("ALTER TABLE games ADD COLUMN offer TEXT"))
 
 
+def _migration_6(conn: sa.Connection) -> None:
+    """The time given back to the player to move for a server's downtime, and when a server
+    last swept the clocks."""
+    conn.execute(sa.text("ALTER TABLE games ADD COLUMN given_back FLOAT"))
+    meta = sa.MetaData()
+    sa.Table(
+        "sweeps",
+        meta,
+        sa.Column("id", sa.Integer, primary_key=True),
+        sa.Column("at", sa.Float, nullable=False),
+    ).create(conn)
+
+
 _MIGRATIONS: tuple[Callable[[sa.Connection], None], ...] = (
     _migration_1,
     _migration_2,
     _migration_3,
     _migration_4,
     _migration_5,
+    _migration_6,
 )
 """Migration `i` brings the schema from version `i` to `i + 1`."""
 
@@ -785,6 +809,7 @@ class Database:
                         updated_at=made_at,
                         change_seq=self._bump(conn),
                         offer=None,
+                        given_back=None,
                         **values,
                     )
                 )
@@ -804,6 +829,38 @@ class Database:
             with self._engine.connect() as conn:
                 raise self._refusal(conn, game_id, ply) from None
         self._published(Change("game", game_id, ply + 1))
+
+    def swept(self, now: float, outage: float) -> float:
+        """Note that a server swept the clocks at `now`. If none had for more than `outage`
+        seconds, no server was running the games: that time, less `outage`, is given back to
+        the player to move in every unfinished game with a deadline (their turn starts that
+        much later, their deadline moves as far); return it (0 when none is)."""
+        with self._write() as conn:
+            last = conn.execute(
+                sa.select(_SWEEPS.c.at).where(_SWEEPS.c.id == 1).with_for_update()
+            ).scalar()
+            if last is None:
+                conn.execute(sa.insert(_SWEEPS).values(id=1, at=now))
+                return 0.0
+            if now <= last:
+                return 0.0
+            conn.execute(sa.update(_SWEEPS).where(_SWEEPS.c.id == 1).values(at=now))
+            down = now - last - outage
+            if down <= 0:
+                return 0.0
+            waiting = sa.and_(_GAMES.c.result.is_(None), _GAMES.c.deadline.is_not(None))
+            conn.execute(
+                sa.update(_GAMES)
+                .where(waiting)
+                .values(
+                    deadline=_GAMES.c.deadline + down,
+                    given_back=sa.func.coalesce(_GAMES.c.given_back, 0.0) + down,
+                    change_seq=self._bump(conn),
+                )
+            )
+            self._notify(conn, Change("all"))
+        self._published(Change("all"))
+        return float(down)
 
     def _refusal(self, conn: sa.Connection, game_id: str, ply: int) -> DatabaseError:
         row = conn.execute(
@@ -970,6 +1027,7 @@ class Database:
                 record=row.record,
                 rematch=row.rematch,
                 offer=_loads(row.offer),
+                given_back=row.given_back or 0.0,
             )
             for row in rows
         ]

@@ -86,6 +86,7 @@ from .views import (
 
 __all__ = [
     "MAX_NAME",
+    "OUTAGE",
     "SECRET_BYTES",
     "Action",
     "DamagedGame",
@@ -94,12 +95,19 @@ __all__ = [
     "hash_secret",
 ]
 
+OUTAGE = 3.0
+"""Seconds without a sweep of the clocks (each server sweeps every second) after which the
+servers count as down, and the time since, less these seconds, is given back to the players to
+move."""
 SECRET_BYTES = 24
 """The bytes of randomness in a seat's secret (192 bits; its text is 32 characters)."""
 MAX_NAME = 40
 """The longest display name a player may give."""
 _LIVE = re.compile(r"(\d{1,4}(?:\.\d{1,2})?)\s*\+\s*(\d{1,4}(?:\.\d{1,2})?)")
 _DAY = 86_400.0
+_CORRESPONDENCE_CLOCK = ClockSettings(float(MAX_CLOCK_SECONDS), float(MAX_CLOCK_SECONDS))
+_OLD_CORRESPONDENCE_CLOCK = ClockSettings(float(MAX_CLOCK_SECONDS), 0.0)
+"""What correspondence games stored before had as their clock: a year for all of one's moves."""
 _log = logging.getLogger(__name__)
 
 
@@ -208,10 +216,12 @@ class Pace:
         return self.days is not None
 
     def record_clock(self) -> ClockSettings | None:
-        """The clock the referee keeps: the live one, or for correspondence the longest there
-        is (the days are checked at every step)."""
+        """The clock the referee keeps: the live one, or for correspondence one that times
+        each move and never runs out (a year, and a year more after each move: a move takes at
+        most a year, the longest days a move there are). The days the players chose are
+        checked at every step; there is no other limit."""
         if self.days is not None:
-            return ClockSettings(float(MAX_CLOCK_SECONDS), 0.0)
+            return _CORRESPONDENCE_CLOCK
         return self.clock
 
     def new_record(self, game: Game, players: tuple[str, str]) -> MatchRecord:
@@ -271,10 +281,12 @@ class _Step(Observer):
         bot: Player | None = None,
     ) -> None:
         self.game = game
+        self.pace = pace or Pace()
         self.record = MatchRecord.loads(text)
+        if self.record.clock == _OLD_CORRESPONDENCE_CLOCK and self.pace.correspondence:
+            self.record = attrs.evolve(self.record, clock=_CORRESPONDENCE_CLOCK)  # no year's limit
         self.action = action
         self.elapsed = max(elapsed, 0.0)
-        self.pace = pace or Pace()
         self.bot = bot
         self.acted = action is None
         self.moved: str | None = None
@@ -421,8 +433,10 @@ class _Current:
 
     @property
     def turn_began(self) -> float:
-        """When the player to move began their turn (the last action, or the game's start)."""
-        return self.row.moves[-1].made_at if self.row.moves else self.row.created_at
+        """When the player to move began their turn (the last action, or the game's start),
+        later by the time the servers were down since."""
+        began = self.row.moves[-1].made_at if self.row.moves else self.row.created_at
+        return began + self.row.given_back
 
 
 class OnlineGames:
@@ -764,6 +778,16 @@ class OnlineGames:
         if webhook and self.notifier is None:
             raise BadRequest("this server sends no notifications")
         self.database.set_notifications(game_id, seat - 1, webhook_url=webhook, email=email)
+
+    def give_back_downtime(self) -> float:
+        """Say that a server runs the games now; if none did for more than [`OUTAGE`][]
+        seconds, give the time since back to the player to move in every game (nobody could
+        move while no server ran), and return it. Each server calls this before every
+        [`sweep`][], once a second."""
+        given = self.database.swept(self.clock(), OUTAGE)
+        if given:
+            _log.warning("no server ran the games for %.1f s: given back to the players", given)
+        return given
 
     def sweep(self) -> int:
         """Let the flags fall of every player whose time is up; return how many fell."""

@@ -104,6 +104,8 @@ class OnlineServer:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._changes = database.listen(poll=0.25)
+        with suppress(Exception):  # before any move: the sweeps try again every second
+            self.games.give_back_downtime()
         self._threads = [
             threading.Thread(target=self._follow, name="abstractgames-changes", daemon=True),
             threading.Thread(target=self._sweep, name="abstractgames-clocks", daemon=True),
@@ -139,11 +141,14 @@ class OnlineServer:
                     followed.changed()
 
     def _sweep(self) -> None:
-        while not self._stop.wait(1.0):
+        while True:
             try:
+                self.games.give_back_downtime()
                 self.games.sweep()
             except Exception:  # the database is away for a moment: the next sweep tries again
-                continue
+                pass
+            if self._stop.wait(1.0):
+                return
 
     def forget(self, game_id: str, live: Live) -> None:
         """Drop the live updates of a game nobody follows any more."""
