@@ -9,6 +9,11 @@ Examples:
     ('order', 'chaos')
 """
 
+from . import interrupts as _interrupts
+
+if _interrupts.is_command_line():  # Ctrl-C while the command line loads: a quiet exit
+    _interrupts.quiet_start()
+
 from importlib import metadata as _metadata
 
 from .protocol import (

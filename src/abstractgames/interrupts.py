@@ -7,13 +7,17 @@ where the program is, as Ctrl-C raises `KeyboardInterrupt`: [`Terminated`][] (a
 game, kills a program or keeps a tournament's results does it for them too. Signals that arrive
 while that clean-up runs are remembered, not raised, so they cannot cut it short. The exit status
 of a run stopped so is the shell's convention, 128 + the signal number ([`exit_status`][]).
+
+Before that, while Python imports the command line, [`quiet_start`][] makes the same signals end
+the run at once with that status and no traceback: nothing has begun that needs stopping.
 """
 
 from __future__ import annotations
 
 import signal
+import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from types import FrameType
 
@@ -22,6 +26,8 @@ __all__ = [
     "STOP_SIGNALS",
     "Terminated",
     "exit_status",
+    "is_command_line",
+    "quiet_start",
     "termination_as_interrupt",
 ]
 
@@ -85,3 +91,42 @@ def termination_as_interrupt() -> Iterator[list[int]]:
         else:
             for signum, handler in previous.items():
                 signal.signal(signum, handler)
+
+
+def is_command_line(argv: Sequence[str] | None = None, main_file: str | None = None) -> bool:
+    """Whether this process is the command line: the `abstractgames` script, or `python -m
+    abstractgames` (not its `worker`). `argv` is the interpreter's own command line
+    (`sys.orig_argv`) and `main_file` the file of `__main__`, by default this process's."""
+    if argv is None:
+        argv = getattr(sys, "orig_argv", [])
+    if main_file is None:
+        main_file = getattr(sys.modules.get("__main__"), "__file__", None) or ""
+    name = main_file.replace("\\", "/").rpartition("/")[2]
+    if name in ("abstractgames", "abstractgames.exe", "abstractgames-script.py"):
+        return True
+    words = list(argv)
+    for index, word in enumerate(words[:-1]):
+        if word == "-m":
+            return words[index + 1] == "abstractgames" and words[index + 2 : index + 3] != [
+                "worker"
+            ]
+    return False
+
+
+def quiet_start() -> None:
+    """Until a command handles them ([`termination_as_interrupt`][]), SIGINT, SIGTERM and
+    SIGHUP end this process at once: `SystemExit` with the status of [`exit_status`][], so no
+    traceback of the import it cut short. For the command line's start only (the package
+    calls it first thing when [`is_command_line`][]); a handler someone else set is kept."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    defaults = (signal.default_int_handler, signal.SIG_DFL, None)
+    for signum in STOP_SIGNALS:
+        if signal.getsignal(signum) in defaults:
+            signal.signal(signum, _exit_quietly)
+
+
+def _exit_quietly(signum: int, frame: FrameType | None) -> None:
+    for each in STOP_SIGNALS:  # a second signal must not cut the exit short
+        signal.signal(each, signal.SIG_IGN)
+    raise SystemExit(128 + signum)

@@ -136,3 +136,36 @@ def test_bad_values_are_one_clear_line(args: list[str], status: int, message: st
     assert done.returncode == status, done.stderr
     (line,) = [line for line in done.stderr.splitlines() if line.startswith("Error")]
     assert message in line and "Traceback" not in done.stderr
+
+
+@posix_signals
+@pytest.mark.parametrize(
+    "module", ["abstractgames.text", "abstractgames.registry", "click", "abstractgames.cli"]
+)
+def test_ctrl_c_while_the_command_line_imports_ends_it_quietly(module: str) -> None:
+    """SIGINT as soon as `module` is imported (Python's -X importtime says when): the status of
+    Ctrl-C, and no traceback. Before any code of ours runs (the interpreter's own start, its
+    site packages) Python alone decides."""
+    import signal
+
+    process = subprocess.Popen(
+        [sys.executable, "-X", "importtime", "-m", "abstractgames", "arena", "orderchaos",
+         "--players", "random", "greedy", "--games", "2", "-q", "--state", "/dev/null/x"],
+        stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert process.stderr is not None
+    lines = []
+    try:
+        for line in process.stderr:
+            lines.append(line)
+            if line.split("|")[-1].strip() == module:
+                break
+        process.send_signal(signal.SIGINT)
+        _, rest = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    said = "".join(lines) + rest
+    assert process.returncode == EXIT_INTERRUPTED, said[-2000:]
+    assert "Traceback" not in said and "KeyboardInterrupt" not in said, said[-2000:]

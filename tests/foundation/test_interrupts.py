@@ -36,3 +36,14 @@ def test_signals_inside_and_after_the_block(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 128 + signal.SIGTERM, done.stderr
     assert done.stdout.strip() == str([int(signal.SIGTERM), int(signal.SIGHUP)])
+
+
+def test_the_command_line_is_known_by_its_script_or_its_module() -> None:
+    from abstractgames.interrupts import is_command_line
+
+    assert is_command_line([], "/usr/local/bin/abstractgames")
+    assert is_command_line(["python", "-m", "abstractgames", "play"], "<run_path>")
+    assert is_command_line(["python", "-X", "importtime", "-m", "abstractgames"], "")
+    assert not is_command_line(["python", "-m", "abstractgames", "worker", "[]", "x"], "")
+    assert not is_command_line(["python", "-m", "pytest"], "/usr/bin/pytest")
+    assert not is_command_line(["python", "-c", "import abstractgames"], "")
