@@ -31,7 +31,7 @@ HOLDS = "X1OXXX/OO1O1X/XXXO1X/XOXX1O/XO1OOO/1OOXXX chaos"  # Chaos holds
 
 
 def certificate(position: str) -> Certificate:
-    solution = solve(GAME.from_position(position), 18)
+    solution = solve(GAME.from_position(position), 18, method="pn")
     assert solution.winner is not None
     return Certificate("orderchaos", position, solution.winner, solution.moves, solution.strategy())
 
@@ -77,7 +77,11 @@ def test_one_move_changed_is_refused(win3: Certificate) -> None:
         state = GAME.from_position(key)
         for other in state.legal_moves():
             child = state.apply(other)
-            if str(other) != move and child.outcome() is None and solve(child, 18).moves is None:
+            if (
+                str(other) != move
+                and child.outcome() is None
+                and solve(child, 18, method="pn").moves is None
+            ):
                 changed = attrs.evolve(win3, strategy={**win3.strategy, key: str(other)})
                 with pytest.raises(CertificateError):
                     check_certificate(changed, GAME)
@@ -97,7 +101,7 @@ def test_a_losing_move_is_refused() -> None:
     root_move = cert.strategy[WIN]
     state = GAME.from_position(WIN)
     for other in state.legal_moves():
-        if str(other) != root_move and solve(state.apply(other), 18).moves is None:
+        if str(other) != root_move and solve(state.apply(other), 18, method="pn").moves is None:
             bad = attrs.evolve(cert, strategy={**cert.strategy, WIN: str(other)})
             with pytest.raises(CertificateError, match=r"without a win for order|no move"):
                 check_certificate(bad, GAME)

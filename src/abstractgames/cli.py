@@ -1446,14 +1446,27 @@ def solve(
         except ValueError as error:
             raise click.ClickException(str(error)) from None
     click.echo(str(solution))
+    route = getattr(solution, "route", None)
+    if isinstance(route, str) and not quiet and "route" not in str(solution):
+        _say(f"route: {route}")
     if certificate is not None:
         _write_certificate(the_game, solution, certificate)
 
 
 def _write_certificate(the_game: Game, solution: Any, path: str) -> None:
     """Write the certificate of `solution` (which must prove a result) to `path`."""
+    from .files import write_atomic
     from .solvers.verify import Certificate, write_certificate
 
+    own = getattr(solution, "certificate_bytes", None)
+    if callable(own):  # a solution that writes a certificate in its game's own format
+        try:
+            data = own()
+        except ValueError as error:
+            raise click.ClickException(str(error)) from None
+        write_atomic(path, data)
+        _say(f"certificate: {len(data):,} bytes in {path}")
+        return
     strategy = getattr(solution, "strategy", None)
     if strategy is None:
         raise click.ClickException(f"the solver of {the_game.spec} writes no certificates")
@@ -1465,6 +1478,22 @@ def _write_certificate(the_game: Game, solution: Any, path: str) -> None:
     _say(f"certificate: {len(cert.strategy):,} positions, {size:,} bytes in {path}")
 
 
+def _certificate_head(path: str) -> bytes:
+    """The first bytes of a regular file (never waiting on a FIFO), or none."""
+    import stat
+
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return b""
+        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+        with open(os.open(path, flags), "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                return b""
+            return handle.read(64)
+    except (OSError, ValueError):
+        return b""  # the reader of the generic format says what is wrong
+
+
 @main.command()
 @click.argument("certificate", type=click.Path(dir_okay=False))
 def verify(certificate: str) -> None:
@@ -1474,9 +1503,21 @@ def verify(certificate: str) -> None:
     every reply of the other side. Prints what was proven and how many positions were checked;
     exits with status 1, saying where, if the proof fails.
     """
+    from .registry import certificate_checker_for
     from .solvers.verify import check_certificate, read_certificate
 
     with _user_errors():
+        special = certificate_checker_for(_certificate_head(certificate))
+        if special is not None:  # a format of a game's own, such as a centre certificate
+            game, checker = special
+            try:
+                report = checker.verify_file(certificate, game)
+            except OSError as error:
+                raise click.ClickException(
+                    f"cannot read {printable(certificate)!r}: {error.strerror or error}"
+                ) from None
+            click.echo(str(report))
+            return
         try:
             cert = read_certificate(certificate)
         except OSError as error:

@@ -337,3 +337,95 @@ def test_a_move_taken_back_by_agreement_in_two_browsers(
         assert not page.errors, page.errors
     for context in (ann_context, bob_context, watcher_context):
         context.close()
+
+
+@pytest.mark.slow
+def test_a_page_goes_back_to_its_socket_after_the_server_restarts(
+    browser: Any,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as probe:  # a port of our own, for the server to come back on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    database = str(tmp_path / "games.db")
+    env = {**os.environ, "ABSTRACTGAMES_DATA": str(tmp_path), "PYTHONUNBUFFERED": "1"}
+    command = [sys.executable, "-m", "abstractgames", "serve", "--public", "--port", str(port)]
+    command += ["--database", database]
+    url = f"http://127.0.0.1:{port}"
+
+    def start() -> subprocess.Popen[str]:
+        process = subprocess.Popen(
+            command,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert process.stderr is not None
+        while "serving on" not in (line := process.stderr.readline()):
+            assert line, "the server did not start"
+        return process
+
+    process = start()
+    try:
+        made = json.loads(
+            urllib.request.urlopen(
+                urllib.request.Request(
+                    f"{url}/api/online",
+                    data=json.dumps({"game": "orderchaos", "seat": 1}).encode(),
+                    headers={"Content-Type": "application/json", "Origin": url},
+                ),
+                timeout=20,
+            ).read()
+        )
+        game_id, ann = made["id"], made["secret"]
+        context, page = person(browser)
+        sockets: list[Any] = []
+        page.on("websocket", lambda ws: sockets.append(ws))
+        page.goto(f"{url}/#/online/{game_id}")
+        page.wait_for_selector(".move-list")
+        deadline = time.monotonic() + 10
+        while not sockets:
+            assert time.monotonic() < deadline
+            page.wait_for_timeout(50)
+        page.wait_for_selector(".connection[data-mode='live']")
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=30)
+        page.wait_for_selector(".connection[data-mode='polling']")  # the page says so
+        page.wait_for_timeout(6000)  # past the few failed sockets after which the page polls
+        opened_before = len(sockets)
+        process = start()
+        deadline = time.monotonic() + 20
+        while len(sockets) == opened_before or sockets[-1].is_closed():
+            assert time.monotonic() < deadline, "the page never went back to its socket"
+            page.wait_for_timeout(100)
+        page.wait_for_selector(".connection[data-mode='live']")
+        live = sockets[-1]
+        frames: list[float] = []
+        live.on("framereceived", lambda _: frames.append(time.monotonic()))
+        page.wait_for_timeout(300)  # its first snapshot
+        sent = time.monotonic()
+        request = urllib.request.Request(
+            f"{url}/api/online/{game_id}/move",
+            data=json.dumps({"move": "X@c3", "ply": 0}).encode(),
+            headers={"Content-Type": "application/json", "Origin": url, "X-Seat": ann},
+        )
+        urllib.request.urlopen(request, timeout=20).read()
+        page.wait_for_function(
+            "() => document.querySelector('.move-list').textContent.includes('X@c3')",
+            timeout=5000,
+        )
+        assert [t for t in frames if t > sent], "the move came by polling, not by the socket"
+        assert not live.is_closed() and not page.errors, page.errors
+        context.close()
+    finally:
+        if process.poll() is None:
+            process.terminate()
+            process.wait(timeout=30)

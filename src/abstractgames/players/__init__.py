@@ -132,6 +132,9 @@ class SearchInfo:
             to move wins, negative when it loses; `None` if it proved none.
         pv: the principal variation, the moves the search expects from this one on, where it
             knows them (empty otherwise).
+        route: how a player that chooses by more than one means chose this move, in words
+            (e.g. `perfect`'s "pairing answer" or "resist: the pairing is broken"); empty
+            for a plain search.
     """
 
     depth: int
@@ -140,11 +143,12 @@ class SearchInfo:
     seconds: float
     mate_in: int | None = None
     pv: tuple[Move, ...] = ()
+    route: str = ""
 
     def summary(self) -> str:
         """The facts in words, e.g. `"value +12 for the side to move, search depth 4"` or
         `"a forced win in 3 plies, search depth 3"`."""
-        facts = []
+        facts = [self.route] if self.route else []
         if self.mate_in:
             plies = abs(self.mate_in)
             end = "win" if self.mate_in > 0 else "loss"
@@ -166,7 +170,7 @@ class SearchInfo:
             "seconds": round(self.seconds, 3),
             "mate_in": self.mate_in,
             "pv": [str(move) for move in self.pv],
-        }
+        } | ({"route": self.route} if self.route else {})
 
 
 class Player(abc.ABC):

@@ -33,12 +33,14 @@ __all__ = [
     "FEATURED_GAME",
     "GameEntry",
     "available_games",
+    "certificate_checker_for",
     "evaluation_for",
     "game_entry",
     "game_plugin",
     "get_game",
     "import_object",
     "parse_game_spec",
+    "perfect_moves_for",
     "proven_moves_for",
     "register_game",
     "search_factory",
@@ -76,6 +78,15 @@ class GameEntry:
             `proven_moves()` makes an object that, called as `(state, nodes, time_limit)`,
             returns the side to move's best move with the result it proved within `nodes`
             positions (`move`, `winner`, `moves`, `nodes`), or `None`; `None`: none.
+        perfect_moves: what the `perfect` player asks first: `perfect_moves()` makes an
+            object that, called with a state, returns the move of a proven winning strategy
+            (`move`, `route`: which part of the strategy chose it, `within`: the most moves
+            of its own the strategy still takes), or `None` where the strategy does not
+            cover the position; `None`: none.
+        certificate_checker: a checker of certificates in a format of this game's own (an
+            object with `magic`, the file's first bytes, and `verify_file(path, game)`,
+            returning a report whose `str()` says what was proven), for
+            `abstractgames verify`; `None`: the generic format only.
     """
 
     factory: str | GameFactory
@@ -85,6 +96,8 @@ class GameEntry:
     origin: str = "registered"
     vector: str | Callable[..., Any] | None = None
     proven_moves: str | Callable[..., Any] | None = None
+    perfect_moves: str | Callable[..., Any] | None = None
+    certificate_checker: str | Any | None = None
 
 
 _BUILTIN_GAMES: dict[str, GameEntry] = {
@@ -111,6 +124,8 @@ _BUILTIN_GAMES: dict[str, GameEntry] = {
         origin=BUILT_IN,
         vector="abstractgames.vector.orderchaos:OrderChaosBatch",
         proven_moves="abstractgames.solvers.orderchaos:ProvenMoves",
+        perfect_moves="abstractgames.solvers.orderchaos:PerfectOrder",
+        certificate_checker="abstractgames.solvers.orderchaos_certificate:CHECKER",
     ),
 }
 
@@ -335,6 +350,30 @@ def proven_moves_for(game: Game) -> Callable[..., Any] | None:
         return None
     factory: Callable[..., Any] = _resolve(entry.proven_moves, game.name, entry, "proven moves")
     return factory
+
+
+def perfect_moves_for(game: Game) -> Callable[..., Any] | None:
+    """What makes the perfect-strategy oracle of `game` (see [`GameEntry`][]'s
+    `perfect_moves`), or `None` if it has none (also for a game the registry does not know)."""
+    entry = _entry_of(game)
+    if entry is None or entry.perfect_moves is None:
+        return None
+    factory: Callable[..., Any] = _resolve(entry.perfect_moves, game.name, entry, "perfect moves")
+    return factory
+
+
+def certificate_checker_for(head: bytes) -> tuple[Game, Any] | None:
+    """The game and the checker of a certificate in a game's own format (see
+    [`GameEntry`][]'s `certificate_checker`) whose first bytes are `head`, among the built-in
+    and registered games (no plugin is imported for it); `None` if none claims it."""
+    for name, entry in sorted({**_BUILTIN_GAMES, **_games}.items()):
+        if entry.certificate_checker is None:
+            continue
+        checker = _resolve(entry.certificate_checker, name, entry, "certificate checker")
+        magic = getattr(checker, "magic", None)
+        if isinstance(magic, bytes) and magic and head.startswith(magic):
+            return get_game(name), checker
+    return None
 
 
 def _has_solver(name: str) -> bool:

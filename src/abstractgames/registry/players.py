@@ -124,6 +124,7 @@ _BUILTIN_PLAYERS: dict[str, PlayerEntry] = {
     ),
     "mc": PlayerEntry("abstractgames.registry.generic:mc_player", origin=BUILT_IN),
     "openspiel-mcts": PlayerEntry("abstractgames.players.openspiel:MCTSPlayer", origin=BUILT_IN),
+    "perfect": PlayerEntry("abstractgames.registry.solved:perfect_player", origin=BUILT_IN),
     "proven": PlayerEntry("abstractgames.registry.solved:proven_player", origin=BUILT_IN),
     "random": PlayerEntry("abstractgames.players:RandomPlayer", origin=BUILT_IN),
     "resist": PlayerEntry("abstractgames.registry.solved:resisting_player", origin=BUILT_IN),

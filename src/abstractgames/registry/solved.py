@@ -1,6 +1,8 @@
 """The players built on a game's solver, for any game whose
 [`GameEntry`][abstractgames.registry.GameEntry] names its `proven_moves`: `proven` (the
-fastest proven win) and `resist` (the longest proven loss, and proven holds).
+fastest proven win) and `resist` (the longest proven loss, and proven holds); and `perfect`,
+for a game that names its `perfect_moves` too, which plays a proven winning strategy wherever
+it covers the position and `resist` elsewhere, saying which in its `SearchInfo.route`.
 
 Each asks the solver for the best move with its proven result, within a budget of positions,
 and plays the game's `search` bot where the solver proves nothing in time (far from the end,
@@ -14,20 +16,24 @@ from __future__ import annotations
 import random
 import time as clock
 from collections.abc import Callable
-from typing import Protocol
+from typing import Any, Protocol
+
+import attrs
 
 from ..players import InvalidPlayerError, Player, SearchInfo
 from ..protocol import Game, IllegalMoveError, Move, State
 from ..timing import move_budget
-from .games import proven_moves_for
+from .games import perfect_moves_for, proven_moves_for
 from .generic import DEFAULT_SEARCH_TIME, search_player
 from .plugins import quoted
 
 __all__ = [
     "DEFAULT_NODES",
     "DEFAULT_REACH",
+    "PerfectPlayer",
     "ProvenAnswer",
     "SolverPlayer",
+    "perfect_player",
     "proven_player",
     "resisting_player",
 ]
@@ -185,3 +191,82 @@ def resisting_player(
     Options as for `proven`.
     """
     return SolverPlayer(game, resist=True, nodes=nodes, reach=reach, time=time, depth=depth)
+
+
+class PerfectPlayer(Player):
+    """Plays its game's proven winning strategy (the `perfect_moves` of its
+    [`GameEntry`][abstractgames.registry.GameEntry]) wherever the strategy covers the position,
+    and the `resist` player elsewhere (the other side, or a position the strategy does not
+    reach); `info.route` says which, and why. The strategy's moves depend on the position
+    alone.
+
+    Args:
+        game: the game.
+        nodes, reach, time, depth: the `resist` player's, where it plays.
+    """
+
+    def __init__(
+        self,
+        game: Game,
+        *,
+        nodes: int = DEFAULT_NODES,
+        reach: int = DEFAULT_REACH,
+        time: float = DEFAULT_SEARCH_TIME,
+        depth: int | None = None,
+    ) -> None:
+        self.game = game
+        self.fallback = SolverPlayer(
+            game, resist=True, nodes=nodes, reach=reach, time=time, depth=depth
+        )
+        factory = perfect_moves_for(game)
+        self.strategy: Callable[[State], Any] | None = None if factory is None else factory()
+
+    def _reason(self, state: State) -> str:
+        if self.strategy is None:
+            return f"{self.game.name} has no proven strategy"
+        why = getattr(self.strategy, "reason", None)
+        return str(why(state)) if callable(why) else "the strategy does not cover this position"
+
+    def choose(self, state: State, rng: random.Random, time_left: float | None = None) -> Move:
+        if state.is_terminal() or state.is_chance():
+            raise IllegalMoveError(f"no move to choose in {state.position()}")
+        started = clock.perf_counter()
+        answer = None if self.strategy is None else self.strategy(state)
+        if answer is not None:
+            within = getattr(answer, "within", None)
+            bound = "" if within is None else f", a win within {within} own moves"
+            self.info = SearchInfo(
+                0,
+                1.0,
+                None,
+                clock.perf_counter() - started,
+                route=f"perfect: {answer.route}{bound}",
+            )
+            move: Move = answer.move
+            return move
+        reason = self._reason(state)
+        if time_left is not None:
+            time_left = max(0.0, time_left - (clock.perf_counter() - started))
+        move = self.fallback.choose(state, rng, time_left)
+        how = "the solver's proven move" if self.fallback.proven is not None else "the search bot"
+        info = self.fallback.info or SearchInfo(0, None, None, 0.0)
+        self.info = attrs.evolve(info, route=f"resist ({reason}): {how}")
+        return move
+
+    def close(self) -> None:
+        self.fallback.close()
+
+
+def perfect_player(
+    game: Game,
+    nodes: int = DEFAULT_NODES,
+    reach: int = DEFAULT_REACH,
+    time: float = DEFAULT_SEARCH_TIME,
+    depth: int | None = None,
+) -> Player:
+    """Plays its game's proven winning strategy wherever it covers the position (Order and
+    Chaos: Order's, from the start and wherever the pairing has been kept), else as `resist`.
+
+    Options as for `resist`, for where it plays.
+    """
+    return PerfectPlayer(game, nodes=nodes, reach=reach, time=time, depth=depth)

@@ -81,8 +81,13 @@ Examples:
 
 from __future__ import annotations
 
+import hashlib
+import json
+import lzma
+import time as clock
 import zlib
 from collections.abc import Callable, Iterator
+from functools import cache
 from operator import or_
 from pathlib import Path
 from typing import Any
@@ -90,18 +95,34 @@ from typing import Any
 import attrs
 
 from ..files import write_atomic
-from ..orderchaos import FULL, MOVES, SIZE, WINDOWS, WINDOWS_THROUGH, OrderChaosState
+from ..orderchaos import (
+    FULL,
+    GAME,
+    GRID,
+    MOVES,
+    SIZE,
+    WINDOWS,
+    WINDOWS_THROUGH,
+    OrderChaosState,
+    Placement,
+)
 from ..protocol import AbstractGamesError, Move, State
 from ..timing import Deadline, SearchTimeout
 
 __all__ = [
     "METHODS",
+    "CentreStrategy",
     "CheckpointError",
+    "PairingSolution",
+    "PerfectMove",
+    "PerfectOrder",
     "Progress",
     "ProvenMove",
     "ProvenMoves",
     "Solution",
     "canonical_key",
+    "centre_key",
+    "centre_strategy",
     "solve",
 ]
 
@@ -118,7 +139,13 @@ two, and so on to the bound; `"deepening"`, the plain AND/OR search deepened the
 _PN_JUMP = 5_000
 """The positions after which `"pn"` stops deepening and goes to the whole bound."""
 DEFAULT_METHOD = "pn"
-"""The method [`solve`][] uses unless told."""
+"""The df-pn method [`solve`][] uses unless told (where the pairing route does not apply)."""
+AUTO = "auto"
+"""[`solve`][]'s default: the pairing route where it applies, else [`DEFAULT_METHOD`][]."""
+ROUTE_PAIRING = "pairing"
+"""The route name of an answer proved by Turner's reduction."""
+ROUTE_DFPN = "df-pn"
+"""The route name of an answer proved by the proof-number search on the whole board."""
 _UNKNOWN = 31  # no win known
 _CHECKPOINT_MAGIC = b"AGOCCKPT"
 _CHECKPOINT_VERSION = 2
@@ -911,6 +938,9 @@ class Solution:
     stopped_at: int = attrs.field(default=0, eq=False)
     """The bound being searched when the time limit stopped the search (0: none)."""
 
+    route = ROUTE_DFPN
+    """How the answer was found: the proof-number search on the whole board."""
+
     @property
     def won(self) -> bool:
         """Whether Order has a forced win."""
@@ -1118,8 +1148,8 @@ def solve(
     progress: Callable[[Progress], None] | None = None,
     memory: float = DEFAULT_MEMORY,
     checkpoint: str | None = None,
-    method: str = DEFAULT_METHOD,
-) -> Solution:
+    method: str = AUTO,
+) -> Solution | PairingSolution:
     """Whether Order can force five in a row within `max_moves` of its own moves.
 
     Exact (see [the module][abstractgames.solvers.orderchaos] for why each cut is sound). Wins
@@ -1137,8 +1167,10 @@ def solve(
         checkpoint: a file where the transposition table is saved every five minutes, on the time
             limit and on Ctrl-C or SIGTERM, and read back at the start if it exists (a table
             of any method, and of the version-1 files of the plain search, is read by all).
-        method: one of [`METHODS`][]: `"pn"` (the default), `"pn-deepening"` or
-            `"deepening"`.
+        method: `"auto"` (the default): the pairing route where the pairing has been kept
+            and Order wins the centre game (a [`PairingSolution`][], which `max_moves`,
+            `memory` and `checkpoint` do not concern), else `"pn"`; or one of
+            [`METHODS`][]: `"pn"`, `"pn-deepening"` or `"deepening"`, df-pn alone.
 
     Raises:
         ValueError: the game is over, `state` is not Order and Chaos, `max_moves` < 1 or an
@@ -1154,8 +1186,13 @@ def solve(
     outcome = state.outcome()
     if outcome is not None:
         raise ValueError(f"the game is over ({outcome.reason}) in {state.position()}")
-    if method not in METHODS:
-        raise ValueError(f"method={method!r} must be one of {', '.join(METHODS)}")
+    if method != AUTO and method not in METHODS:
+        raise ValueError(f"method={method!r} must be one of {', '.join((AUTO, *METHODS))}")
+    if method == AUTO:
+        paired = _solve_by_pairing(state, max_moves)
+        if paired is not None:
+            return paired
+        method = DEFAULT_METHOD
     deadline = Deadline(time_limit)
     prover = (_Prover if method == "deepening" else _PnProver)(deadline, memory, checkpoint)
     prover.root = state.position()
@@ -1243,3 +1280,623 @@ def _line(prover: _Prover, x: int, o: int, order_to_move: bool, n: int) -> Itera
             return
         x, o = _play(x, o, action)
         order_to_move = True
+
+
+# --- the pairing route: Turner's reduction to the centre 4×4 --------------------------------------
+#
+# The 20 squares outside the centre (files b–e, ranks 2–5) are the two ends of the ten lines of
+# four through the centre. Order answers each Chaos move on the rim at the other end of its line
+# with the other symbol, plays the centre game's strategy in the centre, and completes five as
+# soon as a centre line holds four like symbols (see docs/orderchaos-solved.md for the argument).
+
+_CENTRE_SQUARES = tuple(
+    sq for sq in range(SIZE) if 0 < GRID.file(sq) < GRID.width - 1 and 0 < GRID.rank(sq) < 5
+)
+"""The 16 centre squares in index order (b2, c2, d2, e2, b3, … e5); bit `i` of a centre board
+is `_CENTRE_SQUARES[i]`."""
+_LOCAL = {sq: i for i, sq in enumerate(_CENTRE_SQUARES)}
+
+
+def _centre_lines() -> tuple[tuple[tuple[int, ...], tuple[int, int]], ...]:
+    """The ten lines of four through the centre (their squares) with their two ends."""
+    found = []
+    for df, dr in ((1, 0), (0, 1), (1, 1), (-1, 1)):
+        for start in _CENTRE_SQUARES:
+            squares = [start, *GRID.ray(start, df, dr)[:3]]
+            before = GRID.step(start, -df, -dr)
+            if len(squares) == 4 and all(s in _LOCAL for s in squares) and before not in _LOCAL:
+                after = GRID.step(squares[-1], df, dr)
+                assert before is not None and after is not None
+                found.append((tuple(squares), (before, after)))
+    return tuple(found)
+
+
+_LINES_6 = _centre_lines()
+_CENTRE_LINE_MASKS = tuple(sum(1 << _LOCAL[sq] for sq in squares) for squares, _ in _LINES_6)
+"""The ten lines as 16-bit masks of the centre board."""
+_LINE_MASKS_6 = tuple(GRID.mask(squares) for squares, _ in _LINES_6)
+_PARTNER = {a: b for _, (a, b) in _LINES_6} | {b: a for _, (a, b) in _LINES_6}
+"""The other end of the centre line a rim square ends."""
+_RIM_PAIRS = tuple(ends for _, ends in _LINES_6)
+_CENTRE_FULL = (1 << 16) - 1
+_CENTRE_THROUGH = tuple(tuple(m for m in _CENTRE_LINE_MASKS if m >> i & 1) for i in range(16))
+_CENTRE_BOUND = 8
+"""The most moves Order can make in the centre game (16 squares, Order first)."""
+
+
+def _centre_perms() -> tuple[tuple[int, ...], ...]:
+    perms = []
+    for t in range(8):
+        perm = []
+        for i in range(16):
+            f, r = i % 4, i // 4
+            if t & 4:
+                f, r = r, f
+            if t & 1:
+                f = 3 - f
+            if t & 2:
+                r = 3 - r
+            perm.append(4 * r + f)
+        perms.append(tuple(perm))
+    return tuple(perms)
+
+
+_CENTRE_PERMS = _centre_perms()
+
+
+def _centre_tables() -> tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]:
+    tables = []
+    for perm in _CENTRE_PERMS:
+        low = tuple(sum(1 << perm[i] for i in range(8) if v >> i & 1) for v in range(256))
+        high = tuple(sum(1 << perm[8 + i] for i in range(8) if v >> i & 1) for v in range(256))
+        tables.append((low, high))
+    return tuple(tables)
+
+
+_CENTRE_TABLES = _centre_tables()
+
+
+def centre_key(x: int, o: int) -> int:
+    """The canonical key of a centre board (16-bit X and O masks): the least `x' | o' << 16`
+    over the 8 symmetries of the 4×4 and the swap of X and O."""
+    best = -1
+    for low, high in _CENTRE_TABLES:
+        a = low[x & 255] | high[x >> 8]
+        b = low[o & 255] | high[o >> 8]
+        k = a | b << 16
+        if best < 0 or k < best:
+            best = k
+        k = b | a << 16
+        if k < best:
+            best = k
+    return best
+
+
+def _centre_frame(x: int, o: int) -> tuple[int, int, bool]:
+    """The canonical key of a centre board with a symmetry that gives it: `(key, t, swapped)`."""
+    best, frame, swapped = -1, 0, False
+    for t, (low, high) in enumerate(_CENTRE_TABLES):
+        a = low[x & 255] | high[x >> 8]
+        b = low[o & 255] | high[o >> 8]
+        for k, swap in ((a | b << 16, False), (b | a << 16, True)):
+            if best < 0 or k < best:
+                best, frame, swapped = k, t, swap
+    return best, frame, swapped
+
+
+def _centre_won(x: int, o: int) -> bool:
+    return any(x & m == m or o & m == m for m in _CENTRE_LINE_MASKS)
+
+
+def _centre_threat(x: int, o: int) -> list[tuple[int, int]]:
+    """The (bit, symbol) pairs that complete a centre line (symbol 0 for X, 1 for O)."""
+    occupied = x | o
+    found = []
+    for m in _CENTRE_LINE_MASKS:
+        gap = m & ~occupied
+        if gap and not gap & (gap - 1):
+            if x & m == m ^ gap:
+                found.append((gap, 0))
+            elif o & m == m ^ gap:
+                found.append((gap, 1))
+    return found
+
+
+class _CentreSolver:
+    """The centre game: does Order (to move, or after Chaos's move) complete a line of four
+    within `n` of its moves? Memoised on canonical keys, with the fewest bound known to win
+    and the most known not to, as `_Prover` keeps them for the whole board."""
+
+    def __init__(self) -> None:
+        self.win: dict[int, int] = {}
+        self.lose: dict[int, int] = {}
+        self.nodes = 0
+
+    def _candidates(self, x: int, o: int) -> list[tuple[int, int, int]]:
+        """Order's moves up to symmetry, as `(code, x, o)`, best first (lines extended)."""
+        empty = _CENTRE_FULL & ~(x | o)
+        seen: set[int] = set()
+        scored = []
+        while empty:
+            bit = empty & -empty
+            empty ^= bit
+            i = bit.bit_length() - 1
+            for symbol, (cx, co) in enumerate(((x | bit, o), (x, o | bit))):
+                key = centre_key(cx, co)
+                if key in seen:
+                    continue
+                seen.add(key)
+                own, other = (cx, co) if symbol == 0 else (co, cx)
+                score = 0
+                for m in _CENTRE_THROUGH[i]:
+                    if not other & m:
+                        count = (own & m).bit_count()
+                        score += 100 if count == 3 else count * count
+                scored.append((-score, 2 * i + symbol, cx, co))
+        scored.sort()
+        return [(code, cx, co) for _, code, cx, co in scored]
+
+    def order(self, x: int, o: int, n: int) -> bool:
+        """Order to move wins within `n` of its moves."""
+        self.nodes += 1
+        if _centre_threat(x, o):
+            return n >= 1
+        if n <= 1:
+            return False
+        key = centre_key(x, o)
+        known = self.win.get(key)
+        if known is not None and known <= n:
+            return True
+        if self.lose.get(key, 0) >= n:
+            return False
+        for _, cx, co in self._candidates(x, o):
+            if self.chaos(cx, co, n - 1):
+                self.win[key] = n if known is None else min(known, n)
+                return True
+        self.lose[key] = max(self.lose.get(key, 0), n)
+        return False
+
+    def chaos(self, x: int, o: int, n: int) -> bool:
+        """Chaos to move; Order wins within `n` more of its moves, whatever Chaos plays."""
+        self.nodes += 1
+        empty = _CENTRE_FULL & ~(x | o)
+        if not empty or n < 1:
+            return False
+        threats = _centre_threat(x, o)
+        if threats:
+            bit, symbol = threats[0]
+            if any(t != (bit, symbol) for t in threats):
+                return True  # two squares, or one square both symbols complete
+            # Every other move leaves the line for Order; the other symbol there may hold.
+            cx, co = (x, o | bit) if symbol == 0 else (x | bit, o)
+            if _centre_won(cx, co):
+                return True
+            return cx | co != _CENTRE_FULL and self.order(cx, co, n)
+        seen: set[int] = set()
+        while empty:
+            bit = empty & -empty
+            empty ^= bit
+            for cx, co in ((x | bit, o), (x, o | bit)):
+                if _centre_won(cx, co):
+                    continue  # Chaos completes a line: Order wins
+                if cx | co == _CENTRE_FULL:
+                    return False
+                key = centre_key(cx, co)
+                if key in seen:
+                    continue
+                seen.add(key)
+                if not self.order(cx, co, n):
+                    return False
+        return True
+
+    def fewest(self, x: int, o: int, order_to_move: bool) -> int | None:
+        """The fewest Order moves that win the centre game from here, or `None`."""
+        search = self.order if order_to_move else self.chaos
+        return next((n for n in range(1, _CENTRE_BOUND + 1) if search(x, o, n)), None)
+
+    def move(self, x: int, o: int, n: int) -> int:
+        """Order's move (`2 * centre square + symbol`) that wins within `n`: the completing one
+        if there is one, else the first of the candidates that wins."""
+        threats = _centre_threat(x, o)
+        if threats:
+            bit, symbol = threats[0]
+            return 2 * (bit.bit_length() - 1) + symbol
+        for code, cx, co in self._candidates(x, o):
+            if self.chaos(cx, co, n - 1):
+                return code
+        raise ValueError("Order does not win the centre game within the bound")
+
+
+_CENTRE_SOLVER = _CentreSolver()
+
+
+@attrs.frozen
+class CentreStrategy:
+    """Order's winning strategy in the centre game, from one centre position.
+
+    Attributes:
+        x, o: the centre board it starts from (16-bit masks, bit `i` the `i`-th centre square).
+        order_to_move: whether Order moves first from it.
+        moves: the most Order moves the strategy takes (the fewest that force the win).
+        strategy: Order's move (`2 * centre square + symbol`, 0 for X) by canonical key, in the
+            canonical board's own frame, for every position that arises when Order follows it
+            and Chaos plays anything.
+        nodes: the positions the solver visited.
+        seconds: the time it took, solving and walking the strategy.
+    """
+
+    x: int
+    o: int
+    order_to_move: bool
+    moves: int
+    strategy: dict[int, int] = attrs.field(repr=False)
+    nodes: int
+    seconds: float
+
+
+def centre_strategy(x: int = 0, o: int = 0, order_to_move: bool = True) -> CentreStrategy | None:
+    """Solve the centre game from a centre board, and walk Order's strategy: `None` if Order
+    does not win it. The empty board's is computed once a process and kept.
+
+    Examples:
+        >>> strategy = centre_strategy()
+        >>> strategy.moves, len(strategy.strategy) > 1000
+        (7, True)
+    """
+    if (x, o, order_to_move) == (0, 0, True):
+        return _root_strategy()
+    return _centre_strategy(x, o, order_to_move)
+
+
+@cache
+def _root_strategy() -> CentreStrategy | None:
+    return _centre_strategy(0, 0, True)
+
+
+def _centre_strategy(x: int, o: int, order_to_move: bool) -> CentreStrategy | None:
+    solver = _CENTRE_SOLVER
+    started = clock.perf_counter()
+    nodes = solver.nodes
+    moves = solver.fewest(x, o, order_to_move)
+    if moves is None:
+        return None
+    strategy: dict[int, int] = {}
+    # (board, Order moves left); the count of pieces fixes the moves made, so a position is
+    # always reached with the same budget.
+    stack: list[tuple[int, int, int]] = []
+    if order_to_move:
+        stack.append((x, o, moves))
+    else:
+        stack.extend((cx, co, moves) for cx, co in _centre_replies(x, o))
+    while stack:
+        bx, bo, n = stack.pop()
+        key = centre_key(bx, bo)
+        if key in strategy:
+            continue
+        kx, ko = key & _CENTRE_FULL, key >> 16
+        code = solver.move(kx, ko, n)
+        strategy[key] = code
+        bit = 1 << (code >> 1)
+        kx, ko = (kx, ko | bit) if code & 1 else (kx | bit, ko)
+        if not _centre_won(kx, ko):
+            stack.extend((cx, co, n - 1) for cx, co in _centre_replies(kx, ko))
+    return CentreStrategy(
+        x, o, order_to_move, moves, strategy, solver.nodes - nodes, clock.perf_counter() - started
+    )
+
+
+def _centre_replies(x: int, o: int) -> Iterator[tuple[int, int]]:
+    """Chaos's moves that do not end the centre game (completing a line loses at once)."""
+    empty = _CENTRE_FULL & ~(x | o)
+    while empty:
+        bit = empty & -empty
+        empty ^= bit
+        for cx, co in ((x | bit, o), (x, o | bit)):
+            if not _centre_won(cx, co):
+                if cx | co == _CENTRE_FULL:
+                    raise AssertionError("the strategy lets the centre fill")  # pragma: no cover
+                yield cx, co
+
+
+def _centre_of(x: int, o: int) -> tuple[int, int]:
+    """The centre board of a whole board."""
+    cx = co = 0
+    for i, sq in enumerate(_CENTRE_SQUARES):
+        cx |= (x >> sq & 1) << i
+        co |= (o >> sq & 1) << i
+    return cx, co
+
+
+@attrs.frozen
+class _Pairing:
+    """Where the pairing stands in a position where it has been kept."""
+
+    empty_pairs: int
+    half: int | None  # the rim square Chaos just played, still to answer
+
+
+def _pairing(x: int, o: int, order_to_move: bool) -> _Pairing | None:
+    """`None` if the pairing has been broken: a line's two ends hold like symbols, or one is
+    filled and the other not where Order has not just been played to (at most one such pair,
+    with Order to move)."""
+    empty_pairs = 0
+    half: int | None = None
+    for a, b in _RIM_PAIRS:
+        fa, fb = (x | o) >> a & 1, (x | o) >> b & 1
+        if not fa and not fb:
+            empty_pairs += 1
+        elif fa and fb:
+            if (x >> a & 1) == (x >> b & 1):
+                return None
+        elif half is not None or not order_to_move:
+            return None
+        else:
+            half = a if fa else b
+    return _Pairing(empty_pairs, half)
+
+
+def _closing_move(x: int, o: int) -> Placement | None:
+    """A centre line holding four like symbols with an empty end: that symbol there."""
+    occupied = x | o
+    for mask, (_, ends) in zip(_LINE_MASKS_6, _LINES_6, strict=True):
+        for board, symbol in ((x, "X"), (o, "O")):
+            if board & mask == mask:
+                for end in ends:
+                    if not occupied >> end & 1:
+                        return Placement(symbol, end)
+    return None
+
+
+@attrs.frozen
+class _Route:
+    """What the pairing route says of a position: Order wins within `bound` of its moves."""
+
+    bound: int
+    centre_moves: int
+    empty_pairs: int
+    half: int | None
+
+
+def _pairing_route(state: OrderChaosState) -> _Route | None:
+    """Whether the pairing route proves Order's win from `state`, and within what."""
+    order_to_move = state.to_move == ORDER
+    pairing = _pairing(state.x, state.o, order_to_move)
+    if pairing is None:
+        return None
+    cx, co = _centre_of(state.x, state.o)
+    if _centre_won(cx, co):
+        centre_moves = 0
+    else:
+        # The centre game's turn: Order's when its pieces are even (the rim's come in pairs).
+        centre_order = (cx | co).bit_count() % 2 == 0
+        if centre_order != (order_to_move and pairing.half is None):
+            return None  # pragma: no cover (the pieces' count makes these agree)
+        fewest = _CENTRE_SOLVER.fewest(cx, co, centre_order)
+        if fewest is None:
+            return None
+        centre_moves = fewest
+    bound = centre_moves + pairing.empty_pairs + (pairing.half is not None)
+    return _Route(
+        max(bound, 1 if order_to_move else 0), centre_moves, pairing.empty_pairs, pairing.half
+    )
+
+
+CENTRE_MAGIC = b"AGCENTRE\n"
+"""The first bytes of a centre certificate (the pairing route's proof)."""
+CENTRE_FORMAT_VERSION = 1
+
+
+@attrs.frozen
+class PairingSolution:
+    """An Order win proved by the pairing route (Turner's reduction): Order answers every Chaos
+    move on the rim at the other end of its centre line with the other symbol, plays the
+    centre game's strategy in the centre, and closes five when a centre line holds four.
+
+    It reads as a [`Solution`][] does (`winner`, `won`, `complete`, `moves`, `line`), with
+    `moves` `None`: the route bounds Order's moves (`within`), it does not find the fewest.
+
+    Attributes:
+        position: the position solved.
+        side: the side to move.
+        max_moves: the bound asked for (the route does not use it).
+        within: the most Order moves the composite strategy takes: the centre strategy's, one
+            answer for each pair of rim squares still empty (or the closing move), and one for
+            a rim square Chaos has just played.
+        centre_moves: the most Order moves of the centre strategy.
+        empty_pairs: the pairs of rim squares still empty.
+        line: Order's first move (where Order is to move).
+        centre: the centre strategy (`None` where a centre line already holds four).
+        nodes: the centre positions the solver visited.
+    """
+
+    position: str
+    side: str
+    max_moves: int
+    within: int
+    centre_moves: int
+    empty_pairs: int
+    line: tuple[Move, ...]
+    centre: CentreStrategy | None = attrs.field(eq=False, repr=False)
+    nodes: int = attrs.field(default=0, eq=False)
+
+    route = ROUTE_PAIRING
+    moves = None
+    holds = False
+    won = True
+    complete = True
+    winner = ORDER
+
+    @property
+    def searched(self) -> int:
+        return 0
+
+    def __str__(self) -> str:
+        centre = (
+            "a centre line already holds four"
+            if self.centre is None
+            else f"the centre 4×4 won within {self.centre_moves} Order moves by a strategy of "
+            f"{len(self.centre.strategy):,} positions"
+        )
+        first = f"; first move {self.line[0]}" if self.line else ""
+        return (
+            f"Order wins, proved by the pairing route (Turner's reduction: each Chaos move on "
+            f"the rim answered at the other end of its centre line, {centre}, five closed at "
+            f"the end), within {self.within} Order moves{first}"
+        )
+
+    def certificate_bytes(self) -> bytes:
+        """The centre certificate of this answer, for `abstractgames verify` (see
+        [`abstractgames.solvers.orderchaos_certificate`][] for the format and its checker).
+
+        Raises:
+            ValueError: Chaos has just played on the rim (certificates are for positions where
+                every pair is complete or empty).
+        """
+        state = GAME.from_position(self.position)
+        pairing = _pairing(state.x, state.o, state.to_move == ORDER)
+        if pairing is None or pairing.half is not None:
+            raise ValueError(
+                "no certificate: Chaos has just played on the rim here; answer it, then solve"
+            )
+        strategy = {} if self.centre is None else self.centre.strategy
+        table = b"".join(
+            key.to_bytes(4, "little") + bytes((code,)) for key, code in sorted(strategy.items())
+        )
+        header = json.dumps(
+            {
+                "format": "orderchaos-centre",
+                "game": GAME.name,
+                "position": self.position,
+                "winner": ORDER,
+                "route": ROUTE_PAIRING,
+                "centre_moves": self.centre_moves,
+                "within": self.within,
+                "entries": len(strategy),
+                "sha256": hashlib.sha256(table).hexdigest(),
+            },
+            sort_keys=True,
+        ).encode()
+        return (
+            CENTRE_MAGIC
+            + CENTRE_FORMAT_VERSION.to_bytes(2, "little")
+            + len(header).to_bytes(4, "little")
+            + header
+            + lzma.compress(table, preset=9)
+        )
+
+
+def _solve_by_pairing(state: OrderChaosState, max_moves: int) -> PairingSolution | None:
+    route = _pairing_route(state)
+    if route is None:
+        return None
+    nodes = _CENTRE_SOLVER.nodes
+    centre: CentreStrategy | None = None
+    cx, co = _centre_of(state.x, state.o)
+    if route.centre_moves:
+        order_to_move = state.to_move == ORDER and route.half is None
+        centre = centre_strategy(cx, co, order_to_move)
+    line: tuple[Move, ...] = ()
+    if state.to_move == ORDER:
+        first = _closing_move(state.x, state.o) or _pairing_answer(state, route)
+        if first is None and centre is not None:
+            key, t, swapped = _centre_frame(cx, co)
+            first = _from_canonical(centre.strategy[key], t, swapped)
+        line = () if first is None else (first,)
+    return PairingSolution(
+        state.position(),
+        state.to_move or "",
+        max_moves,
+        route.bound,
+        route.centre_moves,
+        route.empty_pairs,
+        line,
+        centre,
+        (centre.nodes if centre is not None else 0) + _CENTRE_SOLVER.nodes - nodes,
+    )
+
+
+# --- the perfect Order ----------------------------------------------------------------------------
+
+
+@attrs.frozen
+class PerfectMove:
+    """Order's move by the composite strategy, with the part of it that chose the move.
+
+    Attributes:
+        move: the move.
+        route: `"closing"` (five completed from a centre four), `"pairing"` (the answer at the
+            other end of the line Chaos played the end of), or `"centre"` (the centre
+            strategy's move).
+        within: the most Order moves the strategy still takes, this one included.
+    """
+
+    move: Placement
+    route: str
+    within: int
+
+
+class PerfectOrder:
+    """Order's composite strategy, for the `perfect` player: from any position where the
+    pairing has been kept and Order wins the centre game, the closing move, the pairing answer
+    or the centre strategy's move (the certificate's, in the canonical frame, mapped back);
+    `None` elsewhere (Chaos to move, the pairing broken, the centre lost).
+
+    Examples:
+        >>> from abstractgames import get_game
+        >>> answer = PerfectOrder()(get_game("orderchaos").from_position("6/6/6/6/1X4/X5 order"))
+        >>> print(answer.move, answer.route)
+        O@f6 pairing
+    """
+
+    def reason(self, state: State) -> str:
+        """Why the strategy does not cover `state`, in words."""
+        if not isinstance(state, OrderChaosState):
+            return "not an Order and Chaos position"
+        if state.to_move != ORDER:
+            return "Chaos to move: the strategy is Order's"
+        if _pairing(state.x, state.o, True) is None:
+            return "the pairing is broken"
+        return "Order does not win the centre game from here"
+
+    def __call__(self, state: State) -> PerfectMove | None:
+        if not isinstance(state, OrderChaosState) or state.to_move != ORDER:
+            return None
+        route = _pairing_route(state)
+        if route is None:
+            return None
+        closing = _closing_move(state.x, state.o)
+        if closing is not None:
+            return PerfectMove(closing, "closing", 1)
+        answer = _pairing_answer(state, route)
+        if answer is not None:
+            return PerfectMove(answer, "pairing", route.bound)
+        cx, co = _centre_of(state.x, state.o)
+        root = centre_strategy()
+        budget = (root.moves if root is not None else _CENTRE_BOUND) - (cx | co).bit_count() // 2
+        key, t, swapped = _centre_frame(cx, co)
+        kx, ko = key & _CENTRE_FULL, key >> 16
+        if budget < 1 or not _CENTRE_SOLVER.order(kx, ko, budget):
+            budget = route.centre_moves  # off the empty board's tree: the fewest from here
+        code = (
+            root.strategy.get(key)
+            if root is not None and budget + (cx | co).bit_count() // 2 == root.moves
+            else None
+        )
+        if code is None:
+            code = _CENTRE_SOLVER.move(kx, ko, budget)
+        return PerfectMove(_from_canonical(code, t, swapped), "centre", route.bound)
+
+
+def _pairing_answer(state: OrderChaosState, route: _Route) -> Placement | None:
+    """The other end of the line whose end Chaos has just played, with the other symbol."""
+    if route.half is None:
+        return None
+    symbol = "O" if state.x >> route.half & 1 else "X"
+    return Placement(symbol, _PARTNER[route.half])
+
+
+def _from_canonical(code: int, t: int, swapped: bool) -> Placement:
+    """A centre move (`2 * centre square + symbol`) of the canonical board that symmetry `t`
+    (and the swap of X and O, if `swapped`) makes of the real one, on the real board."""
+    local = _CENTRE_PERMS[t].index(code >> 1)
+    return Placement("XO"[(code & 1) ^ swapped], _CENTRE_SQUARES[local])

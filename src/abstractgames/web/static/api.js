@@ -36,13 +36,17 @@ export async function api(path, { method = "GET", body, headers = {} } = {}) {
 }
 
 // Call onData with the resource at `path` now and at every change: its WebSocket (`path/ws`)
-// pushes each change; if the socket cannot be opened, the page asks every second instead.
+// pushes each change; if the socket cannot be opened, the page asks every second instead, and
+// tries the socket again now and then (every 2 s, then up to every 10 s), so that it is back on
+// it soon after the server is.
 // `hello`, if given, is the socket's first message (an online game's seat secret) and `headers`
-// go with each request instead.
-export function follow(path, onData, onError = () => {}, { hello = null, headers = {} } = {}) {
+// go with each request instead; `onMode("live")` is called when a socket opens, and
+// `onMode("polling")` when it closes (the page then asks, and tries the socket again).
+export function follow(path, onData, onError = () => {}, { hello = null, headers = {}, onMode = () => {} } = {}) {
   let closed = false;
   let socket = null;
-  let failures = 0;
+  let failures = 0; // sockets that did not open, in a row
+  let retryAt = 0; // after a few of them, when to try a socket again (polling meanwhile)
   let timer = null;
 
   async function poll() {
@@ -54,7 +58,13 @@ export function follow(path, onData, onError = () => {}, { hello = null, headers
       onError(error);
       if (error.status === 404 || error.status === 401 || error.status === 403) return;
     }
-    if (!closed) timer = setTimeout(failures > 3 ? poll : connect, 1000);
+    const socketAgain = failures <= 3 || Date.now() >= retryAt;
+    if (!closed) timer = setTimeout(socketAgain ? connect : poll, 1000);
+  }
+
+  function failed() {
+    failures += 1;
+    if (failures > 3) retryAt = Date.now() + Math.min(10000, 1000 * 2 ** (failures - 3));
   }
 
   function connect() {
@@ -65,13 +75,14 @@ export function follow(path, onData, onError = () => {}, { hello = null, headers
     try {
       socket = new WebSocket(`${scheme}//${location.host}${path}/ws`);
     } catch (error) {
-      failures += 1;
+      failed();
       poll();
       return;
     }
     socket.onopen = () => {
       opened = true;
       failures = 0;
+      onMode("live");
       if (hello !== null) socket.send(JSON.stringify(hello));
     };
     socket.onmessage = (event) => {
@@ -84,8 +95,9 @@ export function follow(path, onData, onError = () => {}, { hello = null, headers
     socket.onclose = () => {
       socket = null;
       if (closed) return;
-      if (!opened) failures += 1;
-      poll(); // the state now, then the socket again (or polling after repeated failures)
+      if (!opened) failed();
+      onMode("polling");
+      poll(); // the state now, then the socket again (after repeated failures, polling a while)
     };
   }
 

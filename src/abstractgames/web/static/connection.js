@@ -65,6 +65,6 @@ export function onlineCalls(id, secret, page) {
 }
 
 // Follow an online game as the seat of `secret` (a watcher without one).
-export function followOnline(id, secret, handlers) {
-  return followAt(`/api/online/${id}`, handlers, { hello: { secret: secret || null }, headers: secret ? { "X-Seat": secret } : {} });
+export function followOnline(id, secret, handlers, onMode = () => {}) {
+  return followAt(`/api/online/${id}`, handlers, { hello: { secret: secret || null }, headers: secret ? { "X-Seat": secret } : {}, onMode });
 }

@@ -49,7 +49,12 @@ export function openSeat(id, secret) {
 export function showOnlineGame(main, id) {
   const held = load(SEATS)[id] || null;
   const time = el("p", { className: "time-control" });
-  const online = { secret: held ? held.secret : null, onSnapshot: (data) => showTime(time, data) };
+  const connection = el("p", { className: "connection", role: "status" }, "Connecting…");
+  const showMode = (mode) => {
+    connection.dataset.mode = mode;
+    connection.textContent = mode === "live" ? "● Live" : "○ Reconnecting… (updates every second meanwhile)";
+  };
+  const online = { secret: held ? held.secret : null, onSnapshot: (data) => showTime(time, data), onMode: showMode };
   if (held) {
     online.rematch = async () => {
       const made = await api(`/api/online/${encodeURIComponent(id)}/rematch`, { method: "POST", body: {}, headers: { "X-Seat": held.secret } });
@@ -59,7 +64,7 @@ export function showOnlineGame(main, id) {
   }
   const stop = showGame(main, id, online);
   const aside = main.querySelector(".side");
-  const links = el("div", { className: "online-links" }, time);
+  const links = el("div", { className: "online-links" }, connection, time);
   if (held) {
     links.append(el("p", {}, "Your seat (this link is yours alone; it opens your seat on another device): ", copyable(seatLink(id, held.secret), "your-link")));
     if (held.invitation) links.append(el("p", {}, "Send your opponent: ", copyable(seatLink(id, held.invitation), "invitation-link")));

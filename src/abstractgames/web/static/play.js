@@ -130,7 +130,7 @@ export function showGame(main, id, online = null) {
     onBack: () => say(page, ""),
     onGone: (error) => showGone(main, id, error),
   };
-  const subscription = online ? followOnline(id, online.secret, handlers) : followMatch(id, handlers);
+  const subscription = online ? followOnline(id, online.secret, handlers, online.onMode) : followMatch(id, handlers);
   return () => {
     subscription.close();
     clearInterval(timer);

@@ -1,0 +1,24 @@
+"""The empty board's centre certificate, made once a test process (solving the centre game takes
+some seconds, so the tests that need it are marked slow and share it)."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from abstractgames.orderchaos import OrderChaosGame
+from abstractgames.solvers.orderchaos import PairingSolution, solve
+
+GAME = OrderChaosGame()
+
+
+@cache
+def root_solution() -> PairingSolution:
+    solution = solve(GAME.initial_state(), 18)
+    assert isinstance(solution, PairingSolution)
+    return solution
+
+
+@cache
+def root_certificate() -> bytes:
+    """The bytes of `solve orderchaos "6/6/6/6/6/6 order" --certificate`."""
+    return root_solution().certificate_bytes()
