@@ -396,3 +396,15 @@ def test_openspiels_algorithms_run_on_our_games() -> None:
         returns = pyspiel.evaluate_bots(state, bots, 3)
         assert state.is_terminal()
         assert returns == returns_of(state.state)
+
+
+@pytest.mark.parametrize("value", [10**18, -(10**18), 2**31])
+def test_pyspiels_own_load_game_reads_our_parameters_by_our_rules(value: int) -> None:
+    """`pyspiel.load_game` casts the parameters to C++ before our code runs; for our games it
+    goes through `openspiel.load_game`, so a value beyond a C++ int is our own error."""
+    openspiel.register()
+    with pytest.raises(InvalidParameterError, match="max_plies"):
+        pyspiel.load_game("abstractgames_dispersal", {"max_plies": value})
+    game = pyspiel.load_game("abstractgames_dispersal", {"max_plies": 12})
+    assert game.game.spec == "dispersal:max_plies=12"
+    assert pyspiel.load_game("tic_tac_toe").num_players() == 2  # other games as before

@@ -410,3 +410,20 @@ def test_the_api_test_passes_after_the_checks(
         warnings.simplefilter("ignore")
         api_test(raw_env(spec), num_cycles=200)
     assert "Passed API test" in capsys.readouterr().out
+
+
+def test_the_wrapped_env_refuses_a_step_after_the_end() -> None:
+    """PettingZoo's order wrapper only warns of a step once every agent is done; ours refuses
+    it, as the raw environment does."""
+    game = env("orderchaos")
+    game.reset(seed=1)
+    for agent in game.agent_iter():
+        observation, _, terminated, truncated, _ = game.last()
+        assert observation is not None
+        done = terminated or truncated
+        game.step(None if done else int(np.flatnonzero(observation["action_mask"])[0]))
+    assert game.agents == []
+    with pytest.raises(IllegalMoveError, match=r"call reset\(\) to start another"):
+        game.step(0)
+    game.reset(seed=2)
+    assert game.agents  # a new game steps again

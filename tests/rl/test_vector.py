@@ -165,3 +165,17 @@ def test_a_seed_is_none_or_an_integer_from_0_below_2_to_the_64(seed: object) -> 
     first, _ = env.reset(seed=np.int64(3))  # type: ignore[arg-type]
     again, _ = env.reset(seed=3)
     assert np.array_equal(first, again)
+
+
+def test_a_step_before_reset_is_refused() -> None:
+    env = VectorGameEnv("orderchaos", num_envs=2)
+    with pytest.raises(IllegalMoveError, match=r"call reset\(\) first"):
+        env.step(np.zeros(2, np.int64))
+    env.reset(seed=1)
+    env.step(env.random_legal_actions())  # then it steps
+
+
+@pytest.mark.parametrize("count", [0, -1, 10**12, 2.5, True, "8", None])
+def test_a_number_of_environments_out_of_range_is_our_own_error(count: object) -> None:
+    with pytest.raises(InvalidParameterError, match="num_envs"):
+        VectorGameEnv("orderchaos", num_envs=count)  # type: ignore[arg-type]

@@ -76,6 +76,7 @@ def register(games: tuple[str, ...] | None = None) -> tuple[str, ...]:
         ValueError: a game in `games` has no integer actions.
     """
     pyspiel = import_pyspiel()
+    _read_our_parameters(pyspiel)
     names = available_games() if games is None else games
     known = set(pyspiel.registered_names())
     registered = []
@@ -107,6 +108,38 @@ class _Creator:
         return openspiel_game(get_game(self.name, **(params or {})))
 
 
+def _read_our_parameters(pyspiel: Any) -> None:
+    """Make `pyspiel.load_game(NAME, PARAMS)` of one of our games our [`load_game`][], so that
+    its parameters are read by our rules before pybind11 casts them to C++ (where a value beyond
+    a C++ `int` is a bare `RuntimeError`). Every other call, and every other game, goes to
+    OpenSpiel's own function as before; done once per process."""
+    original = pyspiel.load_game
+    if getattr(original, "_abstractgames", False):
+        return
+
+    def load_game(*args: Any, **kwargs: Any) -> Any:
+        if len(args) == 2 and not kwargs and _ours(args[0], args[1]):
+            return globals()["load_game"](args[0], args[1])
+        return original(*args, **kwargs)
+
+    load_game.__doc__ = original.__doc__
+    load_game.__wrapped__ = original  # type: ignore[attr-defined]
+    load_game._abstractgames = True  # type: ignore[attr-defined]
+    pyspiel.load_game = load_game
+
+
+def _ours(name: object, params: object) -> bool:
+    """Whether `pyspiel.load_game(name, params)` names a game registered by [`register`][] with
+    parameters of plain Python values."""
+    return (
+        isinstance(name, str)
+        and name.startswith(PREFIX)
+        and name.removeprefix(PREFIX) in _registered
+        and isinstance(params, Mapping)
+        and all(type(value) in (int, float, str, bool) for value in params.values())
+    )
+
+
 CPP_INT_LIMIT = 2**31
 """OpenSpiel holds an integer parameter as a C++ `int`: from `-2**31` to `2**31 - 1`."""
 
@@ -114,12 +147,14 @@ CPP_INT_LIMIT = 2**31
 def load_game(name: str, params: Mapping[str, Any] | None = None, /, **kwargs: Any) -> Any:
     """The OpenSpiel game of our game `name` with its parameters, read by our rules first.
 
-    It is the game `pyspiel.load_game` gives (the same object), but `pyspiel.load_game`
-    converts the parameters to OpenSpiel's C++ types before any code of ours runs: a value
-    beyond a C++ `int` (`max_plies=10**18`) is pybind11's `Unable to cast Python instance`, a
-    float or a string OpenSpiel's `Wrong type for parameter`. Here every parameter is checked
-    by the game first (its type and range: dispersal's `max_plies` from 1 to 10,000), so a bad
-    one is our [`InvalidParameterError`][abstractgames.InvalidParameterError] naming it.
+    It is the game `pyspiel.load_game` gives (the same object), but OpenSpiel's own
+    `pyspiel.load_game` converts the parameters to its C++ types before any code of ours runs:
+    a value beyond a C++ `int` (`max_plies=10**18`) is pybind11's `Unable to cast Python
+    instance`, a float or a string OpenSpiel's `Wrong type for parameter`. Here every parameter
+    is checked by the game first (its type and range: dispersal's `max_plies` from 1 to
+    10,000), so a bad one is our [`InvalidParameterError`][abstractgames.InvalidParameterError]
+    naming it. Once [`register`][] has run, `pyspiel.load_game(NAME, PARAMS)` of one of our
+    games comes here too (the function in `pyspiel` is wrapped, for our games alone).
 
     Args:
         name: our game's name (`"dispersal"`) or its OpenSpiel name

@@ -61,7 +61,8 @@ def env(game: str | Game, render_mode: str | None = None, **params: Any) -> AECE
 
     The wrappers end the game on an illegal action (`TerminateIllegalWrapper`), assert that
     actions are in the action space (`AssertOutOfBoundsWrapper`) and that the methods are called
-    in order (`OrderEnforcingWrapper`).
+    in order (`OrderEnforcingWrapper`, which here also refuses a step once every agent is done,
+    with an [`IllegalMoveError`][abstractgames.IllegalMoveError]).
 
     Args:
         game: a game name, a spec such as `"entropy:size=5"`, or a [`Game`][abstractgames.Game].
@@ -78,7 +79,18 @@ def env(game: str | Game, render_mode: str | None = None, **params: Any) -> AECE
     illegal = inner.game.returns_range[0]
     wrapped: AECEnv = wrappers.TerminateIllegalWrapper(inner, illegal_reward=illegal)
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
-    return wrappers.OrderEnforcingWrapper(wrapped)
+    return _OrderEnforcing(wrapped)
+
+
+class _OrderEnforcing(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
+    """PettingZoo's `OrderEnforcingWrapper`, except that a step once every agent is done is
+    refused ([`IllegalMoveError`][abstractgames.IllegalMoveError], as the raw environment
+    refuses it) instead of only warned of and dropped."""
+
+    def step(self, action: Any) -> None:
+        if self._has_reset and not self.agents:
+            self.unwrapped.last()  # raises: the game is over, call reset()
+        super().step(action)
 
 
 class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # PettingZoo's name

@@ -37,13 +37,16 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from ..protocol import Game, InvalidParameterError
+from ..protocol import Game, IllegalMoveError, InvalidParameterError
 from ..registry import vector_for
 from ..text import value_excerpt
 from ..vector import Actions, BatchSimulator
 from .games import UnsupportedGameError, check_seed, learning_game
 
-__all__ = ["OPPONENTS", "VectorGameEnv"]
+__all__ = ["MAX_NUM_ENVS", "OPPONENTS", "VectorGameEnv"]
+
+MAX_NUM_ENVS = 1 << 20
+"""The most environments one `VectorGameEnv` steps (1,048,576): its arrays fit in memory."""
 
 Policy = Callable[[BatchSimulator, np.random.Generator], Actions]
 OPPONENTS: dict[str, Policy] = {
@@ -59,14 +62,15 @@ class VectorGameEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
 
     Args:
         game: a name, a spec (`"entropy:size=5"`) or a [`Game`][abstractgames.Game].
-        num_envs: the number of games stepped together.
+        num_envs: the number of games stepped together, from 1 to [`MAX_NUM_ENVS`][].
         role: the agent's role (default: the first).
         opponent: `"random"`, `"greedy"`, or a function `policy(batch, rng) -> actions` giving
             an action for every lane where the opponent is to move.
 
     Raises:
         UnsupportedGameError: the game has no batched simulator.
-        InvalidParameterError: an unknown role or opponent.
+        InvalidParameterError: an unknown role or opponent, or `num_envs` not a whole number
+            from 1 to [`MAX_NUM_ENVS`][].
     """
 
     metadata: dict[str, Any] = {  # noqa: RUF012  (Gymnasium's class attribute)
@@ -82,6 +86,15 @@ class VectorGameEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
         opponent: str | Policy = "random",
         **params: Any,
     ) -> None:
+        if (
+            isinstance(num_envs, bool)
+            or not isinstance(num_envs, int)
+            or not 1 <= num_envs <= MAX_NUM_ENVS
+        ):
+            raise InvalidParameterError(
+                f"num_envs must be a whole number from 1 to {MAX_NUM_ENVS}, not "
+                f"{value_excerpt(num_envs)}"
+            )
         self.game = learning_game(game, **params)
         factory = vector_for(self.game)
         if factory is None:
@@ -111,6 +124,7 @@ class VectorGameEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
         self.action_space = batch_space(self.single_action_space, num_envs)
         self._opponent_rng = np.random.default_rng()
         self._restart = np.zeros(num_envs, np.bool_)
+        self._started = False
 
     def reset(
         self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
@@ -129,6 +143,7 @@ class VectorGameEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
         if seed is not None:
             self._opponent_rng = np.random.default_rng([seed, 1])
         self.batch.reset(seed)
+        self._started = True
         self._restart[:] = False
         self._opponent_moves()
         return self.batch.observations(), self._info()
@@ -142,7 +157,14 @@ class VectorGameEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
         npt.NDArray[np.bool_],
         dict[str, Any],
     ]:
-        """Play each environment's action, then the opponent's answers."""
+        """Play each environment's action, then the opponent's answers.
+
+        Raises:
+            IllegalMoveError: the environment was not reset yet, or an illegal action.
+            InvalidMoveError: what is not an action.
+        """
+        if not self._started:
+            raise IllegalMoveError("the environment has no position yet: call reset() first")
         batch = self.batch
         if isinstance(actions, np.ndarray) and actions.ndim > 1 and actions.size == self.num_envs:
             actions = actions.reshape(self.num_envs)  # (num_envs, 1), say
