@@ -174,7 +174,7 @@ def test_solve_options(tmp_path: Path) -> None:
         [
             "solve",
             "orderchaos",
-            "6/6/6/6/6/6 order",
+            "6/6/6/6/6/XX4 order",  # the pairing broken: df-pn, which proves nothing in 1
             "-n",
             "1",
             "--certificate",
