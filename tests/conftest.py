@@ -58,6 +58,114 @@ def signal_handlers_restored() -> Iterator[None]:
             signal.signal(signum, handler)
 
 
+# --- marks: by fixture and by measured time, and a guard on the quick subset ----------------------
+
+FIXTURE_MARKS: dict[str, str] = {"browser": "browser"}
+"""A test that uses one of these fixtures (directly or through another fixture) carries its mark:
+the browser tests need Chromium and take seconds each, wherever their fixture is borrowed."""
+
+SLOW_LIST = Path(__file__).with_name("slow_tests.txt")
+"""The tests measured as slow (see its header), marked ``slow`` here by their ids."""
+
+CPU_LIMIT = float(os.environ.get("ABSTRACTGAMES_CPU_LIMIT", "1.5"))
+"""The most CPU seconds (of the test's process and of the programs it waited for) an unmarked
+test may take: a second, and half a second of room for the first import of a library in a worker
+process and for a loaded machine's caches. CPU time, not the time on the clock, so that a
+machine busy with other work does not make a quick test fail."""
+
+WALL_LIMIT = float(os.environ.get("ABSTRACTGAMES_WALL_LIMIT", "5.0"))
+"""The most seconds on the clock an unmarked test may take on an idle machine, for a test that
+waits (for a program, a timeout, a sleep) rather than computes; stretched by the load of the
+machine (`wall_limit`)."""
+
+TIMES = os.environ.get("ABSTRACTGAMES_TEST_TIMES")
+"""With a path, each test's CPU and clock seconds are added to that file (a line a test, and a
+line for its fixtures), which ``scripts/slow-tests`` reads to write `SLOW_LIST` again."""
+
+
+def slow_ids() -> frozenset[str]:
+    lines = SLOW_LIST.read_text(encoding="utf-8").splitlines() if SLOW_LIST.exists() else []
+    return frozenset(line.strip() for line in lines if line.strip() and not line.startswith("#"))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Marks each test by the fixtures it uses (`FIXTURE_MARKS`) and by its measured time
+    (`SLOW_LIST`), before ``-m`` selects: a mark no one has to remember."""
+    slow = slow_ids()
+    for item in items:
+        for fixture in getattr(item, "fixturenames", ()):
+            if fixture in FIXTURE_MARKS:
+                item.add_marker(FIXTURE_MARKS[fixture])
+        if item.nodeid in slow:
+            item.add_marker("slow")
+
+
+def load_per_core() -> float:
+    """The machine's load average of the last minute, per core."""
+    try:
+        return os.getloadavg()[0] / (os.cpu_count() or 1)
+    except OSError:
+        return 1.0
+
+
+def wall_limit() -> float:
+    """`WALL_LIMIT` times the machine's load per core, when that is above one."""
+    return WALL_LIMIT * max(1.0, load_per_core())
+
+
+def cpu_seconds() -> float:
+    times = os.times()
+    return times.user + times.system + times.children_user + times.children_system
+
+
+def wall_seconds() -> float:
+    return time.perf_counter()
+
+
+def is_guarded(item: pytest.Item) -> bool:
+    """Whether the time of a test is checked: an unmarked test, in the ``fast`` profile (the
+    ``thorough`` one runs ten times the examples), not under a tracer (coverage, a debugger)."""
+    marked = any(item.iter_markers("slow")) or any(item.iter_markers("browser"))
+    return not marked and PROFILE == "fast" and sys.gettrace() is None
+
+
+def write_time(phase: str, item: pytest.Item, cpu: float, wall: float) -> None:
+    if TIMES:
+        with open(TIMES, "a", encoding="utf-8") as times:
+            times.write(f"{cpu:.3f}\t{wall:.3f}\t{phase}\t{item.nodeid}\n")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
+    """With `TIMES`, the time of each test's fixtures is written down too."""
+    cpu, wall = cpu_seconds(), wall_seconds()
+    try:
+        return (yield)
+    finally:
+        write_time("setup", item, cpu_seconds() - cpu, wall_seconds() - wall)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    """Fails an unmarked test that passed but took more than `CPU_LIMIT` seconds of CPU or
+    `wall_limit` seconds: the quick subset stays quick only if a slow test says that it is."""
+    cpu, wall = cpu_seconds(), wall_seconds()
+    try:
+        result = yield
+    finally:
+        cpu, wall = cpu_seconds() - cpu, wall_seconds() - wall
+        write_time("call", item, cpu, wall)
+    limit = wall_limit()
+    if is_guarded(item) and (cpu > CPU_LIMIT or wall > limit):
+        pytest.fail(
+            f"this test took {cpu:.1f} s of CPU and {wall:.1f} s on the clock, over the quick "
+            f"subset's {CPU_LIMIT:g} s of CPU or {limit:.1f} s: make it quicker, or add its id "
+            f"to tests/{SLOW_LIST.name} (or mark it slow)",
+            pytrace=False,
+        )
+    return result
+
+
 def examples(count: int) -> int:
     """``count`` hypothesis examples in the fast profile, ten times as many in the thorough one."""
     return count * PROFILES[PROFILE]

@@ -1626,6 +1626,12 @@ def serve(
     except ImportError as error:
         raise click.ClickException(
             f"the web interface needs the web extra ({error}): pip install 'abstractgames[web]'"
+@click.option(
+    "--forwarded-allow-ips",
+    metavar="ADDRESSES",
+    help="The addresses of your reverse proxies (comma-separated), whose X-Forwarded-For "
+    "header names each client for the rate limits; from anyone else it is ignored.",
+)
         ) from None
     from .files import data_directory, games_directory
 
@@ -1638,6 +1644,7 @@ def serve(
         try:
             mail = SmtpSettings.parse(smtp, mail_from, starttls=smtp.endswith(":587"))
         except ValueError as error:
+    forwarded_allow_ips: str | None,
             raise click.BadParameter(printable(error), param_hint="--smtp") from None
     if database is None and not no_save:
         home = data_directory()
@@ -1697,6 +1704,7 @@ def _mail_time(text: str | None) -> Any:
         return dt.datetime.now(dt.UTC).replace(second=0, microsecond=0)
     try:
         return dt.datetime.strptime(text.strip(), "%Y-%m-%d %H:%M").replace(tzinfo=dt.UTC)
+            forwarded_allow_ips=forwarded_allow_ips,
     except ValueError:
         raise click.BadParameter(
             f"{printable(text)!r} is not a time: write YYYY-MM-DD HH:MM (UTC)",
