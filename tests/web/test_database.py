@@ -197,6 +197,22 @@ def test_of_two_acceptors_exactly_one_wins(url: str) -> None:
             assert one.challenges() == [] and one.game(winners[0]).seats[0].secret_hash == "c"
 
 
+def test_of_two_racing_rematches_one_is_made(url: str) -> None:
+    with Database.open(url) as one, Database.open(url) as two:
+        for _ in range(10):
+            game_id = one.create_game("orderchaos", "1d", two_seats(), None, 1.0)
+            one.add_move(game_id, 0, "resign", 2.0, result={"winner": 2})
+            outcomes = _race(
+                [
+                    partial(one.create_rematch, game_id, two_seats(), 3.0),
+                    partial(two.create_rematch, game_id, two_seats(), 3.0),
+                ]
+            )
+            assert outcomes[0] == outcomes[1] and isinstance(outcomes[0], str), outcomes
+            assert one.game(game_id).rematch == outcomes[0]
+        assert len(one.unfinished_games()) == 10  # one rematch each, no more
+
+
 def test_a_version_1_database_is_migrated_with_its_data(url: str) -> None:
     with Database.open(url, target=1) as old:
         assert old.version() == 1

@@ -29,8 +29,10 @@ SERVING = re.compile(r"serving on (http://\S+)")
 
 
 @contextmanager
-def public_server(data: Path, database: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
-    """`abstractgames serve --public` on `database`, and its address."""
+def public_server(
+    data: Path, database: str, *options: str
+) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """`abstractgames serve --public OPTIONS` on `database`, and its address."""
     env = {**os.environ, "ABSTRACTGAMES_DATA": str(data), "PYTHONUNBUFFERED": "1"}
     process = subprocess.Popen(
         [
@@ -43,6 +45,7 @@ def public_server(data: Path, database: str) -> Iterator[tuple[subprocess.Popen[
             "0",
             "--database",
             database,
+            *options,
         ],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
@@ -196,3 +199,32 @@ def test_a_servers_downtime_comes_off_no_clock(tmp_path: Path) -> None:
         after = request(url, f"/api/online/{game_id}")["clocks"][0]
     assert down > 5
     assert before - after < 3.0 + 1.5, (before, after, down)  # the outage's slack and a start
+
+
+def _creates(url: str, count: int, forwarded: bool) -> list[int]:
+    """The statuses of `count` new games, each from a forged X-Forwarded-For address."""
+    statuses = []
+    for number in range(count):
+        made = urllib.request.Request(
+            url + "/api/online",
+            data=json.dumps({"game": "orderchaos"}).encode(),
+            headers={"Content-Type": "application/json", "Origin": url},
+        )
+        if forwarded:
+            made.add_header("X-Forwarded-For", f"203.0.113.{number + 1}")
+        try:
+            with urllib.request.urlopen(made, timeout=20) as answer:
+                statuses.append(answer.status)
+        except urllib.error.HTTPError as error:
+            statuses.append(error.code)
+    return statuses
+
+
+@pytest.mark.slow
+def test_a_client_cannot_pass_for_many_with_x_forwarded_for(tmp_path: Path) -> None:
+    database = str(tmp_path / "games.db")
+    with public_server(tmp_path, database) as (_, url):  # clients straight to the server
+        statuses = _creates(url, 35, forwarded=True)
+    assert statuses.count(201) == 30 and statuses[30:] == [429] * 5, statuses
+    with public_server(tmp_path, database, "--forwarded-allow-ips", "127.0.0.1") as (_, url):
+        assert set(_creates(url, 35, forwarded=True)) == {201}  # a proxy's clients, each its own

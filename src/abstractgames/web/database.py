@@ -884,7 +884,9 @@ class Database:
         """Start the rematch of finished game `game_id` (its spec, time control and start) with
         `seats`, once: return the new game's id, or the rematch a request got to first."""
         with self._write() as conn:
-            row = conn.execute(sa.select(_GAMES).where(_GAMES.c.id == game_id)).first()
+            row = conn.execute(  # locked: of two rematches asked at once, one is made
+                sa.select(_GAMES).where(_GAMES.c.id == game_id).with_for_update()
+            ).first()
             if row is None:
                 raise UnknownGame(f"no game {game_id}")
             if row.rematch is not None:

@@ -247,6 +247,7 @@ def serve(
     private_webhooks: bool = False,
     base_url: str | None = None,
     rate_limits: bool = True,
+    forwarded_allow_ips: str | None = None,
 ) -> list[str]:
     """Serve the web app until Ctrl-C, SIGTERM or SIGHUP; return the records of the matches
     that were still being played (kept in the database, or in `save_dir` without one).
@@ -277,6 +278,9 @@ def serve(
         rate_limits: limit each client address's games and moves (see
             [`DEFAULT_LIMITS`][abstractgames.web.online_api.DEFAULT_LIMITS]); off behind a
             proxy that limits per address itself.
+        forwarded_allow_ips: the addresses of the operator's reverse proxies (comma-separated,
+            `*` for any), whose `X-Forwarded-For` header names the client; from anyone else the
+            header is ignored (`None`: from everyone), so no client can pass for many.
 
     Raises:
         ServeError: the server cannot listen there.
@@ -333,6 +337,8 @@ def serve(
         ws="auto",
         ws_max_size=MAX_WS_MESSAGE,
         timeout_keep_alive=KEEP_ALIVE,
+        proxy_headers=forwarded_allow_ips is not None,
+        forwarded_allow_ips=forwarded_allow_ips,
         h11_max_incomplete_event_size=MAX_HEAD,
         limit_concurrency=MAX_CONNECTIONS,
         timeout_graceful_shutdown=3,
