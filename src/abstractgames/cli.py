@@ -1587,6 +1587,12 @@ def verify(certificate: str) -> None:
     help="The server's address as players reach it (https://games.example.org), for the "
     "links in notices.",
 )
+@click.option(
+    "--forwarded-allow-ips",
+    metavar="ADDRESSES",
+    help="The addresses of your reverse proxies (comma-separated), whose X-Forwarded-For "
+    "header names each client for the rate limits; from anyone else it is ignored.",
+)
 def serve(
     host: str,
     port: int,
@@ -1599,6 +1605,7 @@ def serve(
     mail_from: str | None,
     base_url: str | None,
     no_rate_limits: bool,
+    forwarded_allow_ips: str | None,
 ) -> None:
     """Play, watch and replay in your web browser: a local web app (pip install
     'abstractgames[web]').
@@ -1626,12 +1633,6 @@ def serve(
     except ImportError as error:
         raise click.ClickException(
             f"the web interface needs the web extra ({error}): pip install 'abstractgames[web]'"
-@click.option(
-    "--forwarded-allow-ips",
-    metavar="ADDRESSES",
-    help="The addresses of your reverse proxies (comma-separated), whose X-Forwarded-For "
-    "header names each client for the rate limits; from anyone else it is ignored.",
-)
         ) from None
     from .files import data_directory, games_directory
 
@@ -1644,7 +1645,6 @@ def serve(
         try:
             mail = SmtpSettings.parse(smtp, mail_from, starttls=smtp.endswith(":587"))
         except ValueError as error:
-    forwarded_allow_ips: str | None,
             raise click.BadParameter(printable(error), param_hint="--smtp") from None
     if database is None and not no_save:
         home = data_directory()
@@ -1665,6 +1665,7 @@ def serve(
             smtp=mail,
             base_url=base_url,
             rate_limits=not no_rate_limits,
+            forwarded_allow_ips=forwarded_allow_ips,
         )
     except ServeError as error:
         raise click.ClickException(printable(error)) from None
@@ -1704,7 +1705,6 @@ def _mail_time(text: str | None) -> Any:
         return dt.datetime.now(dt.UTC).replace(second=0, microsecond=0)
     try:
         return dt.datetime.strptime(text.strip(), "%Y-%m-%d %H:%M").replace(tzinfo=dt.UTC)
-            forwarded_allow_ips=forwarded_allow_ips,
     except ValueError:
         raise click.BadParameter(
             f"{printable(text)!r} is not a time: write YYYY-MM-DD HH:MM (UTC)",
