@@ -241,7 +241,7 @@ def test_where_there_is_no_seccomp_the_gaps_are_said_plainly() -> None:
         "processes of its own"
     ]
     assert "not sandboxed" in bare.summary() and "signal, trace or read" in bare.summary()
-    assert "memory" in Containment(seccomp=False, landlock=0, limits=False).summary()
+    assert "all the memory" in Containment(seccomp=False, landlock=0, limits=False).summary()
 
 
 def test_a_bad_memory_option_is_our_own_error(hostile: Path) -> None:
