@@ -19,7 +19,7 @@ import click
 
 from . import __version__
 from .interrupts import EXIT_INTERRUPTED, exit_status, termination_as_interrupt
-from .protocol import AbstractGamesError, Game, State
+from .protocol import AbstractGamesError, Game, InvalidPositionError, State
 from .records import SEED_LIMIT
 from .registry import available_games, parse_game_spec
 from .text import printable, wrap
@@ -76,7 +76,12 @@ def _user_errors() -> Iterator[None]:
     try:
         yield
     except AbstractGamesError as error:
-        raise click.ClickException(printable(error)) from None
+        from .grid import MissingSideError
+
+        message = str(error)
+        if isinstance(error, MissingSideError):  # the library's side is the command's --side
+            message = f"{message} with --side, e.g. --side '{error.example}'"
+        raise click.ClickException(printable(message)) from None
 
 
 def _interrupted() -> int:
@@ -229,6 +234,16 @@ def _one_position(game: Game, text: str | None, path: str | None, side: str | No
             raise click.UsageError("--side goes with a position (--position or --position-file)")
         return None
     return read_position(game, _read_text(path) if path is not None else str(text), side)
+
+
+def _refuse_a_file_name(text: str) -> None:
+    """A POSITION that names a file is a mistake: the file is read with --position-file."""
+    with suppress(OSError, ValueError):
+        if "\n" not in text and Path(text).is_file():
+            raise click.UsageError(
+                f"{printable(text)!r} is a file: read a position from a file with "
+                f"--position-file {printable(text)}"
+            )
 
 
 def _many_positions(
@@ -848,6 +863,12 @@ def replay(file: str, step: bool, no_color: bool) -> None:
 @main.command()
 @click.argument("game")
 @click.argument("position", nargs=-1)
+@click.option(
+    "--position-file",
+    type=click.Path(dir_okay=False, allow_dash=True),
+    metavar="FILE",
+    help="Read the position from FILE ('-': standard input).",
+)
 @_side_option
 @click.option(
     "--diagram", is_flag=True, help="Print the position as a text diagram, for an e-mail."
@@ -862,6 +883,7 @@ def replay(file: str, step: bool, no_color: bool) -> None:
 def show(
     game: str,
     position: tuple[str, ...],
+    position_file: str | None,
     side: str | None,
     diagram: bool,
     no_color: bool,
@@ -870,21 +892,26 @@ def show(
     """Draw a position of GAME (default: the start).
 
     POSITION is a position string (quotes around it are optional) or a text diagram (quoted, on
-    several lines), or '-' to read either from standard input; --diagram prints it as a
-    diagram that 'show' and every other command read back.
+    several lines), or '-' to read either from standard input; --position-file FILE reads it
+    from a file. --diagram prints it as a diagram, and the board 'show' draws reads back too.
     """
     from .grid import diagram as text_diagram
-    from .grid import read_position
     from .terminal import make_console, show_position
 
     with _user_errors():
         the_game = parse_game_spec(game)
-        if position:
-            state = read_position(the_game, _position_text(position), side)
-        elif side is not None:
-            raise click.UsageError("--side goes with a POSITION")
-        else:
-            state = the_game.initial_state()
+        if position and position_file is not None:
+            raise click.UsageError("give a POSITION or --position-file, not both")
+        if side is not None and not position and position_file is None:
+            raise click.UsageError("--side goes with a position (POSITION or --position-file)")
+        text = _position_text(position) if position else None
+        try:
+            found = _one_position(the_game, text, position_file, side)
+        except InvalidPositionError:
+            if text is not None:
+                _refuse_a_file_name(text)
+            raise
+        state = the_game.initial_state() if found is None else found
         if diagram:
             click.echo(text_diagram(state))
         else:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from contextlib import suppress
 from functools import cache
 
 from .protocol import Game, InvalidMoveError, InvalidPositionError, Move, State
@@ -41,6 +42,11 @@ FILES = "abcdefghijklmnopqrstuvwxyz"
 """The file letters, `a` first."""
 _SQUARE_NAME = re.compile(r"(?<![A-Za-z0-9])[a-z][1-9][0-9]*(?![A-Za-z0-9])")
 _LONG = 100
+
+EMPTY = "."
+"""An empty square in a diagram."""
+DOT = "\N{MIDDLE DOT}"
+"""An empty square on the terminal's boards, read as `EMPTY`; also what joins its facts."""
 """A rank text longer than this is refused without counting its squares."""
 
 ROOK_DIRECTIONS = ((1, 0), (-1, 0), (0, 1), (0, -1))
@@ -433,9 +439,22 @@ def read_position(game: Game, text: str, side: str | None = None) -> State:
     """
     lines = _lines(text, MAX_POSITION_TEXT)
     filled = [line for line in lines if line.text]
-    if len(filled) <= 1 and not (filled and _rank(filled[0], 0) is not None):
-        return _read_string(game, filled[0].text if filled else "", side, None)
+    if not filled:
+        raise InvalidPositionError(f"no position here: the text is empty ({_WHAT_TO_GIVE})")
+    if len(filled) == 1 and _rank(filled[0], 0) is None:
+        if _side_or_refusal(game, filled[0])[0] is not None:
+            raise InvalidPositionError(
+                f"{filled[0].quoted()} says who is to move, but there is no diagram above it "
+                f"({_WHAT_TO_GIVE})"
+            )
+        return _read_string(game, filled[0].text, side, None)
     return _read_diagram(game, lines, side, trailing=True)
+
+
+_WHAT_TO_GIVE = (
+    "give a position string on one line, or a diagram: a line for each rank from the top down, "
+    "'.' for an empty square, and below it who is to move"
+)
 
 
 def read_positions(game: Game, text: str, side: str | None = None) -> list[State]:
@@ -565,7 +584,7 @@ def _underline(line: _Line) -> bool:
 def _rank(line: _Line, width: int) -> _Rank | None:
     """The rank a line of a diagram holds, or `None` if the line is not shaped as one: single
     characters (one of them `.` or a letter) with rank numbers at either end, if any."""
-    tokens = line.text.split()
+    tokens = [EMPTY if token == DOT else token for token in line.text.split()]
     if len(tokens) > 4 * max(width, 26):
         return None
     marks = []
@@ -604,6 +623,9 @@ def _side_or_refusal(game: Game, line: _Line) -> tuple[str | None, InvalidPositi
     try:
         return game.side_field(line.text), None
     except InvalidPositionError as error:
+        for part in reversed(line.text.split(f" {DOT} ")[1:]):  # the terminal's line of facts
+            with suppress(InvalidPositionError):
+                return game.side_field(part), None
         if _SIDE_SHAPE.match(line.text):
             return None, InvalidPositionError(f"line {line.number}: {error}")
         return None, None
@@ -713,6 +735,7 @@ def _side_of(
     """The side field of a diagram: from its side-to-move line below it, or from `side`."""
     sides: list[tuple[_Line, str]] = []
     unreadable: InvalidPositionError | None = None  # a side-to-move line the game refuses
+    strung: str | None = None  # the side of a position string below (`show` prints one)
     ranks_below: list[_Line] = []
     furniture = True  # the underline and the file letters come right below the ranks
     for line in tail:
@@ -736,6 +759,9 @@ def _side_of(
             continue
         if refusal is not None and unreadable is None:
             unreadable = refusal
+        if trailing and strung is None:
+            with suppress(InvalidPositionError):
+                strung = game.from_position(line.text).position().rsplit(maxsplit=1)[-1]
         if not trailing:
             raise InvalidPositionError(f"{line.quoted()} is not part of the diagram above it")
         if _rank(line, width) is not None:
@@ -760,10 +786,22 @@ def _side_of(
         return field
     if unreadable is not None:
         raise unreadable
-    if given is None:
-        example = game.side_line(game.initial_state())
-        raise InvalidPositionError(
-            f"the diagram does not say who is to move: add a line below it such as "
-            f"'{example}', or give the side"
-        )
-    return given
+    if given is not None:
+        return given
+    if strung is not None:
+        return strung
+    example = game.side_line(game.initial_state())
+    raise MissingSideError(
+        f"the diagram does not say who is to move: add a line below it such as '{example}', or "
+        "give the side",
+        example,
+    )
+
+
+class MissingSideError(InvalidPositionError):
+    """A diagram that does not say who is to move, read without a side; `example` is a
+    side-to-move line of the game, for a front end to say how to give one."""
+
+    def __init__(self, message: str, example: str) -> None:
+        super().__init__(message)
+        self.example = example
