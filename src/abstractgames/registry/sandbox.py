@@ -1,9 +1,9 @@
 """The sandbox of a worker process: what a bot from outside may not do to the rest of the machine.
 
 A bot from a file or module, or a plugin's player, plays from a worker process of its own
-([`abstractgames.registry.isolation`][]). Before the worker loads the bot, it shuts itself in
-with [`confine`][]; everything below is inherited by whatever the bot starts, and none of it can
-be undone. On Linux:
+(an [`IsolatedPlayer`][abstractgames.registry.IsolatedPlayer]). Before the worker loads the bot,
+it shuts itself in with [`confine`][]; everything below is inherited by whatever the bot starts,
+and none of it can be undone. On Linux:
 
 - **signals**: a seccomp filter (libseccomp, through `pyseccomp`) refuses `kill`, `tgkill`,
   `rt_sigqueueinfo` and `rt_tgsigqueueinfo` aimed at any process but the worker itself, and
