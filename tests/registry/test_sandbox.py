@@ -437,3 +437,22 @@ def test_play_and_arena_say_what_is_not_contained_where_the_sandbox_falls_short(
                                      f"{hostile}:Looks", "--games", "2", "-q"])  # fmt: skip
     assert arena.exit_code == 0, arena.output
     assert "not sandboxed" in arena.stderr
+
+
+@sandboxed
+def test_a_bot_may_think_in_threads(tmp_path: Path) -> None:
+    """Threads are not processes: `clone` of a thread passes the filter."""
+    bot = tmp_path / "threads.py"
+    bot.write_text(
+        "from concurrent.futures import ThreadPoolExecutor\n"
+        "from abstractgames.players import Player\n\n"
+        "class Threads(Player):\n"
+        "    def choose(self, state, rng, time_left=None):\n"
+        "        with ThreadPoolExecutor(4) as pool:\n"
+        "            moves = list(pool.map(lambda m: m, state.legal_moves()))\n"
+        "        return moves[0]\n"
+    )
+    game = get_game("orderchaos")
+    players = (make_player(f"{bot}:Threads", game), make_player("random", game))
+    record = Referee(game, players, seed=1).play()
+    assert record.finished and record.games[0].ended_by is None
