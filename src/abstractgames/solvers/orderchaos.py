@@ -1786,10 +1786,10 @@ class PairingSolution:
 
 
 def _solve_by_pairing(state: OrderChaosState, max_moves: int) -> PairingSolution | None:
+    nodes = _CENTRE_SOLVER.nodes
     route = _pairing_route(state)
     if route is None:
         return None
-    nodes = _CENTRE_SOLVER.nodes
     centre: CentreStrategy | None = None
     cx, co = _centre_of(state.x, state.o)
     if route.centre_moves:
@@ -1811,7 +1811,7 @@ def _solve_by_pairing(state: OrderChaosState, max_moves: int) -> PairingSolution
         route.empty_pairs,
         line,
         centre,
-        (centre.nodes if centre is not None else 0) + _CENTRE_SOLVER.nodes - nodes,
+        max(0 if centre is None else centre.nodes, _CENTRE_SOLVER.nodes - nodes),
     )
 
 
