@@ -294,14 +294,14 @@ def test_list_shows_the_game_and_the_player_with_their_distribution(venv: Venv) 
     assert done.stderr == ""
     rows = [line.split() for line in done.stdout.splitlines()]
     assert ["tictactoe", "(not", "loaded)", "?", *DISTRIBUTION.split()] in rows
-    assert ["perfect", "?", *DISTRIBUTION.split()] in [row[:5] for row in rows]
-    perfect = done.stdout.split("  perfect ")[1].splitlines()[:2]  # its summary beside or below
+    assert ["minimax", "?", *DISTRIBUTION.split()] in [row[:5] for row in rows]
+    perfect = done.stdout.split("  minimax ")[1].splitlines()[:2]  # its summary beside or below
     assert "(not loaded)" in " ".join(perfect)
     done = venv.cli("list", "--load")
     assert done.stderr == ""
     rows = [line.split() for line in done.stdout.splitlines()]
     assert ["tictactoe", "Tic-tac-toe", "-", *DISTRIBUTION.split()] in rows
-    assert any(row[:2] == ["perfect", "-"] and DISTRIBUTION in " ".join(row) for row in rows)
+    assert any(row[:2] == ["minimax", "-"] and DISTRIBUTION in " ".join(row) for row in rows)
     listing = json.loads(venv.cli("list", "--json", "--load").stdout)
     games = {game["name"]: game for game in listing["games"]}
     assert set(games) == {*BUILTIN_GAMES, "tictactoe"}
@@ -360,13 +360,13 @@ def test_bench_measures_random_games(venv: Venv) -> None:
 @pytest.mark.slow
 def test_the_plugin_player_and_the_search_player(venv: Venv) -> None:
     venv.cli(
-        "play", "tictactoe", "-1", "random", "-2", "perfect", "--seed", "2", "--record", "p.json"
+        "play", "tictactoe", "-1", "random", "-2", "minimax", "--seed", "2", "--record", "p.json"
     )
     record = json.loads((venv.work / "p.json").read_text(encoding="utf-8"))
-    assert record["players"] == ["random", "perfect"]
+    assert record["players"] == ["random", "minimax"]
     assert record["result"]["winner"] in (2, None)
     # GameEntry(search=...) makes the search player the perfect one: two of them always draw.
-    done = venv.cli("play", "tictactoe", "-1", "search", "-2", "perfect", "--seed", "2")
+    done = venv.cli("play", "tictactoe", "-1", "search", "-2", "minimax", "--seed", "2")
     assert "Result: a draw — board full without three in a row" in done.stdout
 
 
@@ -407,8 +407,8 @@ def test_the_game_in_python_passes_the_conformance_kit(venv: Venv) -> None:
         print(type(game).__module__, game.initial_state().position())
     """
     assert venv.run("-c", textwrap.dedent(script)) == "abstractgames_tictactoe.game 3/3/3 x"
-    checked = venv.cli("check", "tictactoe", "-n", "10", "--player", "perfect").stdout
-    assert "game tictactoe" in checked and "player perfect" in checked
+    checked = venv.cli("check", "tictactoe", "-n", "10", "--player", "minimax").stdout
+    assert "game tictactoe" in checked and "player minimax" in checked
     expected = len(conformance_properties("orderchaos")) + len(
         player_properties("random", "orderchaos")
     )

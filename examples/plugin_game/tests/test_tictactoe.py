@@ -18,7 +18,7 @@ from abstractgames.referee import Referee
 from abstractgames.registry import GameEntry, import_object
 from abstractgames.testing import conformance_properties
 
-from abstractgames_tictactoe import ENTRY, PerfectPlayer, TicTacToeGame, evaluate, search
+from abstractgames_tictactoe import ENTRY, MinimaxPlayer, TicTacToeGame, evaluate, search
 
 GAME = TicTacToeGame()
 PROPERTIES = conformance_properties(GAME, max_examples=200)
@@ -121,13 +121,13 @@ def test_greedy_beats_random(registered: None) -> None:
     assert wins >= 12 and losses <= 2
 
 
-def test_the_perfect_player_never_loses(registered: None) -> None:
-    perfect, random_player = PerfectPlayer(GAME), make_player("random", GAME)
+def test_the_minimax_player_never_loses(registered: None) -> None:
+    minimax, random_player = MinimaxPlayer(GAME), make_player("random", GAME)
     for seed in range(10):
-        for players, seat in (((perfect, random_player), 1), ((random_player, perfect), 2)):
+        for players, seat in (((minimax, random_player), 1), ((random_player, minimax), 2)):
             result = Referee(GAME, players, seed=seed).play().result
             assert result is not None and result.winner in (seat, None)
-    result = Referee(GAME, (perfect, PerfectPlayer(GAME)), seed=0).play().result
+    result = Referee(GAME, (minimax, MinimaxPlayer(GAME)), seed=0).play().result
     assert result is not None and result.winner is None
 
 
@@ -139,4 +139,4 @@ def test_the_entry_points_name_what_abstractgames_needs() -> None:
     entry = import_object(points["abstractgames.games"]["tictactoe"])
     assert entry is ENTRY and isinstance(entry, GameEntry)
     assert isinstance(entry.factory, type) and entry.factory().name == "tictactoe"
-    assert import_object(points["abstractgames.players"]["perfect"]) is PerfectPlayer
+    assert import_object(points["abstractgames.players"]["minimax"]) is MinimaxPlayer

@@ -14,7 +14,7 @@ from abstractgames.protocol import Game, IllegalMoveError, Move, State
 
 from .game import CROSS, LINES, MARKS, NOUGHT
 
-__all__ = ["PerfectPlayer", "evaluate", "search"]
+__all__ = ["MinimaxPlayer", "evaluate", "search"]
 
 OTHER = {CROSS: NOUGHT, NOUGHT: CROSS}
 
@@ -53,7 +53,7 @@ def evaluate(state: State, role: str) -> float:
     return value
 
 
-class PerfectPlayer(Player):
+class MinimaxPlayer(Player):
     """Never loses at tic-tac-toe: it knows the value of every position with best play.
 
     The whole game tree (5,478 positions) is searched once, on the first move; among equally good
@@ -62,7 +62,7 @@ class PerfectPlayer(Player):
 
     def __init__(self, game: Game) -> None:
         if game.name != "tictactoe":
-            raise InvalidPlayerError(f"the perfect player plays tictactoe only, not {game.name!r}")
+            raise InvalidPlayerError(f"the minimax player plays tictactoe only, not {game.name!r}")
         self.game = game
 
     def choose(self, state: State, rng: random.Random, time_left: float | None = None) -> Move:
@@ -75,11 +75,11 @@ class PerfectPlayer(Player):
 
 
 def search(game: Game, time: float = 1.0, depth: int | None = None) -> Player:
-    """The ``search`` player of tic-tac-toe: the perfect player, whatever ``time`` and ``depth``.
+    """The ``search`` player of tic-tac-toe: the minimax player, whatever ``time`` and ``depth``.
 
     Searching the whole game takes a few hundredths of a second, within any budget.
     """
-    return PerfectPlayer(game)
+    return MinimaxPlayer(game)
 
 
 @cache
