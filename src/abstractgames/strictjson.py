@@ -3,7 +3,9 @@
 [`loads`][] is `json.loads` that refuses what would cost without bound or cannot be written
 back: integers of more than [`MAX_DIGITS`][] digits (Python converts a long one in quadratic
 time, and refuses those over 4,300 digits), numbers too large for a float, `NaN` and
-`Infinity` (which JSON does not allow), and nesting too deep for the parser. Each refusal is a
+`Infinity` (which JSON does not allow), nesting too deep for the parser, and an object that
+gives one key twice (readers disagree on which one counts: one check could see the first and
+the code the second). Each refusal is a
 [`JSONError`][] saying what, without saying where: the caller names the file and the line.
 
 Examples:
@@ -12,6 +14,9 @@ Examples:
     >>> loads('[1e999]')
     Traceback (most recent call last):
     abstractgames.strictjson.JSONError: a number too large to use (1e999)
+    >>> loads('{"move": "X@a1", "move": "O@b2"}')
+    Traceback (most recent call last):
+    abstractgames.strictjson.JSONError: an object with the key 'move' twice
 """
 
 from __future__ import annotations
@@ -40,7 +45,11 @@ def loads(text: str) -> Any:
     """
     try:
         return json.loads(
-            text, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_no_constant
+            text,
+            parse_int=_parse_int,
+            parse_float=_parse_float,
+            parse_constant=_no_constant,
+            object_pairs_hook=_object,
         )
     except json.JSONDecodeError as error:
         where = f"line {error.lineno}, column {error.colno}"
@@ -64,6 +73,15 @@ def _parse_float(text: str) -> float:
     if not math.isfinite(value):
         raise JSONError(f"a number too large to use ({excerpt(text, 20)})")
     return value
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise JSONError(f"an object with the key {excerpt(key, 40)!r} twice")
+        found[key] = value
+    return found
 
 
 def _no_constant(text: str) -> Any:

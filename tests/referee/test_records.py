@@ -317,6 +317,7 @@ def test_invalid_utf8_and_odd_names(tmp_path: Path) -> None:
         (record_text(seed=0).replace('"seed": 0', '"seed": NaN'), "NaN, which JSON"),
         (record_text(seed=0).replace('"seed": 0', '"seed": -Infinity'), "-Infinity"),
         (record_text(seed=0).replace('"seed": 0', '"seed": 1e999'), "too large to use"),
+        (record_text(seed=0).replace('"seed": 0', '"seed": 0, "seed": 1'), "key 'seed' twice"),
         (record_text(seed=2**64), "seed must be an integer between -2\\*\\*64 and 2\\*\\*64"),
         (record_text(seed=-(2**64)), "seed must be an integer"),
         (record_text(clock={"seconds": -1, "increment": 0}), "clock's seconds must be"),

@@ -625,3 +625,18 @@ def test_the_servers_downtime_is_given_back_to_the_player_to_move(
     clock.now += 30
     assert games.give_back_downtime() == pytest.approx(30 - OUTAGE)
     assert games.snapshot(game_id, bob)["clocks"][1] == pytest.approx(60 - OUTAGE)
+
+
+def test_a_request_that_gives_a_field_twice_is_refused(client: TestClient) -> None:
+    made = post(client, "/api/online", {"game": "orderchaos", "seat": 1}).json()
+    twice = client.post(
+        f"/api/online/{made['id']}/move",
+        content='{"move": "X@a1", "ply": 0, "move": "O@b2"}',
+        headers={
+            "Origin": "http://testserver",
+            "X-Seat": made["secret"],
+            "Content-Type": "application/json",
+        },
+    )
+    assert twice.status_code == 400 and "'move' twice" in twice.json()["error"]
+    assert client.get(f"/api/online/{made['id']}").json()["ply"] == 0

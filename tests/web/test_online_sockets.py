@@ -1,12 +1,14 @@
-"""The game server's WebSockets on a real uvicorn server: a socket's handler ends with its socket
-(a finished game's watchers that leave cannot fill the server), and a healthy socket is never cut
-by the request timer of the connection it was upgraded from."""
+"""The game server's connections on a real uvicorn server: a socket's handler ends with its
+socket (a finished game's watchers that leave cannot fill the server), a healthy socket is never
+cut by the request timer of the connection it was upgraded from, and a request head is bounded
+however it arrives."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import os
+import re
 import threading
 import time
 import urllib.error
@@ -138,3 +140,31 @@ def test_a_healthy_socket_outlives_the_request_timeout(tmp_path: Path) -> None:
 
         seen = asyncio.run(follow_past_the_timeout())
         assert seen["plies"][-1]["move"] == "X@c3"
+
+
+def test_a_request_head_is_bounded_however_it_arrives(tmp_path: Path) -> None:
+    import socket
+
+    from abstractgames.web.server import MAX_HEAD
+
+    with public_server(tmp_path) as url:
+        port = int(url.rpartition(":")[2])
+
+        def head(pad: int) -> bytes:
+            lines = ["GET /api/lobby HTTP/1.1", f"Host: 127.0.0.1:{port}", "X-Pad: " + "a" * pad]
+            return ("\r\n".join(lines) + "\r\n\r\n").encode()
+
+        def answers(data: bytes, count: int) -> list[bytes]:
+            """The statuses of the answers to `data`, once there are `count` or it closes."""
+            with socket.create_connection(("127.0.0.1", port), timeout=10) as client:
+                client.sendall(data)
+                received = b""
+                while len(statuses := re.findall(rb"HTTP/1\.1 (\d{3}) ", received)) < count:
+                    if not (chunk := client.recv(65536)):
+                        break
+                    received += chunk
+            return statuses
+
+        assert answers(head(MAX_HEAD // 2), 1) == [b"200"]
+        assert answers(head(MAX_HEAD + 1), 1) == [b"400"]  # whole, in one packet
+        assert answers(head(100) + head(4 * MAX_HEAD), 2) == [b"200", b"400"]  # behind another

@@ -29,7 +29,7 @@ import warnings
 import webbrowser
 from collections.abc import Callable
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 import uvicorn
 from uvicorn.protocols.http import h11_impl
@@ -74,6 +74,29 @@ MAX_CONNECTIONS = 512
 request is answered 503."""
 
 
+class _BoundedConnection(h11_impl.h11.Connection):  # type: ignore[misc, name-defined]
+    """h11's server side, refusing a request whose head is over its size however it arrives
+    (h11 bounds only a head still incomplete: one sent whole, or behind another, passed)."""
+
+    def __init__(self, max_head: int) -> None:
+        super().__init__(h11_impl.h11.SERVER, max_incomplete_event_size=max_head)  # type: ignore[attr-defined]
+        self.max_head = max_head
+
+    def next_event(self) -> object:
+        event = super().next_event()
+        if isinstance(event, h11_impl.h11.Request):  # type: ignore[attr-defined]
+            size = (
+                len(event.method)
+                + len(event.target)
+                + sum(len(name) + len(value) + 4 for name, value in event.headers.raw_items())
+            )
+            if size > self.max_head:
+                raise h11_impl.h11.RemoteProtocolError(  # type: ignore[attr-defined]
+                    "request head too large", error_status_hint=431
+                )
+        return event
+
+
 class BoundedH11Protocol(H11Protocol):
     """uvicorn's HTTP/1.1 protocol (h11), with a time limit on receiving each request.
 
@@ -90,6 +113,10 @@ class BoundedH11Protocol(H11Protocol):
         h11_impl.h11.IDLE,  # type: ignore[attr-defined]
         h11_impl.h11.SEND_BODY,  # type: ignore[attr-defined]
     )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.conn = _BoundedConnection(self.config.h11_max_incomplete_event_size or MAX_HEAD)
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
