@@ -640,3 +640,23 @@ def test_a_request_that_gives_a_field_twice_is_refused(client: TestClient) -> No
     )
     assert twice.status_code == 400 and "'move' twice" in twice.json()["error"]
     assert client.get(f"/api/online/{made['id']}").json()["ply"] == 0
+
+
+def test_a_public_server_bounds_the_records_anyone_uploads(database: Database) -> None:
+    from abstractgames.web.app import MAX_PUBLIC_UPLOAD
+
+    server = OnlineServer(database, limits={"create": (0.001, 5.0), "move": (0.001, 30.0)})
+    app = create_app(online=server, public=True)
+    game = get_game("orderchaos")
+    record = MatchRecord(game.name, {}, ("human", "human"), seed=1).dumps()
+    headers = {"Origin": "http://testserver", "Content-Type": "application/json"}
+    with TestClient(app, base_url="http://testserver") as client:
+        large = client.post(
+            "/api/replay", content=" " * (MAX_PUBLIC_UPLOAD + 1) + record, headers=headers
+        )
+        assert large.status_code == 413
+        statuses = [
+            client.post("/api/replay", content=record, headers=headers).status_code
+            for _ in range(6)
+        ]
+    assert statuses.count(200) == 4 and statuses[-1] == 429, statuses  # five in a burst, in all

@@ -76,6 +76,7 @@ from .views import catalog, game_view, grid_or_none, position_view, replay_view,
 
 __all__ = [
     "MAX_BODY",
+    "MAX_PUBLIC_UPLOAD",
     "MAX_UPLOADS",
     "STATIC",
     "TOKEN_COOKIE",
@@ -98,6 +99,10 @@ MAX_UPLOADS = 2
 """The most records (up to [`MAX_RECORD_SIZE`][abstractgames.records.MAX_RECORD_SIZE] each)
 read and replayed at once; one more is answered 503 until one of them is done, so that uploads
 cannot make the server's memory grow without a bound."""
+MAX_PUBLIC_UPLOAD = 1024 * 1024
+"""The largest record a public server replays for anyone (over 10,000 moves); each client
+address's uploads count against its limit of new games (see
+[`DEFAULT_LIMITS`][abstractgames.web.online_api.DEFAULT_LIMITS])."""
 STOP_WAIT = 10.0
 """Seconds `POST /api/games/ID/stop` waits for the match to end before it answers (a bot
 written in Python is interrupted at once; see
@@ -457,10 +462,14 @@ async def record_file(request: Request) -> Response:
 
 async def upload_record(request: Request) -> Response:
     web = _web(request)
+    limit = MAX_RECORD_SIZE
+    if web.public and web.online is not None:  # anyone's: smaller, and as often as new games
+        limit = MAX_PUBLIC_UPLOAD
+        web.online.limits.take(request.client.host if request.client else "?", "create")
     if not web.uploads.acquire(blocking=False):
         raise Busy(f"{MAX_UPLOADS} records are being read: send this one again in a moment")
     try:
-        text = await read_body(request, MAX_RECORD_SIZE)
+        text = await read_body(request, limit)
 
         def replay() -> dict[str, Any]:
             return replay_view(MatchRecord.loads(text))
