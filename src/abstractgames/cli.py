@@ -1002,7 +1002,7 @@ def codecup(player_spec: str, seed: int | None, clock: float | None) -> None:
     It plays Chaos when the first line is 'Start', else Order, and exits on 'Quit'.
 
     Seat it with 'abstractgames play entropy -2 "codecup:abstractgames codecup"', or run it under
-    the CodeCup's own referee.
+    the CodeCup's own referee. A bot from a file or module is sandboxed as for 'engine'.
     """
     import random
 
@@ -1011,6 +1011,7 @@ def codecup(player_spec: str, seed: int | None, clock: float | None) -> None:
     from .registry import make_in_process
 
     with _user_errors():
+        _confine_outside_code(player_spec)
         rng = random.Random(seed)
         try:
             make = lambda game: make_in_process(player_spec, game)  # noqa: E731

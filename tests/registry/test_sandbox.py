@@ -355,6 +355,22 @@ def test_every_attack_behind_engine_is_a_forfeit_and_the_referee_lives(
 
 @sandboxed
 @pytest.mark.slow
+def test_an_attack_behind_codecup_is_a_forfeit_and_the_referee_lives(
+    hostile: Path, tmp_path: Path
+) -> None:
+    saved = tmp_path / "game.json"
+    program = "codecup:" + command(
+        sys.executable, "-m", "abstractgames", "codecup", "--player", f"{hostile}:Hostile"
+    )
+    done = run("play", "entropy", "-1", program, "-2", "random", "--seed", "1", "--record",
+               str(saved), cwd=tmp_path, timeout=30)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert_valid_record(saved, tmp_path, loser=1)
+    assert_refused(tmp_path)
+
+
+@sandboxed
+@pytest.mark.slow
 def test_every_attack_on_the_local_page_is_a_forfeit_and_the_server_lives(
     hostile: Path, tmp_path: Path
 ) -> None:
