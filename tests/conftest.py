@@ -60,9 +60,10 @@ def signal_handlers_restored() -> Iterator[None]:
 
 # --- marks: by fixture and by measured time, and a guard on the quick subset ----------------------
 
-FIXTURE_MARKS: dict[str, str] = {"browser": "browser"}
+FIXTURE_MARKS: dict[str, str] = {"browser": "browser", "terminals": "slow"}
 """A test that uses one of these fixtures (directly or through another fixture) carries its mark:
-the browser tests need Chromium and take seconds each, wherever their fixture is borrowed."""
+the browser tests need Chromium and take seconds each, wherever their fixture is borrowed; the
+pseudo-terminal tests (tests/terminal) each run the program and a game in it."""
 
 SLOW_LIST = Path(__file__).with_name("slow_tests.txt")
 """The tests measured as slow (see its header), marked ``slow`` here by their ids."""

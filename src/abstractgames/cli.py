@@ -720,7 +720,9 @@ def play(
         if not result.finished:
             path = _save(result, save_path, fallback_name)
             _say(f"\ngame saved to {path}; continue it with: abstractgames play --resume {path}")
-            sys.exit(_interrupted())
+            if session.quit and path == save_path:  # left by choice: not an interrupt
+                return
+            sys.exit(EXIT_SAVED_ELSEWHERE if session.quit else _interrupted())
         if keep:
             path = _save(result, save_path, fallback_name)
             console.print(f"game saved to {path}")
@@ -728,6 +730,36 @@ def play(
                 sys.exit(EXIT_SAVED_ELSEWHERE)
         if record_path is not None and _save(result, record_path, fallback_name) != record_path:
             sys.exit(EXIT_SAVED_ELSEWHERE)
+    if humans and session.interactive and _play_again(session):
+        click.get_current_context().invoke(
+            play,
+            game=the_game.spec,
+            player1=specs[1],
+            player2=specs[0],
+            seed=None,
+            record_path=None,
+            clock=clock,
+            time_loss_forfeits=time_loss_forfeits,
+            single=single,
+            resume_path=None,
+            positions=positions,
+            position_file=position_file,
+            side=side,
+            no_save=no_save,
+            logs_dir=None,
+            no_color=no_color,
+            verbose=verbose,
+        )
+
+
+def _play_again(session: Any) -> bool:
+    """Whether the person at the terminal wants another match, the sides swapped (Enter: no;
+    the end of the input, an interrupt: no)."""
+    try:
+        answer = session.reader.ask("play again (sides swapped)? y/N ")
+    except (EOFError, KeyboardInterrupt):
+        return False
+    return answer.strip().lower() in ("y", "yes")
 
 
 def _sandbox_note(specs: Iterable[str]) -> None:

@@ -122,6 +122,11 @@ class Placement(Move):
 MOVES: tuple[Placement, ...] = tuple(Placement(s, sq) for sq in range(SIZE) for s in SYMBOLS)
 """Every placement in canonical order: by square (a1, b1, … f6), `X` before `O`."""
 _MOVE_BY_TEXT = {str(m): m for m in MOVES}
+
+_BY_CENTRE = sorted(
+    range(SIZE), key=lambda sq: (abs(2 * (sq % 6) - 5) + abs(2 * (sq // 6) - 5), sq)
+)
+"""The squares nearest the centre first (c3, d3, c4, d4, …): where the example move goes."""
 # Possessive runs of spaces (*+): long spaces cannot make the match backtrack quadratically.
 _MOVE_RE = re.compile(
     r"^\s*([xo])\s*+@?\s*+([a-z]\d+)\s*$|^\s*([a-z]\d+)\s*+@?\s*+([xo])\s*$", re.I
@@ -189,9 +194,10 @@ class OrderChaosGame(Game):
             raise InvalidMoveError(f"move notation must be a string, not {type(text).__name__}")
         match = _MOVE_RE.match(text)
         if match is None:
+            example = _example(state) if isinstance(state, OrderChaosState) else "X@c3"
             raise InvalidMoveError(
                 f"cannot read move '{excerpt(text)}': write the symbol, '@' and the square, "
-                "e.g. 'X@c3'"
+                f"e.g. '{example}'"
             )
         symbol = (match.group(1) or match.group(4)).upper()
         square = GRID.square(match.group(2) or match.group(3))
@@ -222,9 +228,19 @@ class OrderChaosGame(Game):
         )
 
     def move_kinds(self, state: State) -> tuple[str, ...]:
-        if state.to_move is None:
+        """The example is a move legal in `state`: X on the empty square nearest the centre
+        (`X@c3` on the empty board), never a square already taken."""
+        if not isinstance(state, OrderChaosState) or state.to_move is None:
             return ()
-        return ("X or O and a square, such as X@c3",)
+        return (f"X or O and a square, such as {_example(state)}",)
+
+
+def _example(state: OrderChaosState) -> str:
+    """A move legal in `state`, to show as an example: X on the empty square nearest the centre
+    (`X@c3` on the empty board; a full board, which has none, still gets `X@c3`)."""
+    taken = state.x | state.o
+    empty = (square for square in _BY_CENTRE if not taken >> square & 1)
+    return f"X@{GRID.names[next(empty, _BY_CENTRE[0])]}"
 
 
 GAME = OrderChaosGame()

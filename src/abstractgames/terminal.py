@@ -60,9 +60,6 @@ FILES = "abcdefghijklmnopqrstuvwxyz"
 _CONTRAST = {"white": "black", "yellow": "black", "green": "black"}
 _RICH_NAMES = {"purple": "magenta", "black": "grey11", "white": "grey93"}
 
-RESIGN_CONFIRM_MOVES = 10
-"""From this many moves played in a game on, `resign` asks for confirmation at a terminal."""
-
 HELP_INTRO = "Type a move in the notation shown by 'moves', or one of:"
 HELP = (
     ("moves", "list the legal moves (at a terminal, Tab completes moves and commands)"),
@@ -431,6 +428,8 @@ class Session:
         self.multi_game: bool | None = None
         """Whether the match has more than one game, as the [`TerminalObserver`][] saw it;
         `None` until an observer tells (then a person's seat asks the game's match rules)."""
+        self.quit = False
+        """Whether a person typed `quit` (the match stopped by choice, not by an interrupt)."""
 
 
 def _title(role: str) -> str:
@@ -522,6 +521,7 @@ class HumanPlayer(Player):
         elif words[0] == "hint" and len(words) <= 2:
             self._hint(state, words[1] if len(words) == 2 else None, deadline)
         elif command in ("quit", "exit"):
+            self.session.quit = True
             raise QuitRequest()
         elif command == "resign":
             if self._confirm_resign(deadline):
@@ -536,10 +536,32 @@ class HumanPlayer(Player):
                 move = self.game.parse_move(text, state)
                 state.apply(move)
             except IllegalMoveError as error:
-                self.console.print(f"not played: {error}  ({self._what_to_play(state)})")
+                choices = self._moves_to(command, state)
+                if len(choices) > 1:
+                    return self._ask_which(choices, deadline)
+                reason = str(error).replace(f" in {state.position()}", "")
+                said = f"not played: {reason} ({self._what_to_play(state)})"
+                self.console.print(wrap(said, self.console.width))
                 return None
             return move
         return None
+
+    def _moves_to(self, square: str, state: State) -> list[Move]:
+        """The legal moves that a square alone may mean: those that end `@square` (Order and
+        Chaos's `c3` is `X@c3` or `O@c3`)."""
+        if not square.isalnum():
+            return []
+        return [move for move in state.legal_moves() if str(move).lower().endswith("@" + square)]
+
+    def _ask_which(self, choices: list[Move], deadline: float | None) -> Move | None:
+        """Asks which of the moves to a square is meant (`X or O?`); `None` for another line."""
+        pieces = {str(move).partition("@")[0].lower(): move for move in choices}
+        question = " or ".join(str(move).partition("@")[0] for move in choices) + "? "
+        answer = self.session.reader.ask(question, deadline=deadline).strip().lower()
+        chosen = pieces.get(answer.partition("@")[0]) if answer else None
+        if chosen is None:
+            self.console.print("not played: type the move again")
+        return chosen
 
     def _show(self, state: State, time_left: float | None) -> None:
         view = self.session.view
@@ -576,13 +598,12 @@ class HumanPlayer(Player):
             self.console.print(join_fitting(numbered, self.console.width, "  "))
 
     def _confirm_resign(self, deadline: float | None) -> bool:
-        """Whether the person means it: asked at a terminal in a match of several games (in
-        any of its games) or in a game far along."""
+        """Whether the person means it: always asked at a terminal (`resign this game?`, or
+        `resign the whole match?` in any game of a match of several)."""
         session = self.session
-        several = self._several_games()
-        if not session.interactive or not (several or session.view.moves >= RESIGN_CONFIRM_MOVES):
+        if not session.interactive:
             return True
-        what = "the whole match" if several else "this game"
+        what = "the whole match" if self._several_games() else "this game"
         answer = session.reader.ask(f"resign {what}? y/N ", deadline=deadline)
         return answer.strip().lower() in ("y", "yes")
 
@@ -733,8 +754,23 @@ class TerminalObserver(Observer):
     def match_ended(self, record: MatchRecord) -> None:
         result = record.result
         assert result is not None
-        winner = "a draw" if result.winner is None else f"{self._name(result.winner)} wins"
-        self._say(f"Result: {winner} — {result.reason}")
+        people = [p for p in (1, 2) if isinstance(self.players[p - 1], HumanPlayer)]
+        if len(people) != 1:
+            winner = "a draw" if result.winner is None else f"{self._name(result.winner)} wins"
+            self._say(f"Result: {winner} — {result.reason}")
+            return
+        you, other = people[0], 3 - people[0]
+        them = self.players[other - 1].spec
+        reason = _SEAT.sub(lambda seat: "you" if seat[1] == str(you) else them, result.reason)
+        if result.winner is None:
+            winner = "a draw"
+        else:
+            winner = "you win" if result.winner == you else f"{them} wins"
+        self._say(f"Result: {winner} — {reason}")
+
+
+_SEAT = re.compile(r"\bplayer ([12])\b(?: \([^)]*\))?")
+"""A seat named in a result's reason (`player 1`, `player 2 (greedy)`)."""
 
 
 def _summary(moves: list[str]) -> str:

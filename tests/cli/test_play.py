@@ -80,7 +80,7 @@ def test_human_game_through_stdin(tmp_path: Path) -> None:
     assert "not played: 'z9' is not a square of this board" in out
     assert "not played: cannot read move 'hello'" in out
     assert "took back 2 moves" in out
-    assert "Result: player 2 (greedy) wins — player 1 resigned" in out
+    assert "Result: greedy wins — you resigned" in out
     record = MatchRecord.load(path)
     assert record.games[0].moves[0].move == "X@d4"
     assert record.games[0].ended_by == GameEnd("resigned", 1, "player 1 resigned")
@@ -186,10 +186,10 @@ def test_messages_are_shown_literally() -> None:
         "--seed",
         "3",
         "--no-color",
-        input="a1-a2\n[b]\nresign\n",
+        input="chaos:B:\n[b]\nresign\n",
     )
     assert code == 0
-    assert "chaos:" in out and "\U0001f171" not in out
+    assert "'chaos:B:'" in out and "\U0001f171" not in out
     assert "cannot read move '[b]'" in out or "'[b]'" in out
 
 
@@ -238,7 +238,8 @@ def test_error_hints_name_only_the_movers_kinds_of_move() -> None:
         input="d4\nresign\n",
     )  # fmt: skip
     assert code == 0, out
-    (line,) = [line for line in out.splitlines() if "not played:" in line]
+    assert out.count("not played:") == 1
+    line = " ".join(out.split("not played:")[1].split("(you)>")[0].split())  # wrapped to fit
     assert "it is Order's turn: slide a counter" in line
     assert "you can play a slide such as " in line and " or pass" in line
     assert "@" not in line  # no placement suggested
@@ -250,7 +251,7 @@ def test_quit_saves_the_game_and_says_where(tmp_path: Path) -> None:
     code, out = run(
         "play", "orderchaos", "--seed", "5", "--record", str(path), input="X@a1\nquit\n"
     )
-    assert code == EXIT_INTERRUPTED
+    assert code == 0  # left by choice, the game saved: only an interrupt is 130
     assert f"game saved to {path}; continue it with: abstractgames play --resume {path}" in out
     saved = MatchRecord.load(path)
     assert not saved.finished and saved.games[0].moves[0].move == "X@a1"
@@ -261,7 +262,7 @@ def test_a_hint_is_a_move_and_not_recorded(tmp_path: Path) -> None:
     code, out = run(
         "play", "orderchaos", "--seed", "5", "--record", str(path), input="hint 0.1\nquit\n"
     )
-    assert code == EXIT_INTERRUPTED
+    assert code == 0
     found = r"hint: the search bot would play [XO]@[a-f][1-6] \((value [+-]|a forced )"
     assert re.search(found + r".*search depth \d+\) — a learning aid", out), out
     assert MatchRecord.load(path).games[0].moves == []
@@ -273,7 +274,7 @@ def test_every_games_hint_says_what_the_search_found(
 ) -> None:
     monkeypatch.chdir(tmp_path)  # quit saves the game in the working directory
     code, out = run("play", game, "--seed", "2", "--no-save", input="hint 0.1\nquit\n")
-    assert code == EXIT_INTERRUPTED
+    assert code == 0
     assert re.search(r"would play \S+ \((value [+-]|a forced ).*search depth \d+\)", out), out
 
 

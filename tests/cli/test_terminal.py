@@ -1,6 +1,6 @@
 """What a person sees and types at `abstractgames play`, through the terminal's own pieces
 (`Session`, `HumanPlayer`, `TerminalObserver`, lines typed by a test): `help`, `rules` and the
-commentary fitted to the terminal's width, `resign` confirmed where it costs much, Tab completing
+commentary fitted to the terminal's width, `resign` confirmed at a terminal, Tab completing
 the bare squares the prompt suggests, undo and resume counting the players' moves (not Entropy's
 draws), Entropy's game-over line saying what its score means, and the rule on running out of
 time, which differs per game."""
@@ -21,7 +21,6 @@ from abstractgames.referee import Referee
 from abstractgames.terminal import (
     HELP,
     HELP_INTRO,
-    RESIGN_CONFIRM_MOVES,
     HumanPlayer,
     LineReader,
     Session,
@@ -148,7 +147,7 @@ def test_the_commentary_fits_a_narrow_terminal() -> None:
     assert "Result: player 1 (random) wins — player 1 scored" in said
 
 
-# --- resign asks first where it costs a match or a long game --------------------------------------
+# --- resign asks first at a terminal -------------------------------------------------------------
 
 
 def test_resign_in_a_two_game_match_asks_first() -> None:
@@ -170,21 +169,21 @@ def test_resign_asks_in_a_two_game_match_without_the_observer_too() -> None:
     assert reader.questions == ["resign the whole match? y/N "]
 
 
-def test_resign_in_one_game_asks_only_once_the_game_is_far_along() -> None:
+def test_resign_in_one_game_asks_first_too() -> None:
+    """At the first move as later: a single game is not ended by one word typed at once."""
     game = get_game("orderchaos")
-    session, reader, _ = terminal("resign", interactive=True)
-    with pytest.raises(Resign):  # early in a one-game match: no question
-        HumanPlayer(game, session).choose(first_turn(game), random.Random(1))
-    assert reader.questions == []
-    # two people at the terminal play RESIGN_CONFIRM_MOVES moves (no five in a row), then resign
-    moves = ["X@a1", "O@b1", "X@c1", "O@d1", "X@e1", "O@f1", "O@a2", "X@b2", "O@c2", "X@d2"]
-    assert len(moves) == RESIGN_CONFIRM_MOVES
-    session, reader, _ = terminal(*moves, "resign", "", "resign", "yes", interactive=True)
+    session, reader, buffer = terminal("resign", "", "X@c3", interactive=True)
+    move = HumanPlayer(game, session).choose(first_turn(game), random.Random(1))
+    assert str(move) == "X@c3"
+    assert reader.questions == ["resign this game? y/N "]
+    assert "not resigned: play on" in buffer.getvalue()
+    moves = ["X@a1", "O@b1", "X@c1", "O@d1"]
+    session, reader, _ = terminal(*moves, "resign", "yes", interactive=True)
     people = (HumanPlayer(game, session), HumanPlayer(game, session, name="player 2"))
     observer = TerminalObserver(session, people, verbose=True)
     record = Referee(game, people, seed=1, observer=observer).play()
-    assert reader.questions == ["resign this game? y/N "] * 2
-    assert len(record.games[0].moves) == RESIGN_CONFIRM_MOVES
+    assert reader.questions == ["resign this game? y/N "]
+    assert len(record.games[0].moves) == len(moves)
     assert record.result is not None and record.result.winner == 2
 
 
@@ -342,3 +341,69 @@ def test_the_time_rule_is_what_happens(name: str) -> None:
         assert ended_by is None and any(m.auto for m in record.games[0].moves)
     else:
         assert ended_by is not None and ended_by.event == "out of time"
+
+
+# --- messages for people (issue 54, item 3) ------------------------------------------------------
+
+
+def test_order_and_chaos_examples_follow_the_position() -> None:
+    """`X@c3` is the example only while c3 is empty: in the role line and in the error for
+    `X@c3` itself once c3 is taken."""
+    game = get_game("orderchaos")
+    state = game.initial_state().apply("X@c3")
+    session, _, buffer = terminal("X@c3", "O@a1")
+    move = HumanPlayer(game, session).choose(state, random.Random(1))
+    assert str(move) == "O@a1"
+    said = " ".join(words(buffer.getvalue()))
+    assert "such as X@d3" in said and "such as X@c3" not in said
+    assert "c3 is occupied" in said
+
+
+def test_an_illegal_move_says_the_reason_not_the_position() -> None:
+    game = get_game("dispersal")
+    state = game.initial_state()
+    session, _, buffer = terminal("a1-a5", "pass", "b2-b3", "a2-a3")
+    HumanPlayer(game, session).choose(state, random.Random(1))
+    out = buffer.getvalue()
+    assert out.count("not played:") >= 1
+    assert state.position() not in out and state.position().split()[0] not in out
+    assert "not played: illegal move a1-a5:" in " ".join(words(out))
+
+
+def test_a_square_alone_asks_x_or_o() -> None:
+    game = get_game("orderchaos")
+    session, reader, buffer = terminal("c3", "o")
+    move = HumanPlayer(game, session).choose(game.initial_state(), random.Random(1))
+    assert str(move) == "O@c3"
+    assert reader.questions == ["X or O? "]
+    session, reader, buffer = terminal("c3", "maybe", "X@d4")
+    move = HumanPlayer(game, session).choose(game.initial_state(), random.Random(1))
+    assert str(move) == "X@d4"
+    assert "not played: type the move again" in buffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("lines", "result"),
+    [
+        (("resign",), "Result: greedy wins — you resigned"),
+        ((), "Result: you win — greedy resigned"),
+    ],
+)
+def test_the_result_says_you_and_the_bots_name(lines: tuple[str, ...], result: str) -> None:
+    game = get_game("orderchaos")
+    session, _, buffer = terminal(*lines)
+    person = HumanPlayer(game, session)
+
+    class Resigns(Player):
+        spec = "greedy"
+
+        def choose(self, state: State, rng: random.Random, time_left: float | None = None) -> Move:
+            raise Resign()
+
+    players: tuple[Player, Player] = (person, Resigns())
+    if not lines:  # the bot moves first and resigns
+        players = (Resigns(), person)
+    observer = TerminalObserver(session, players, verbose=True)
+    Referee(game, players, seed=1, observer=observer).play()
+    assert result in " ".join(words(buffer.getvalue()))
+    assert "player 1" not in buffer.getvalue().split("Result:")[1]

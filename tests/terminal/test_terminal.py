@@ -228,7 +228,7 @@ def test_moves_are_echoed_and_the_last_one_highlighted(
     game.expect(f"1. X@c3 O@{bot[1]}{bot[2]}")
     game.type("quit" + ENTER)
     game.expect("game saved to ")
-    assert game.finish() == 130
+    assert game.finish() == 0  # left by choice, saved: only an interrupt is 130
     assert [m.move for m in saved(data).games[0].moves] == ["X@c3", f"O@{bot[1]}{bot[2]}"]
 
 
@@ -244,7 +244,7 @@ def test_no_color_removes_every_style(
     game.type("a1" + ENTER)
     game.expect("chaos (you)>")
     game.type("quit" + ENTER)
-    assert game.finish() == 130
+    assert game.finish() == 0
     # Only resets: no colour, bold, dim or reverse anywhere, the board's marks included.
     assert {params for params in SGR.findall(game.raw)} <= {"0", ""}
     assert "[·]" in game.screen.text() or re.search(r"\[[WKYGR]\]", game.screen.text())
@@ -262,10 +262,13 @@ def test_editing_keys_history_and_completion(terminals: list[Terminal], data: Pa
     game.expect("order (you)>")
     game.type("resi" + TAB)
     game.expect("resign")  # completed
-    game.type(ENTER)  # early in a game of one: no question
-    game.expect("Result: player 2 (greedy) wins — player 1 resigned")
-    shown = game.expect("game saved to ")
-    assert "resign this game?" not in shown
+    game.type(ENTER)
+    game.expect("resign this game? y/N")  # in a game of one too
+    game.type("y" + ENTER)
+    game.expect("Result: greedy wins — you resigned")
+    game.expect("game saved to ")
+    game.expect("play again (sides swapped)? y/N")
+    game.type(ENTER)
     assert game.finish() == 0
     record = saved(data)
     assert record.finished and record.games[0].moves[0].move == "X@d4"
@@ -281,7 +284,9 @@ def test_resigning_a_match_asks_first(terminals: list[Terminal], data: Path) -> 
     game.type("resign" + ENTER)
     game.expect("resign the whole match? y/N")
     game.type("y" + ENTER)
-    game.expect("Result: player 2 (random) wins — player 1 resigned")
+    game.expect("Result: random wins — you resigned")
+    game.expect("play again (sides swapped)? y/N")
+    game.type(ENTER)
     assert game.finish() == 0
 
 
@@ -316,7 +321,7 @@ def test_the_clock_counts_down_and_the_flag_falls_without_enter(
     game.expect("order (you)>")
     game.type("quit" + ENTER)
     game.expect("game saved to ")
-    assert game.finish() == 130
+    assert game.finish() == 0
     record = saved(data)
     first_game = record.games[0]
     assert first_game.outcome is not None and len(record.games) == 2
@@ -331,7 +336,9 @@ def test_a_flag_fall_loses_a_game_without_timeout_moves(
         terminals, "play", "orderchaos", "--seed", "1", "--clock", "20", data=data, speed=40
     )
     game.expect("time is up: your flag fell")
-    game.expect("Result: player 2 (greedy) wins — player 1 ran out of time")
+    game.expect("Result: greedy wins — you ran out of time")
+    game.expect("play again (sides swapped)? y/N")
+    game.type(ENTER)
     assert game.finish() == 0
     assert saved(data).games[0].ended_by is not None
 
@@ -345,7 +352,7 @@ def test_a_hint_shows_the_search_bots_move_and_records_nothing(
     hint = game.expect("nothing is recorded")
     assert re.search(r"hint: the search bot would play [a-e][1-5]-[a-e][1-5] \(value [+-]\d", hint)
     game.type("quit" + ENTER)
-    assert game.finish() == 130
+    assert game.finish() == 0
     assert saved(data).games[0].moves == []
 
 
@@ -354,7 +361,11 @@ def test_games_at_a_terminal_are_kept_unless_no_save(terminals: list[Terminal], 
     game = start(terminals, "play", "orderchaos", "--seed", "4", "--no-save", data=data)
     game.expect("order (you)>")
     game.type("resign" + ENTER)
+    game.expect("resign this game? y/N")
+    game.type("y" + ENTER)
     game.expect("Result:")
+    game.expect("play again (sides swapped)? y/N")
+    game.type(ENTER)
     assert game.finish() == 0
     assert "game saved" not in game.screen.text()
     assert not (data / "games").exists() or not list((data / "games").iterdir())
@@ -391,3 +402,23 @@ def test_a_signal_at_the_prompt_saves_the_game_and_gives_the_terminal_back(
     assert game.finish() == 128 + signal.SIGTERM
     assert modes[3] & termios.ECHO and modes[3] & termios.ICANON  # cooked mode again
     assert len(saved(data).games[0].moves) == 2
+
+
+def test_a_finished_game_offers_another_with_the_sides_swapped(
+    terminals: list[Terminal], data: Path
+) -> None:
+    game = start(terminals, "play", "orderchaos", "--seed", "4", data=data)
+    game.expect("order (you)>")
+    game.type("resign" + ENTER)
+    game.expect("resign this game? y/N")
+    game.type("y" + ENTER)
+    game.expect("Result: greedy wins — you resigned")
+    game.expect("play again (sides swapped)? y/N")
+    game.type("y" + ENTER)
+    game.expect("player 1 (greedy) is order, player 2 (human) is chaos")
+    game.expect("chaos (you)>")
+    game.type("quit" + ENTER)
+    game.expect("game saved to ")
+    assert game.finish() == 0
+    records = [MatchRecord.load(path) for path in (data / "games").iterdir()]
+    assert sorted(r.players for r in records) == [("greedy", "human"), ("human", "greedy")]
