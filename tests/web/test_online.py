@@ -660,3 +660,23 @@ def test_a_public_server_bounds_the_records_anyone_uploads(database: Database) -
             for _ in range(6)
         ]
     assert statuses.count(200) == 4 and statuses[-1] == 429, statuses  # five in a burst, in all
+
+
+def test_challenges_leave_the_lobby_after_their_time(
+    games: OnlineGames, clock: FakeClock, database: Database
+) -> None:
+    from abstractgames.web.database import UnknownChallenge
+    from abstractgames.web.online import CHALLENGE_HOURS, CORRESPONDENCE_CHALLENGE_DAYS
+
+    live, _ = games.challenge(get_game("orderchaos"), pace=Pace.parse("5+3"))
+    slow, _ = games.challenge(get_game("orderchaos"), pace=Pace.parse("3 days a move"))
+    clock.now += CHALLENGE_HOURS * 3600 - 1
+    assert {c.id for c, _ in games.open_challenges()} == {live, slow}
+    assert games.expire_challenges() == 0
+    clock.now += 1
+    assert [c.id for c, _ in games.open_challenges()] == [slow]
+    with pytest.raises(UnknownChallenge):
+        games.accept(live)  # past its time, even before a sweep takes it out
+    assert games.expire_challenges() == 1 and [c.id for c in database.challenges()] == [slow]
+    clock.now += CORRESPONDENCE_CHALLENGE_DAYS * 86_400
+    assert games.expire_challenges() == 1 and database.challenges() == []

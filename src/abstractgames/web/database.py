@@ -1152,6 +1152,16 @@ class Database:
             self._notify(conn, Change("lobby"))
         self._published(Change("lobby"))
 
+    def expire_challenges(self, ids: Sequence[str]) -> None:
+        """Take the challenges `ids` (past their time) out of the lobby."""
+        if not ids:
+            return
+        with self._write() as conn:
+            conn.execute(sa.delete(_CHALLENGES).where(_CHALLENGES.c.id.in_(list(ids))))
+            self._bump(conn)
+            self._notify(conn, Change("lobby"))
+        self._published(Change("lobby"))
+
     def accept_challenge(
         self,
         challenge_id: str,

@@ -62,6 +62,7 @@ from ..referee import Observer, Referee, RefereeError
 from ..registry import make_player, outside_code, parse_game_spec
 from ..text import excerpt, value_excerpt
 from .database import (
+    Challenge,
     Database,
     GameFinished,
     GameRow,
@@ -85,6 +86,8 @@ from .views import (
 )
 
 __all__ = [
+    "CHALLENGE_HOURS",
+    "CORRESPONDENCE_CHALLENGE_DAYS",
     "MAX_NAME",
     "OUTAGE",
     "SECRET_BYTES",
@@ -95,6 +98,10 @@ __all__ = [
     "hash_secret",
 ]
 
+CHALLENGE_HOURS = 1.0
+"""Hours a lobby challenge for a live game (or one without a clock) waits to be accepted."""
+CORRESPONDENCE_CHALLENGE_DAYS = 7.0
+"""Days a lobby challenge for a correspondence game waits to be accepted."""
 OUTAGE = 3.0
 """Seconds without a sweep of the clocks (each server sweeps every second) after which the
 servers count as down, and the time since, less these seconds, is given back to the players to
@@ -580,17 +587,46 @@ class OnlineGames:
         )
         return challenge_id, secret
 
+    def open_challenges(self) -> list[tuple[Challenge, Pace]]:
+        """The challenges in the lobby, oldest first, each with its pace: those not past their
+        time ([`CHALLENGE_HOURS`][], [`CORRESPONDENCE_CHALLENGE_DAYS`][]) and readable."""
+        now = self.clock()
+        found = []
+        for challenge in self.database.challenges():
+            try:
+                pace = Pace.from_stored(challenge.time_control)
+            except DamagedGame:
+                continue  # nobody could accept it
+            if now < _expiry(challenge, pace):
+                found.append((challenge, pace))
+        return found
+
+    def expire_challenges(self) -> int:
+        """Take the challenges past their time out of the lobby; return how many."""
+        now = self.clock()
+        expired = []
+        for challenge in self.database.challenges():
+            try:
+                pace = Pace.from_stored(challenge.time_control)
+            except DamagedGame:
+                continue
+            if now >= _expiry(challenge, pace):
+                expired.append(challenge.id)
+        self.database.expire_challenges(expired)
+        return len(expired)
+
     def accept(self, challenge_id: str, name: str | None = None) -> tuple[str, str]:
         """Accept a challenge: the game starts; return its id and the acceptor's secret.
 
         Raises:
-            UnknownChallenge: it is gone (accepted by someone else, or withdrawn).
+            UnknownChallenge: it is gone (accepted by someone else, withdrawn, or past its
+                time).
         """
-        found = {c.id: c for c in self.database.challenges()}.get(challenge_id)
+        found = {c.id: (c, p) for c, p in self.open_challenges()}.get(challenge_id)
         if found is None:
             raise UnknownChallenge(f"no open challenge {challenge_id}")
-        game = parse_game_spec(found.game_spec)
-        pace = Pace.from_stored(found.time_control)
+        game = parse_game_spec(found[0].game_spec)
+        pace = found[1]
         record = pace.new_record(game, (HUMAN, HUMAN))
         now = self.clock()
         step = _Step(game, record.dumps(), None, pace=pace)
@@ -1187,6 +1223,12 @@ def _seat_of(row: GameRow, secret: str | None) -> int | None:
         if seat.secret_hash is not None and hmac.compare_digest(seat.secret_hash, wanted):
             found = seat.seat + 1
     return found
+
+
+def _expiry(challenge: Challenge, pace: Pace) -> float:
+    """When a challenge leaves the lobby unaccepted."""
+    wait = CORRESPONDENCE_CHALLENGE_DAYS * _DAY if pace.correspondence else CHALLENGE_HOURS * 3600
+    return challenge.created_at + wait
 
 
 def _correspondence(row: GameRow) -> bool:

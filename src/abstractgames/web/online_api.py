@@ -25,7 +25,7 @@ from .. import strictjson
 from ..referee import check_start
 from .database import Database, UnknownChallenge
 from .errors import BadRequest, NotFound, TooMany, WebError
-from .online import DamagedGame, OnlineGames, Pace, hash_secret
+from .online import OnlineGames, Pace, hash_secret
 from .requests import board_game, follow, read_json, start_position
 from .sessions import Live
 from .views import replay_view
@@ -145,6 +145,7 @@ class OnlineServer:
             try:
                 self.games.give_back_downtime()
                 self.games.sweep()
+                self.games.expire_challenges()
             except Exception:  # the database is away for a moment: the next sweep tries again
                 pass
             if self._stop.wait(1.0):
@@ -341,13 +342,8 @@ async def my_games(request: Request) -> Response:
 
 
 def _challenges(online: OnlineServer) -> dict[str, Any]:
-    shown = []
-    for c in online.database.challenges():
-        try:
-            pace = Pace.from_stored(c.time_control)
-        except DamagedGame:
-            continue  # a damaged challenge nobody could accept
-        shown.append(
+    return {
+        "challenges": [
             {
                 "id": c.id,
                 "game": c.game_spec,
@@ -356,8 +352,9 @@ def _challenges(online: OnlineServer) -> dict[str, Any]:
                 "name": c.name,
                 "created": c.created_at,
             }
-        )
-    return {"challenges": shown}
+            for c, pace in online.games.open_challenges()
+        ]
+    }
 
 
 async def lobby(request: Request) -> Response:

@@ -169,10 +169,19 @@ export function showOnline(main, catalog) {
       say(error.message, "error");
     }
   });
-  const lobby = main.querySelector(".lobby");
-  const subscription = follow("/api/lobby", (data) => showLobby(lobby, data, say));
   const mine = main.querySelector(".my-online");
-  const refresh = () => showMine(mine);
+  const refresh = async () => {
+    const accepted = await showMine(mine);
+    if (accepted.length && location.hash.startsWith("#/online") && location.hash.length <= 9) {
+      location.hash = `#/online/${encodeURIComponent(accepted[0])}`; // our challenge's game opens here
+    }
+  };
+  const lobby = main.querySelector(".lobby");
+  const subscription = follow("/api/lobby", (data) => {
+    showLobby(lobby, data, say);
+    const open = new Set(data.challenges.map((c) => c.id));
+    if (Object.keys(load(CHALLENGES)).some((id) => !open.has(id))) refresh(); // one was accepted
+  });
   refresh();
   const timer = setInterval(refresh, 3000);
   return () => {
@@ -211,21 +220,23 @@ function showLobby(list, data, say) {
   list.replaceChildren(...(items.length ? items : [el("li", { className: "help" }, "No challenges now.")]));
 }
 
+// Your games, listed; returns the ids of the games of challenges of ours accepted since.
 async function showMine(list) {
   const seats = load(SEATS);
   const challenges = load(CHALLENGES);
   const secrets = [...Object.values(seats).map((s) => s.secret), ...Object.values(challenges)];
   if (!secrets.length) {
     list.replaceChildren(el("li", { className: "help" }, "None yet."));
-    return;
+    return [];
   }
   let games;
   try {
     games = (await api("/api/online/mine", { method: "POST", body: { secrets } })).games;
   } catch (error) {
-    return;
+    return [];
   }
   const challengeOf = new Map(Object.entries(challenges).map(([id, secret]) => [secret, id]));
+  const accepted = [];
   for (const game of games) {
     const secret = secrets[game.index];
     if (!seats[game.id] && challengeOf.has(secret)) {
@@ -233,6 +244,7 @@ async function showMine(list) {
       keepSeat(game.id, secret);
       delete challenges[challengeOf.get(secret)];
       store(CHALLENGES, challenges);
+      accepted.push(game.id);
     }
   }
   list.replaceChildren(
@@ -242,4 +254,5 @@ async function showMine(list) {
         ` — ${g.status === "finished" ? "finished" : g.your_move ? "your move" : "their move"}`),
     ),
   );
+  return accepted;
 }
