@@ -417,7 +417,7 @@ def test_the_wrapped_env_refuses_a_step_after_the_end() -> None:
     it, as the raw environment does."""
     game = env("orderchaos")
     game.reset(seed=1)
-    for agent in game.agent_iter():
+    for _ in game.agent_iter():
         observation, _, terminated, truncated, _ = game.last()
         assert observation is not None
         done = terminated or truncated
