@@ -472,3 +472,19 @@ def test_a_bot_may_think_in_threads(tmp_path: Path) -> None:
     players = (make_player(f"{bot}:Threads", game), make_player("random", game))
     record = Referee(game, players, seed=1).play()
     assert record.finished and record.games[0].ended_by is None
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl is Linux's")
+@pytest.mark.parametrize(("abi", "dumpable"), [(0, "0"), (1, "1")])
+def test_without_landlock_the_referee_makes_itself_undumpable(abi: int, dumpable: str) -> None:
+    """Without Landlock a worker of the same user could open the referee's /proc files; an
+    undumpable referee closes them (in a process of its own: it cannot be undone)."""
+    code = (
+        "import ctypes\n"
+        "from abstractgames.registry import sandbox\n"
+        f"sandbox.landlock_abi = lambda: {abi}\n"
+        "sandbox.protect_referee()\n"
+        "print(ctypes.CDLL(None).prctl(3, 0, 0, 0, 0))\n"  # PR_GET_DUMPABLE
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
+    assert done.stdout.strip() == dumpable, done.stderr
