@@ -680,3 +680,17 @@ def test_challenges_leave_the_lobby_after_their_time(
     assert games.expire_challenges() == 1 and [c.id for c in database.challenges()] == [slow]
     clock.now += CORRESPONDENCE_CHALLENGE_DAYS * 86_400
     assert games.expire_challenges() == 1 and database.challenges() == []
+
+
+def test_a_bot_that_would_think_longer_than_the_server_allows_is_refused(
+    database: Database,
+) -> None:
+    online = OnlineGames(database, bot_timeout=10.0)
+    try:
+        for spec in ("search:time=86400", "search:time=10.5"):
+            with pytest.raises(BadRequest, match="at most 10 seconds a move"):
+                online.create(get_game("orderchaos"), seat=1, opponent=spec)
+        assert online.database.unfinished_games() == []
+        online.create(get_game("orderchaos"), seat=1, opponent="search:time=0.5")
+    finally:
+        online.close()

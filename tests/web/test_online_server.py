@@ -169,6 +169,9 @@ def test_serve_starts_and_flags_fall_past_a_game_it_cannot_read(tmp_path: Path) 
             url, "/api/online", {"game": "orderchaos", "seat": 1, "time_control": "0.01+0"}
         )
         assert made["id"] != damaged
+        with pytest.raises(urllib.error.HTTPError) as slow:  # a public server's bots are quick
+            request(url, "/api/online", {"game": "orderchaos", "opponent": "search:time=30"})
+        assert slow.value.code == 400
     with public_server(tmp_path, database) as (process, url):
         deadline = time.monotonic() + 20
         while request(url, f"/api/online/{made['id']}")["status"] != "finished":

@@ -59,7 +59,7 @@ from ..records import (
     TimeControlError,
 )
 from ..referee import Observer, Referee, RefereeError
-from ..registry import make_player, outside_code, parse_game_spec
+from ..registry import PlayerSpec, make_player, outside_code, parse_game_spec
 from ..text import excerpt, value_excerpt
 from .database import (
     Challenge,
@@ -556,8 +556,15 @@ class OnlineGames:
             raise BadRequest("a bot is needed here, not a person")
         try:
             make_player(spec, game).close()
+            asked = dict(PlayerSpec.parse(spec).options).get("time")
         except AbstractGamesError as error:
             raise BadRequest(str(error)) from None
+        with suppress(ValueError):
+            if asked is not None and not float(asked) <= self.bot_timeout:
+                raise BadRequest(
+                    f"a bot on this server thinks at most {self.bot_timeout:g} seconds a move, "
+                    f"not {excerpt(asked)}"
+                )
         return spec
 
     # The lobby

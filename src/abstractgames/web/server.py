@@ -48,6 +48,7 @@ __all__ = [
     "MAX_CONNECTIONS",
     "MAX_HEAD",
     "MAX_WS_MESSAGE",
+    "PUBLIC_BOT_SECONDS",
     "REQUEST_TIMEOUT",
     "BoundedH11Protocol",
     "ServeError",
@@ -69,6 +70,10 @@ MAX_HEAD = 16 * 1024
 a larger one is answered 400."""
 MAX_WS_MESSAGE = 64 * 1024
 """The largest message read from a WebSocket (the page sends none)."""
+PUBLIC_BOT_SECONDS = 10.0
+"""The most seconds a server's bot thinks for a move on a public server (one that asks for
+more is refused when its game is made; one that overruns it loses by forfeit), so that no
+game's bot holds the bots' threads from the others for long."""
 MAX_CONNECTIONS = 512
 """The most connections and requests served at once (uvicorn's `limit_concurrency`); one more
 request is answered 503."""
@@ -288,7 +293,8 @@ def serve(
             when there is no `database` (`None`: the page keeps no record, even in `database`).
         allow_programs: whether the page may start external programs and bots from files
             (default: only when listening on a loopback address).
-        bot_timeout: seconds a bot without a clock has for a move before it forfeits.
+        bot_timeout: seconds a bot without a clock has for a move before it forfeits (at most
+            [`PUBLIC_BOT_SECONDS`][] on a public server).
         out: where the address and the stop are told (default: standard error).
         on_ready: called with the page's address (with its `?token=`) once the server listens.
         stop: setting this event stops the server as Ctrl-C does (to serve from a thread).
@@ -323,6 +329,8 @@ def serve(
         )
     if allow_programs is None:
         allow_programs = local and not public
+    if public:
+        bot_timeout = min(bot_timeout, PUBLIC_BOT_SECONDS)
     sock = _listen(host, port)
     port = sock.getsockname()[1]
     token = new_token() if token is None else token
