@@ -694,3 +694,24 @@ def test_a_bot_that_would_think_longer_than_the_server_allows_is_refused(
         online.create(get_game("orderchaos"), seat=1, opponent="search:time=0.5")
     finally:
         online.close()
+
+
+def test_a_bot_left_by_a_server_that_died_is_taken_over(
+    database: Database, clock: FakeClock
+) -> None:
+    from abstractgames.web.online import OUTAGE
+
+    gone = OnlineGames(database, clock=clock, bot_timeout=30.0)
+    gone.stop.set()  # its bots never start: the server died as the game began
+    game_id, _, _ = gone.create(get_game("orderchaos"), seat=2, opponent="random")
+    other = OnlineGames(database, clock=clock, bot_timeout=30.0)
+    try:
+        clock.now += 30 + OUTAGE - 1  # the bot might still be thinking there
+        assert other.take_over_bots() == 0
+        clock.now += 2
+        assert other.take_over_bots() == 1
+        wait_until(lambda: other.snapshot(game_id)["ply"] == 1)
+        assert other.take_over_bots() == 0  # the person's turn now
+    finally:
+        other.close()
+        gone.close()

@@ -977,6 +977,22 @@ class Database:
         with self._engine.connect() as conn:
             return self._games(conn, _GAMES.c.result.is_(None))
 
+    def quiet_bot_games(self, before: float) -> list[GameRow]:
+        """The unfinished games with a bot's seat, no deadline running (a bot's turn has none)
+        and nothing done since `before`: where a bot may have been left thinking by a server
+        that went away."""
+        with self._engine.connect() as conn:
+            bots = sa.select(_SEATS.c.game_id).where(_SEATS.c.player_spec.is_not(None))
+            return self._games(
+                conn,
+                sa.and_(
+                    _GAMES.c.result.is_(None),
+                    _GAMES.c.deadline.is_(None),
+                    _GAMES.c.updated_at < before,
+                    _GAMES.c.id.in_(bots),
+                ),
+            )
+
     def games_due(self, now: float) -> list[GameRow]:
         """The unfinished games whose deadline is `now` or earlier, earliest deadline first."""
         with self._engine.connect() as conn:

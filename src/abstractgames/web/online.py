@@ -866,6 +866,27 @@ class OnlineGames:
                 except (AbstractGamesError, ValueError, TypeError, KeyError) as error:
                     self._damaged(row.id, error)
 
+    def take_over_bots(self) -> int:
+        """Start the bots whose turn has gone on for longer than a bot may think (plus
+        [`OUTAGE`][]): the server that was running them went away. Return how many."""
+        started = 0
+        for row in self.database.quiet_bot_games(self.clock() - self.bot_timeout - OUTAGE):
+            try:
+                step = self._replayed(row).step
+            except DamagedGame as error:
+                self._damaged(row.id, error)
+                continue
+            except Conflict:
+                continue
+            waiting = step.waiting
+            if waiting is not None and not is_human(step.record.players[waiting[0] - 1]):
+                with self._lock:
+                    if row.id in self._thinking:
+                        continue
+                self._after(row.id, step)
+                started += 1
+        return started
+
     @property
     def damaged(self) -> dict[str, str]:
         """The games this process found it cannot read, by id: what is wrong with each."""

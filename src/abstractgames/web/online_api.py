@@ -10,6 +10,7 @@ address) may create a few games or challenges a minute and make a few moves a se
 from __future__ import annotations
 
 import asyncio
+import itertools
 import threading
 import time
 from collections.abc import Callable
@@ -141,11 +142,13 @@ class OnlineServer:
                     followed.changed()
 
     def _sweep(self) -> None:
-        while True:
+        for second in itertools.count():
             try:
                 self.games.give_back_downtime()
                 self.games.sweep()
-                self.games.expire_challenges()
+                if second % 10 == 0:
+                    self.games.expire_challenges()
+                    self.games.take_over_bots()
             except Exception:  # the database is away for a moment: the next sweep tries again
                 pass
             if self._stop.wait(1.0):
