@@ -59,6 +59,12 @@ def stop_group():
     os.killpg(0, signal.SIGSTOP)
 
 
+def limit_parent():
+    import resource
+
+    resource.prlimit(os.getppid(), resource.RLIMIT_NOFILE, (3, 3))
+
+
 def fork():
     if os.fork() == 0:
         os._exit(0)
@@ -96,11 +102,12 @@ ATTACKS = {
     "kill": kill_parent,
     "group": stop_group,
     "fork": fork,
+    "limit": limit_parent,
     "spy": spy,
     "flood": flood,
     "touch": touch,
 }
-EVERY = ["stop", "kill", "group", "fork", "spy", "flood"]
+EVERY = ["stop", "kill", "group", "fork", "limit", "spy", "flood"]
 
 
 class Hostile(Player):
@@ -178,7 +185,7 @@ class Looks(Player):
         return state.legal_moves()[0]
 '''
 
-ALL_ATTACKS = ("stop", "kill", "group", "fork", "spy", "flood")
+ALL_ATTACKS = ("stop", "kill", "group", "fork", "limit", "spy", "flood")
 
 
 @pytest.fixture

@@ -17,6 +17,8 @@ and none of it can be undone. On Linux:
   `/proc/PID/mem`, `environ` and open files, whoever runs them. Without Landlock the referee
   makes itself undumpable ([`protect_referee`][]), so that its own `/proc` files are closed to
   the worker even under the same user;
+- **limits of others**: `prlimit64` and `setpriority` of any process but the worker itself
+  (a bot cannot take its referee's open files or CPU time away, nor renice your processes);
 - **new processes**: `fork`, `vfork`, and `clone` of anything but a thread are refused
   (`clone3` answers `ENOSYS`, and the C library then makes its threads with `clone`): the bot
   computes in threads, never in processes of its own, so nothing it starts can outlive it;
@@ -346,6 +348,10 @@ def _load_filter(seccomp: Any) -> None:
         *((refuse, name, (seccomp.Arg(0, seccomp.NE, me),)) for name in _SIGNALS_TO_SELF),
         *((refuse, name, ()) for name in _REFUSED),
         (refuse, "clone", (seccomp.Arg(flags, seccomp.MASKED_EQ, _CLONE_THREAD, 0),)),
+        # Limits and priorities of other processes: 0 is the caller (what the C library passes)
+        (refuse, "prlimit64", (seccomp.Arg(0, seccomp.NE, 0),)),
+        (refuse, "setpriority", (seccomp.Arg(0, seccomp.NE, 0),)),  # PRIO_PROCESS only
+        (refuse, "setpriority", (seccomp.Arg(1, seccomp.NE, 0),)),
         (seccomp.ERRNO(errno.ENOSYS), "clone3", ()),
     ]
     try:
