@@ -127,6 +127,13 @@ def _check_output(path: str | None, what: str) -> None:
         ) from None
 
 
+def _writable(path: str | None, what: str) -> str | None:
+    """`path`, an option's value, if [`_check_output`][] finds it can be written (as a callback,
+    before the command starts)."""
+    _check_output(path, what)
+    return path
+
+
 def _save(record: Any, path: str, fallback_name: str) -> str:
     """Save `record` to `path`, or to a fallback file if that fails; return where it went."""
     try:
@@ -143,6 +150,8 @@ def _save(record: Any, path: str, fallback_name: str) -> str:
 
 MAX_SOLVE_TIME = 7 * 86_400.0
 """The longest time `solve --time` accepts (a week)."""
+MAX_SOLVE_MEMORY = 1_000_000.0
+"""The most memory `solve --memory` accepts, in MB (a terabyte)."""
 
 
 def _finite(value: float | None) -> float | None:
@@ -1442,14 +1451,17 @@ def check(
 @click.option("--quiet", "-q", is_flag=True, help="Print the answer only, not the progress.")
 @click.option(
     "--memory",
-    type=click.FloatRange(min=0, min_open=True),
-    help="Bound the solver's transposition table to about this many MB (solvers that have one).",
+    type=click.FloatRange(min=0, max=MAX_SOLVE_MEMORY, min_open=True),
+    callback=lambda ctx, param, value: _finite(value),
+    help="Bound the solver's transposition table to about this many MB (solvers that have one; "
+    "at most a million).",
 )
 @click.option(
     "--checkpoint",
     type=click.Path(dir_okay=False),
+    callback=lambda ctx, param, value: _writable(value, "the checkpoint"),
     help="Save the solver's work to this file now and then and when stopped, and resume from "
-    "it if it exists (solvers that can).",
+    "it if it exists (solvers that can). Checked before the search starts.",
 )
 @click.option(
     "--certificate",

@@ -132,24 +132,37 @@ class Decompressor(Protocol):
 def decompress_bounded(decompressor: Decompressor, data: bytes, limit: int) -> bytes:
     """`data`, one whole compressed stream, decompressed, if that gives at most `limit` bytes.
 
-    A compression bomb (a few kilobytes that decompress to gigabytes) is stopped once it has
-    given `limit` + 1 bytes, so its memory and time are bounded as the output is.
+    The output is taken a megabyte at a time, and a compression bomb (a few kilobytes that
+    decompress to gigabytes) is stopped once it has given more than `limit` bytes: its memory
+    and time are bounded as the output is.
 
     Raises:
         FileTooLargeError: the data decompresses to more than `limit` bytes.
         ValueError: the stream stops before its end, or other bytes follow it.
         zlib.error, lzma.LZMAError: the decompressor's own error, for damaged data.
     """
-    out = decompressor.decompress(data, max_length=limit + 1)
-    if len(out) > limit:
-        raise FileTooLargeError(
-            errno.EFBIG, f"its compressed data gives more than {limit:,} bytes, the most allowed"
-        )
-    if not decompressor.eof:
-        raise ValueError("the compressed data is cut short")
+    parts: list[bytes] = []
+    total = 0
+    while not decompressor.eof:
+        out = decompressor.decompress(data, max_length=_PIECE)
+        # zlib hands back the input it has not used yet; lzma keeps it.
+        data = getattr(decompressor, "unconsumed_tail", b"")
+        if not out and not data and getattr(decompressor, "needs_input", True):
+            raise ValueError("the compressed data is cut short")
+        total += len(out)
+        if total > limit:
+            raise FileTooLargeError(
+                errno.EFBIG,
+                f"its compressed data gives more than {limit:,} bytes, the most allowed",
+            )
+        parts.append(out)
     if decompressor.unused_data:
         raise ValueError("other bytes follow the compressed data")
-    return out
+    return b"".join(parts)
+
+
+_PIECE = 1 << 20
+"""How much [`decompress_bounded`][] decompresses at a time."""
 
 
 def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:

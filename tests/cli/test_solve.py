@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
+import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -123,3 +128,106 @@ def test_a_solver_without_progress_still_works(monkeypatch: pytest.MonkeyPatch) 
     assert result.exit_code == 0, result.output
     assert result.output == "nothing to report\n"
     assert calls == [(PUZZLE, 10, 60.0)]
+
+
+# --- the solver's files: checked up front, read within bounds -------------------------------------
+
+HOLD = "X1O1XX/OO1O2/XX3X/1OXX1O/XO2O1/2O1XX order"  # Order and Chaos: Chaos holds (0.6 s)
+
+
+def solve_in_child(*args: str, memory: int = 2 << 30) -> subprocess.CompletedProcess[str]:
+    """`abstractgames solve ARGS` in a child process with `memory` bytes of address space at
+    most, within 60 seconds (a file read whole, or a hang, fails the test, not the machine)."""
+
+    def limit() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
+    return subprocess.run(
+        [sys.executable, "-m", "abstractgames", "solve", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=limit if sys.platform == "linux" else None,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("where", ["missing", "proc"])
+def test_a_checkpoint_that_cannot_be_written_is_refused_before_the_search(
+    where: str, tmp_path: Path
+) -> None:
+    if where == "proc":
+        if not Path("/proc/self").is_dir():
+            pytest.skip("no /proc here")
+        path = "/proc/abstractgames-work.ckpt"  # no new file can be made there, even by root
+    else:
+        path = str(tmp_path / "missing" / "work.ckpt")
+    started = time.monotonic()
+    # The empty board is not solved in 2 s: the run fails at once, or at its end, or at a save.
+    result = run("orderchaos", "6/6/6/6/6/6", "order", "--time", "2", "--checkpoint", path)
+    assert result.exit_code == 2, result.output
+    assert time.monotonic() - started < 1.5
+    assert f"cannot write the checkpoint to {path!r}" in result.output
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero here")
+def test_a_checkpoint_that_is_dev_zero_is_refused_unread() -> None:
+    result = solve_in_child("orderchaos", HOLD, "--checkpoint", "/dev/zero")
+    assert result.returncode == 2, result.stderr[-2000:]
+    assert "cannot write the checkpoint to '/dev/zero': a character device, not a regular file" in (
+        result.stderr
+    )
+    assert "Traceback" not in result.stderr
+
+
+def test_a_checkpoint_that_is_a_fifo_is_refused_without_waiting(tmp_path: Path) -> None:
+    from tests.support.hostile_files import without_blocking
+
+    fifo = tmp_path / "work.ckpt"
+    os.mkfifo(fifo)
+    result = without_blocking(lambda: run("orderchaos", HOLD, "--checkpoint", str(fifo)), fifo)
+    assert result.exit_code == 2, result.output
+    assert "a FIFO (named pipe), not a regular file" in result.output
+
+
+@pytest.mark.slow
+def test_a_checkpoint_that_is_a_compression_bomb_is_refused_quickly(tmp_path: Path) -> None:
+    from tests.support.hostile_files import zlib_bomb
+
+    path = tmp_path / "work.ckpt"
+    root = HOLD.encode()
+    header = b"AGOCCKPT" + (2).to_bytes(2, "little") + len(root).to_bytes(2, "little") + root
+    path.write_bytes(header + zlib_bomb())  # four gigabytes of zeroed entries, in 4 MB
+    started = time.monotonic()
+    result = solve_in_child("orderchaos", HOLD, "--checkpoint", str(path), memory=1 << 30)
+    assert time.monotonic() - started < 30
+    assert result.returncode == 1, result.stderr[-2000:]
+    assert f"Error: checkpoint {str(path)!r} holds more than the " in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.slow
+def test_a_zeroed_checkpoint_is_an_error_not_a_crash(tmp_path: Path) -> None:
+    import zlib
+
+    path = tmp_path / "work.ckpt"
+    assert run("orderchaos", HOLD, "-q", "--checkpoint", str(path)).exit_code == 0
+    data = path.read_bytes()
+    length = int.from_bytes(data[10:12], "little")
+    body = zlib.decompress(data[12 + length :])
+    zeroed = b"".join(body[i : i + 9] + bytes(11) for i in range(0, len(body), 20))
+    path.write_bytes(data[: 12 + length] + zlib.compress(zeroed))
+    result = run("orderchaos", HOLD, "-q", "--checkpoint", str(path))
+    assert result.exit_code == 1, result.output
+    assert f"Error: checkpoint {str(path)!r} is damaged: entry 0 " in result.output
+
+
+@pytest.mark.parametrize("value", ["inf", "1e400", "-inf", "nan", "1e12"])
+def test_the_memory_is_a_finite_sane_number(value: str) -> None:
+    result = run("orderchaos", HOLD, "--memory", value)
+    assert result.exit_code == 2, result.output
+    assert "Invalid value for '--memory'" in result.output
+    assert "Traceback" not in result.output

@@ -3,8 +3,10 @@ minimax over the engine's rules, its symmetries, table bound, checkpoints and st
 
 from __future__ import annotations
 
+import os
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -302,3 +304,148 @@ def test_a_stopped_search_says_which_bound_it_was_on() -> None:
     solution = solve(GAME.initial_state(), 18, 0.5, method="pn-deepening")
     assert f"stopped the search at {solution.searched + 1}" in str(solution)
     assert solution.stopped_at == solution.searched + 1
+
+
+# --- checkpoints are read like every file we are given ---------------------------------------
+
+HOLD = "X1O1XX/OO1O2/XX3X/1OXX1O/XO2O1/2O1XX order"  # Chaos holds: 13,894 entries in the table
+
+
+@pytest.fixture(scope="module")
+def hold_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    """The checkpoint of solving HOLD (made once: the search takes half a second)."""
+    path = tmp_path_factory.mktemp("checkpoint") / "work.ckpt"
+    solve(GAME.from_position(HOLD), 18, checkpoint=str(path), method="pn")
+    return path.read_bytes()
+
+
+def _rewritten(path: Path, value_of: Any) -> None:
+    """The checkpoint at `path` with each entry's value replaced by `value_of(key, value)`."""
+    import zlib
+
+    data = path.read_bytes()
+    length = int.from_bytes(data[10:12], "little")
+    head, body = data[: 12 + length], zlib.decompress(data[12 + length :])
+    entries = bytearray()
+    for i in range(0, len(body), 20):
+        key, value = body[i : i + 9], int.from_bytes(body[i + 9 : i + 20], "little")
+        entries += key + value_of(int.from_bytes(key, "little"), value).to_bytes(11, "little")
+    path.write_bytes(head + zlib.compress(bytes(entries)))
+
+
+@pytest.mark.parametrize("state", [HOLD, "XOO1XX/1XXXO1/2OOO1/OO3O/OX1OXX/1X1O2 order"])
+def test_a_checkpoint_with_every_value_zeroed_is_refused_on_load(
+    state: str, tmp_path: Path, hold_checkpoint: bytes
+) -> None:
+    path = tmp_path / "work.ckpt"
+    if state == HOLD:
+        path.write_bytes(hold_checkpoint)
+    else:  # Order wins: a table of one entry
+        solve(GAME.from_position(state), 18, checkpoint=str(path), method="pn")
+    _rewritten(path, lambda key, value: 0)
+    with pytest.raises(CheckpointError, match=r"checkpoint '.*work.ckpt' is damaged: entry 0 "):
+        solve(GAME.from_position(state), 18, checkpoint=str(path), method="pn")
+
+
+@pytest.mark.parametrize(
+    ("value", "wrong"),
+    [
+        (0, "a win within 0"),
+        (19, "a win within 19"),
+        (31 | 19 << 5, "no win within 19"),
+        (5 | 5 << 5, "a win within 5 and none within 5"),
+        (31 | 3 << 10, "search numbers without both"),
+        (31 | 3 << 10 | 1 << 15, "search numbers without both"),
+        (31 | 19 << 10 | 1 << 15 | 1 << 48, "search numbers for 19"),
+        (31 | 3 << 10 | (1 << 32) << 15 | 1 << 48, "search numbers out of range"),
+        (31 | 1 << 15, "search numbers for no bound"),
+    ],
+)
+def test_each_value_of_a_checkpoint_is_checked(
+    value: int, wrong: str, tmp_path: Path, hold_checkpoint: bytes
+) -> None:
+    path = tmp_path / "work.ckpt"
+    path.write_bytes(hold_checkpoint)
+    first = True
+
+    def spoil(key: int, old: int) -> int:
+        nonlocal first
+        spoilt, first = value if first else old, False
+        return spoilt
+
+    _rewritten(path, spoil)
+    with pytest.raises(CheckpointError, match=f"entry 0 .*{wrong}"):
+        solve(GAME.from_position(HOLD), 18, checkpoint=str(path), method="pn")
+
+
+def test_a_checkpoint_whose_plausible_values_lie_is_refused_not_asserted(
+    tmp_path: Path, hold_checkpoint: bytes
+) -> None:
+    # Every position "won within 1": each value in range, but no such win exists.
+    path = tmp_path / "work.ckpt"
+    path.write_bytes(hold_checkpoint)
+    _rewritten(path, lambda key, value: 1)
+    with pytest.raises(CheckpointError, match=r"'.*work.ckpt' .*contradict"):
+        solve(GAME.from_position(HOLD), 18, checkpoint=str(path), method="pn")
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory"])  # /dev/zero: tests/cli/test_solve.py
+def test_a_checkpoint_that_is_not_a_regular_file_is_refused_unread(
+    kind: str, tmp_path: Path
+) -> None:
+    from tests.support.hostile_files import without_blocking
+
+    path = tmp_path / "work.ckpt"
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.mkdir()
+    state = GAME.from_position(HOLD)
+    with pytest.raises(CheckpointError, match=r"checkpoint '.*work.ckpt': .*not a regular file"):
+        without_blocking(lambda: solve(state, 18, checkpoint=str(path), method="pn"), path)
+
+
+def test_a_checkpoint_that_is_a_compression_bomb_is_refused_in_bounded_memory(
+    tmp_path: Path,
+) -> None:
+    import time
+    import tracemalloc
+
+    from tests.support.hostile_files import zlib_bomb
+
+    path = tmp_path / "work.ckpt"
+    root = HOLD.encode()
+    header = b"AGOCCKPT" + (2).to_bytes(2, "little") + len(root).to_bytes(2, "little") + root
+    path.write_bytes(header + zlib_bomb())  # four gigabytes of entries
+    started = time.monotonic()
+    tracemalloc.start()
+    try:
+        with pytest.raises(CheckpointError, match=r"'.*work.ckpt' .*more than the 9,090 entries"):
+            solve(GAME.from_position(HOLD), 18, memory=1, checkpoint=str(path), method="pn")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 20_000_000 and time.monotonic() - started < 10
+
+
+def test_a_checkpoint_larger_than_the_table_is_refused(
+    tmp_path: Path, hold_checkpoint: bytes
+) -> None:
+    path = tmp_path / "work.ckpt"
+    state = GAME.from_position(HOLD)
+    path.write_bytes(hold_checkpoint)  # 13,894 entries
+    with pytest.raises(CheckpointError, match=r"more than the 9,090 entries a table of 1 MB holds"):
+        solve(state, 18, memory=1, checkpoint=str(path), method="pn")
+    assert solve(state, 18, memory=2, checkpoint=str(path), method="pn").holds
+
+
+@pytest.mark.parametrize("memory", [float("inf"), float("nan"), -1.0, 0.0])
+def test_the_memory_must_be_a_finite_positive_number(memory: float) -> None:
+    with pytest.raises(ValueError, match="must be a positive number of MB"):
+        solve(GAME.from_position(HOLD), 1, memory=memory)
+
+
+def test_a_checkpoint_that_cannot_be_written_is_refused_before_the_search(tmp_path: Path) -> None:
+    state = GAME.from_position(HOLD)
+    with pytest.raises(CheckpointError, match=r"cannot write checkpoint '.*missing/work.ckpt'"):
+        solve(state, 18, 1.0, checkpoint=str(tmp_path / "missing" / "work.ckpt"))

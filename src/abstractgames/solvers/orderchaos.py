@@ -89,12 +89,17 @@ import zlib
 from collections.abc import Callable, Iterator
 from functools import cache
 from operator import or_
-from pathlib import Path
 from typing import Any
 
 import attrs
 
-from ..files import write_atomic
+from ..files import (
+    FileTooLargeError,
+    check_writable,
+    decompress_bounded,
+    read_bounded,
+    write_atomic,
+)
 from ..orderchaos import (
     FULL,
     GAME,
@@ -155,8 +160,15 @@ _VALUE_BYTES_OF = {1: 2, 2: _VALUE_BYTES}
 plain search) is still read; version 2 adds the proof and disproof numbers."""
 
 
+_MOST = SIZE // 2
+"""The most moves Order makes in a game: every bound of the table is at most this."""
+_HEADER_BYTES = 12 + 0xFFFF
+"""The most bytes before a checkpoint's table: the magic, version, the root's length and it."""
+
+
 class CheckpointError(AbstractGamesError, ValueError):
-    """A checkpoint file that cannot be read, or that belongs to another position."""
+    """A checkpoint file that cannot be read or written, that belongs to another position, or
+    whose table is damaged: the message names the file and what is wrong."""
 
 
 # --- symmetries -----------------------------------------------------------------------------------
@@ -316,6 +328,7 @@ class _Prover:
 
     def __init__(self, deadline: Deadline, memory: float, checkpoint: str | None = None) -> None:
         self.deadline = deadline
+        self.memory = memory
         self.capacity = max(1024, int(memory * 1_000_000 / _BYTES_PER_ENTRY))
         self.table: dict[int, int] = {}  # key -> win | lose << 5 (win 31: none known)
         self.nodes = 0
@@ -325,6 +338,7 @@ class _Prover:
         self.checkpoint = checkpoint
         self.checkpoint_every = 300.0
         self.last_checkpoint = deadline.elapsed()
+        self.loaded = 0  # entries read from the checkpoint
         self.root = ""
         self.max_nodes = 1 << 62  # a budget of positions: past it, SearchTimeout
 
@@ -462,10 +476,20 @@ class _Prover:
         if wo:
             return 2 * ((wo & -wo).bit_length() - 1) + 1
         k = self.fewest(x, o, True, n)
-        assert k is not None
-        action = self._winning_move(x, o, k)
-        assert action is not None
+        action = None if k is None else self._winning_move(x, o, k)
+        if action is None:
+            raise self.contradiction("Order wins, yet no move wins")
         return action
+
+    def contradiction(self, what: str) -> Exception:
+        """The error for a table that contradicts itself: a damaged checkpoint it was read
+        from (whose values were in range, but not true), else a bug."""
+        if self.loaded:
+            return CheckpointError(
+                f"checkpoint {self.checkpoint!r} contradicts itself: {what} by its table "
+                "(the file was damaged or changed; remove it to search afresh)"
+            )
+        return AssertionError(what)
 
     def chaos_reply(self, x: int, o: int, n: int) -> tuple[int, int]:
         """Chaos's reply that puts off Order's win longest, and the Order moves then needed."""
@@ -499,15 +523,44 @@ class _Prover:
             + len(self.root.encode()).to_bytes(2, "little")
             + self.root.encode()
         )
-        write_atomic(self.checkpoint, header + zlib.compress(bytes(body), 1))
+        try:
+            write_atomic(self.checkpoint, header + zlib.compress(bytes(body), 1))
+        except OSError as error:
+            raise CheckpointError(
+                f"cannot write checkpoint {self.checkpoint!r}: {error.strerror or error}"
+            ) from None
         self.last_checkpoint = self.deadline.elapsed()
 
     def load_checkpoint(self) -> int:
-        """Read the checkpoint file, if there is one; return the entries read."""
-        if self.checkpoint is None or not Path(self.checkpoint).exists():
+        """Read the checkpoint file, if there is one, and check that it can be written (before
+        the search, not at its first save); return the entries read.
+
+        The file is read as every file given to the library is ([`read_bounded`][]): a regular
+        file only, never more than a table of [`memory`][] holds, its compressed table
+        decompressed within that bound too; and every entry is checked, its key a position and
+        its value within the bounds the search writes.
+
+        Raises:
+            CheckpointError: naming the file and what is wrong.
+        """
+        if self.checkpoint is None:
             return 0
-        data = Path(self.checkpoint).read_bytes()
         where = f"checkpoint {self.checkpoint!r}"
+        limit = self.capacity * (9 + _VALUE_BYTES)
+        try:
+            data = read_bounded(self.checkpoint, _HEADER_BYTES + limit + limit // 100 + 4096)
+        except FileNotFoundError:
+            data = None
+        except FileTooLargeError:
+            raise CheckpointError(self._too_many(where)) from None
+        except OSError as error:
+            raise CheckpointError(f"cannot read {where}: {error.strerror or error}") from None
+        try:
+            check_writable(self.checkpoint)
+        except OSError as error:
+            raise CheckpointError(f"cannot write {where}: {error.strerror or error}") from None
+        if data is None:
+            return 0
         if data[:8] != _CHECKPOINT_MAGIC:
             raise CheckpointError(f"{where} is not an Order and Chaos solver checkpoint")
         version = int.from_bytes(data[8:10], "little")
@@ -522,8 +575,12 @@ class _Prover:
         if root != self.root:
             raise CheckpointError(f"{where} is for {root!r}, not {self.root!r}")
         try:
-            body = zlib.decompress(data[12 + length :])
-        except zlib.error as error:
+            body = decompress_bounded(
+                zlib.decompressobj(), data[12 + length :], self.capacity * size
+            )
+        except FileTooLargeError:
+            raise CheckpointError(self._too_many(where)) from None
+        except (ValueError, zlib.error) as error:
             raise CheckpointError(f"{where} is damaged: {error}") from None
         if len(body) % size:
             raise CheckpointError(f"{where} is damaged: a truncated entry")
@@ -531,10 +588,44 @@ class _Prover:
         for i in range(0, len(body), size):
             key = int.from_bytes(body[i : i + 9], "little")
             value = int.from_bytes(body[i + 9 : i + size], "little")
-            if key >> 2 * SIZE or key & key >> SIZE or value >> _DN_SHIFT >= 2 * _INF:
+            if key >> 2 * SIZE or key & key >> SIZE:
                 raise CheckpointError(f"{where} is damaged: entry {i // size} is no position")
+            wrong = _wrong_value(value)
+            if wrong:
+                raise CheckpointError(f"{where} is damaged: entry {i // size} says {wrong}")
             table[key] = value
-        return len(body) // size
+        self.loaded = len(body) // size
+        return self.loaded
+
+    def _too_many(self, where: str) -> str:
+        return (
+            f"{where} holds more than the {self.capacity:,} entries a table of "
+            f"{self.memory:g} MB holds: give the search more memory (or the file is damaged)"
+        )
+
+
+def _wrong_value(value: int) -> str:
+    """What is wrong with a table entry's value as the search writes it ("" if nothing): the
+    bounds (bits 0-9), then for df-pn the bound of the numbers (bits 10-14), the proof number
+    (from bit 15) and the disproof number (from bit 48)."""
+    win, lose = value & 31, value >> 5 & 31
+    if not 1 <= win <= _MOST and win != _UNKNOWN:
+        return f"a win within {win} Order moves (1 to {_MOST}, or {_UNKNOWN} for none known)"
+    if lose > _MOST:
+        return f"no win within {lose} Order moves (at most {_MOST})"
+    if win != _UNKNOWN and lose >= win:
+        return f"a win within {win} and none within {lose}"
+    if value >> 10:
+        n, pn, dn = value >> 10 & 31, value >> _PN_SHIFT & _NUMBER_MASK, value >> _DN_SHIFT
+        if not n:
+            return "search numbers for no bound"
+        if n > _MOST:
+            return f"search numbers for {n} Order moves (at most {_MOST})"
+        if not (pn and dn):
+            return f"search numbers without both (proof {pn}, disproof {dn})"
+        if pn >= _INF or dn >= _INF:
+            return f"search numbers out of range (proof {pn:,}, disproof {dn:,})"
+    return ""
 
 
 # --- proof-number search --------------------------------------------------------------------------
@@ -1020,7 +1111,7 @@ def _chaos_holding_move(prover: _Prover, x: int, o: int) -> int:
             cx, co = _play(x, o, action)
             if not prover.order(cx, co, n):
                 return action
-    raise AssertionError("Chaos holds, yet no move holds")  # pragma: no cover
+    raise prover.contradiction("Chaos holds, yet no move holds")
 
 
 # --- proven moves, for players --------------------------------------------------------------------
@@ -1181,8 +1272,8 @@ def solve(
         raise ValueError(f"solve() reads Order and Chaos positions, not {state!r}")
     if isinstance(max_moves, bool) or not isinstance(max_moves, int) or max_moves < 1:
         raise ValueError(f"max_moves={max_moves!r} must be a positive integer")
-    if not memory > 0:
-        raise ValueError(f"memory={memory!r} must be a positive number of MB")
+    if not 0 < memory < float("inf"):
+        raise ValueError(f"memory={memory!r} must be a positive number of MB (and finite)")
     outcome = state.outcome()
     if outcome is not None:
         raise ValueError(f"the game is over ({outcome.reason}) in {state.position()}")
@@ -1275,6 +1366,8 @@ def _line(prover: _Prover, x: int, o: int, order_to_move: bool, n: int) -> Itera
             x, o = _play(x, o, action)
             n -= 1
         action, n = prover.chaos_reply(x, o, n)
+        if action < 0:
+            raise prover.contradiction("Order wins, yet Chaos has no move")
         yield action
         if _makes_five(x, o, action):
             return

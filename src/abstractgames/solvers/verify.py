@@ -16,6 +16,12 @@ the table, one line `position<TAB>move` per entry in sorted order, compressed wi
 own check catches a damaged body). Positions are the game's own position strings, exactly as
 `State.position()` writes them, so the checker needs no knowledge of the game's symmetries.
 
+A certificate comes from outside and is trusted for nothing: [`read_certificate`][] reads a
+regular file of at most [`MAX_CERTIFICATE_SIZE`][] bytes only, whose table decompresses to at
+most [`MAX_TABLE_SIZE`][] bytes (a compression bomb is stopped there); the checker walks its lines
+with a stack of its own, not Python's, so a line of any length is checked (up to the game's
+`max_length`, the most plies any game of it lasts).
+
 Examples:
     >>> from abstractgames import get_game
     >>> game = get_game("orderchaos")
@@ -29,16 +35,22 @@ from __future__ import annotations
 
 import json
 import lzma
+import os
 from os import PathLike
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import attrs
 
-from ..files import write_atomic
+from ..files import FileTooLargeError, decompress_bounded, read_bounded, write_atomic
 from ..protocol import AbstractGamesError, Game, State
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 __all__ = [
     "FORMAT_VERSION",
+    "MAX_CERTIFICATE_SIZE",
+    "MAX_TABLE_SIZE",
     "Certificate",
     "CertificateError",
     "Report",
@@ -53,6 +65,12 @@ MAGIC = b"AGCERT\n"
 FORMAT_VERSION = 1
 """The version of the file format this module reads and writes."""
 _HEADER_LIMIT = 1 << 20
+MAX_TABLE_SIZE = 256 << 20
+"""The most bytes a certificate's table may decompress to (256 MiB): some five million Order and
+Chaos positions, six times the largest certificate measured (850,000 positions, 42 MB)."""
+MAX_CERTIFICATE_SIZE = MAX_TABLE_SIZE
+"""The most bytes of a certificate file (256 MiB; a real one is some fifty times smaller than
+its table)."""
 
 
 class CertificateError(AbstractGamesError, ValueError):
@@ -133,7 +151,8 @@ def decode_certificate(data: bytes) -> Certificate:
     """Read the bytes of a certificate file.
 
     Raises:
-        CertificateError: not a certificate, another version, or damaged.
+        CertificateError: not a certificate, another version, or damaged (its table cut short,
+            or decompressing to more than [`MAX_TABLE_SIZE`][] bytes).
     """
     if not data.startswith(MAGIC):
         raise CertificateError("not a certificate (it does not start with AGCERT)")
@@ -149,7 +168,12 @@ def decode_certificate(data: bytes) -> Certificate:
         header = json.loads(data[13 : 13 + length])
         game, position, winner = header["game"], header["position"], header["winner"]
         moves, entries = header["moves"], header["entries"]
-        text = lzma.decompress(data[13 + length :]).decode()
+        table = decompress_bounded(lzma.LZMADecompressor(), data[13 + length :], MAX_TABLE_SIZE)
+        text = table.decode()
+    except FileTooLargeError:
+        raise CertificateError(
+            f"damaged certificate: the table decompresses to more than {MAX_TABLE_SIZE:,} bytes"
+        ) from None
     except (ValueError, KeyError, TypeError, lzma.LZMAError) as error:
         raise CertificateError(f"damaged certificate: {error}") from None
     if not (
@@ -174,8 +198,18 @@ def decode_certificate(data: bytes) -> Certificate:
 
 
 def read_certificate(path: str | PathLike[str]) -> Certificate:
-    """Read a certificate file (see [`decode_certificate`][]); `OSError` if it cannot be read."""
-    return decode_certificate(Path(path).read_bytes())
+    """Read a certificate file (see [`decode_certificate`][]).
+
+    Raises:
+        OSError: it cannot be read: no such file, not a regular file (a FIFO or a device is
+            never opened for reading), more than [`MAX_CERTIFICATE_SIZE`][] bytes.
+        CertificateError: what is in it is not a certificate; the message starts with `path`.
+    """
+    data = read_bounded(path, MAX_CERTIFICATE_SIZE)
+    try:
+        return decode_certificate(data)
+    except CertificateError as error:
+        raise CertificateError(f"{os.fspath(path)}: {error}") from None
 
 
 def write_certificate(path: str | PathLike[str], certificate: Certificate) -> int:
@@ -203,8 +237,15 @@ def check_certificate(certificate: Certificate, game: Game) -> Report:
     strategy = certificate.strategy
     longest: dict[str, int] = {}  # position: the most winner moves to the end from it
     used: set[str] = set()
+    limit = getattr(game, "max_length", None)
+    # The walk, depth first, on a stack of its own: a line of thousands of plies is no deeper
+    # in Python. Each frame is a position on the current line, its key, the children still to
+    # visit and the most winner moves found below it; `on_line` holds the line's keys.
+    stack: list[tuple[str, Iterator[State], list[int], int]] = []
+    on_line: set[str] = set()
 
-    def visit(state: State) -> int:
+    def enter(state: State) -> int | None:
+        """The value of `state` if it is known or final, else `None` with its frame pushed."""
         outcome = state.outcome()
         if outcome is not None:
             if outcome.winner != winner:
@@ -216,8 +257,13 @@ def check_certificate(certificate: Certificate, game: Game) -> Report:
         known = longest.get(key)
         if known is not None:
             return known
-        if key in used:
+        if key in on_line:
             raise CertificateError(f"the strategy goes round in a circle at {key}")
+        if isinstance(limit, int) and len(stack) >= limit:
+            raise CertificateError(
+                f"a line is longer than the {limit:,} plies a game of {game.spec} lasts at most, "
+                f"at {key}"
+            )
         if state.to_move == winner:
             used.add(key)
             text = strategy.get(key)
@@ -229,15 +275,30 @@ def check_certificate(certificate: Certificate, game: Game) -> Report:
                 raise CertificateError(f"the move {text!r} in {key}: {error}") from None
             if move not in state.legal_moves():
                 raise CertificateError(f"the move {text!r} is not legal in {key}")
-            value = 1 + visit(state.apply(move))
+            children: Iterator[State] = iter((state.apply(move),))
+            bonus = 1
         elif state.to_move is None:
             raise CertificateError(f"{key}: chance is not supported")
         else:
-            value = max(visit(state.apply(move)) for move in state.legal_moves())
-        longest[key] = value
-        return value
+            children = (state.apply(move) for move in state.legal_moves())
+            bonus = 0
+        on_line.add(key)
+        stack.append((key, children, [0], bonus))
+        return None
 
-    worst = visit(root)
+    value = enter(root)
+    while stack:
+        key, children, most, bonus = stack[-1]
+        if value is not None and value > most[0]:
+            most[0] = value
+        child = next(children, None)
+        if child is not None:
+            value = enter(child)
+            continue
+        stack.pop()
+        on_line.discard(key)
+        value = longest[key] = most[0] + bonus
+    worst = value or 0
     if certificate.moves is not None and worst > certificate.moves:
         raise CertificateError(
             f"the claim is a win in {certificate.moves} moves, but a line takes {worst}"
