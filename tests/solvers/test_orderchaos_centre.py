@@ -169,6 +169,7 @@ def test_the_checker_imports_no_solver() -> None:
         "..files",
         "..grid",
         "..protocol",
+        "..text",
     }, imported
     code = (
         "import sys\n"

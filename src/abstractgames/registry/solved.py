@@ -22,6 +22,7 @@ import attrs
 
 from ..players import InvalidPlayerError, Player, SearchInfo
 from ..protocol import Game, IllegalMoveError, Move, State
+from ..text import counted
 from ..timing import move_budget
 from .games import perfect_moves_for, proven_moves_for
 from .generic import DEFAULT_SEARCH_TIME, search_player
@@ -234,7 +235,7 @@ class PerfectPlayer(Player):
         answer = None if self.strategy is None else self.strategy(state)
         if answer is not None:
             within = getattr(answer, "within", None)
-            bound = "" if within is None else f", a win within {within} own moves"
+            bound = "" if within is None else f", a win within {counted(within, 'own move')}"
             self.info = SearchInfo(
                 0,
                 1.0,

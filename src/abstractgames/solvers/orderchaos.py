@@ -112,6 +112,7 @@ from ..orderchaos import (
     Placement,
 )
 from ..protocol import AbstractGamesError, Move, State
+from ..text import counted
 from ..timing import Deadline, SearchTimeout
 
 __all__ = [
@@ -1632,9 +1633,11 @@ def centre_strategy(x: int = 0, o: int = 0, order_to_move: bool = True) -> Centr
     does not win it. The empty board's is computed once a process and kept.
 
     Examples:
-        >>> strategy = centre_strategy()
-        >>> strategy.moves, len(strategy.strategy) > 1000
-        (7, True)
+        >>> strategy = centre_strategy(0b111, 0b11 << 4)  # X on b2, c2, d2; O on b3, c3
+        >>> strategy.moves, len(strategy.strategy)
+        (1, 1)
+
+    (From the empty board, `centre_strategy().moves` is 7, in some seconds.)
     """
     if (x, o, order_to_move) == (0, 0, True):
         return _root_strategy()
@@ -1827,14 +1830,14 @@ class PairingSolution:
         centre = (
             "a centre line already holds four"
             if self.centre is None
-            else f"the centre 4×4 won within {self.centre_moves} Order moves by a strategy of "
-            f"{len(self.centre.strategy):,} positions"
+            else f"the centre 4×4 won within {counted(self.centre_moves, 'Order move')} by a "
+            f"strategy of {counted(len(self.centre.strategy), 'position')}"
         )
         first = f"; first move {self.line[0]}" if self.line else ""
         return (
             f"Order wins, proved by the pairing route (Turner's reduction: each Chaos move on "
             f"the rim answered at the other end of its centre line, {centre}, five closed at "
-            f"the end), within {self.within} Order moves{first}"
+            f"the end), within {counted(self.within, 'Order move')}{first}"
         )
 
     def certificate_bytes(self) -> bytes:
@@ -1936,7 +1939,8 @@ class PerfectOrder:
 
     Examples:
         >>> from abstractgames import get_game
-        >>> answer = PerfectOrder()(get_game("orderchaos").from_position("6/6/6/6/1X4/X5 order"))
+        >>> state = get_game("orderchaos").from_position("6/1XXX2/1OO1O1/6/1X4/X5 order")
+        >>> answer = PerfectOrder()(state)
         >>> print(answer.move, answer.route)
         O@f6 pairing
     """

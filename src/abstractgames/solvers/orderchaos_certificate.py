@@ -54,13 +54,17 @@ import attrs
 from ..files import decompress_bounded, read_bounded
 from ..grid import Grid, grid_of
 from ..protocol import AbstractGamesError, Game, State
+from ..text import counted
 
 __all__ = [
     "CHECKER",
     "FORMAT_VERSION",
     "MAGIC",
+    "MAX_ENTRIES",
+    "MAX_FILE",
     "CentreCertificate",
     "CentreCertificateError",
+    "CentreChecker",
     "CentreReport",
     "Geometry",
     "board_geometry",
@@ -563,15 +567,17 @@ class CentreReport:
 
     def __str__(self) -> str:
         c = self.certificate
+        replies = f"{self.replies:,} {'reply' if self.replies == 1 else 'replies'}"
         return (
             f"{c.winner} wins {c.game} from {c.position}, by the pairing route (Turner's "
-            f"reduction), within {self.within} Order moves: "
+            f"reduction), within {counted(self.within, 'Order move')}: "
             f"geometry: {self.lines} centre lines of four, each of the {self.rim} rim squares "
             f"the end of exactly one, every line and end five in a row by the rules; "
-            f"centre game: the strategy wins within {self.longest} Order moves against every "
-            f"Chaos reply ({self.entries:,} positions up to symmetry, {self.replies:,} replies "
-            f"tried); closing: {self.closing_cases} cases ({self.closing_positions:,} "
-            f"positions); {self.positions:,} positions checked in all"
+            f"centre game: the strategy wins within {counted(self.longest, 'Order move')} "
+            f"against every Chaos reply ({counted(self.entries, 'position')} up to symmetry, "
+            f"{replies} tried); closing: {self.closing_cases} cases "
+            f"({counted(self.closing_positions, 'position')}); "
+            f"{counted(self.positions, 'position')} checked in all"
         )
 
 
