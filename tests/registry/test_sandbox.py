@@ -65,6 +65,10 @@ def limit_parent():
     resource.prlimit(os.getppid(), resource.RLIMIT_NOFILE, (3, 3))
 
 
+def starve_parent():
+    os.sched_setscheduler(os.getppid(), os.SCHED_IDLE, os.sched_param(0))
+
+
 def fork():
     if os.fork() == 0:
         os._exit(0)
@@ -103,11 +107,12 @@ ATTACKS = {
     "group": stop_group,
     "fork": fork,
     "limit": limit_parent,
+    "starve": starve_parent,
     "spy": spy,
     "flood": flood,
     "touch": touch,
 }
-EVERY = ["stop", "kill", "group", "fork", "limit", "spy", "flood"]
+EVERY = ["stop", "kill", "group", "fork", "limit", "starve", "spy", "flood"]
 
 
 class Hostile(Player):
@@ -185,7 +190,7 @@ class Looks(Player):
         return state.legal_moves()[0]
 '''
 
-ALL_ATTACKS = ("stop", "kill", "group", "fork", "limit", "spy", "flood")
+ALL_ATTACKS = ("stop", "kill", "group", "fork", "limit", "starve", "spy", "flood")
 
 
 @pytest.fixture

@@ -17,8 +17,9 @@ and none of it can be undone. On Linux:
   `/proc/PID/mem`, `environ` and open files, whoever runs them. Without Landlock the referee
   makes itself undumpable ([`protect_referee`][]), so that its own `/proc` files are closed to
   the worker even under the same user;
-- **limits of others**: `prlimit64` and `setpriority` of any process but the worker itself
-  (a bot cannot take its referee's open files or CPU time away, nor renice your processes);
+- **limits of others**: `prlimit64`, `setpriority`, `ioprio_set` and the scheduling policy
+  (`sched_setscheduler`, `sched_setparam`, `sched_setattr`) of any process but the worker itself
+  (a bot cannot take its referee's open files away, nor starve it);
 - **new processes**: `fork`, `vfork`, and `clone` of anything but a thread are refused
   (`clone3` answers `ENOSYS`, and the C library then makes its threads with `clone`): the bot
   computes in threads, never in processes of its own, so nothing it starts can outlive it;
@@ -104,6 +105,10 @@ _REFUSED = (
     "setns",
 )
 """System calls refused outright."""
+_SCHEDULING = ("sched_setscheduler", "sched_setparam", "sched_setattr")
+"""System calls that change how a thread named by their first argument is scheduled (0: the
+caller): an idle policy given to the referee would starve it while the bot spins."""
+_IOPRIO_WHO_PROCESS = 1
 
 
 class SandboxError(OSError):
@@ -352,6 +357,9 @@ def _load_filter(seccomp: Any) -> None:
         (refuse, "prlimit64", (seccomp.Arg(0, seccomp.NE, 0),)),
         (refuse, "setpriority", (seccomp.Arg(0, seccomp.NE, 0),)),  # PRIO_PROCESS only
         (refuse, "setpriority", (seccomp.Arg(1, seccomp.NE, 0),)),
+        *((refuse, name, (seccomp.Arg(0, seccomp.NE, 0),)) for name in _SCHEDULING),
+        (refuse, "ioprio_set", (seccomp.Arg(0, seccomp.NE, _IOPRIO_WHO_PROCESS),)),
+        (refuse, "ioprio_set", (seccomp.Arg(1, seccomp.NE, 0),)),
         (seccomp.ERRNO(errno.ENOSYS), "clone3", ()),
     ]
     try:
