@@ -147,6 +147,7 @@ THIRD_PARTY = {
     "starlette": WEB_MODULES,
     "uvicorn": {"abstractgames.web.server"},
     "sqlalchemy": {"abstractgames.web.database"},
+    "prometheus_client": {"abstractgames.web.metrics"},
     "psycopg": {"abstractgames.web.database"},
     "pyseccomp": {"abstractgames.registry.sandbox"},
 }

@@ -168,3 +168,47 @@ def test_a_request_head_is_bounded_however_it_arrives(tmp_path: Path) -> None:
         assert answers(head(MAX_HEAD // 2), 1) == [b"200"]
         assert answers(head(MAX_HEAD + 1), 1) == [b"400"]  # whole, in one packet
         assert answers(head(100) + head(4 * MAX_HEAD), 2) == [b"200", b"400"]  # behind another
+
+
+def test_health_and_metrics_say_how_the_server_is(tmp_path: Path) -> None:
+    with public_server(tmp_path) as url:
+        made = request(url, "/api/online", {"game": "orderchaos", "seat": 1})
+        request(url, f"/api/online/{made['id']}/move", {"move": "X@c3", "ply": 0}, made["secret"])
+        address = url.replace("http://", "ws://") + f"/api/online/{made['id']}/ws"
+
+        async def watch_and_ask() -> tuple[Any, str]:
+            async with websockets.connect(address, origin=url) as socket:
+                await socket.send("{}")
+                await socket.recv()
+                health = await asyncio.to_thread(request, url, "/healthz")
+                with urllib.request.urlopen(url + "/metrics", timeout=20) as answer:
+                    return health, answer.read().decode()
+
+        health, metrics = asyncio.run(watch_and_ask())
+    assert health["status"] == "ok" and health["open_sockets"] == 1
+    assert 0 <= health["sweep_lag"] < 5
+    assert "abstractgames_moves_total 1.0" in metrics
+    assert "abstractgames_open_sockets 1.0" in metrics
+    assert 'abstractgames_move_seconds_bucket{le="+Inf"} 1.0' in metrics
+    assert "abstractgames_sweep_lag_seconds" in metrics
+
+
+def test_healthz_says_when_the_clocks_are_not_swept(tmp_path: Path) -> None:
+    from starlette.testclient import TestClient
+
+    from abstractgames.web.app import create_app
+    from abstractgames.web.database import Database
+    from abstractgames.web.online_api import OnlineServer
+
+    with Database.open(tmp_path / "games.db") as database:
+        online = OnlineServer(database)
+        app = create_app(online=online, public=True)
+        with TestClient(app) as client:
+            assert client.get("/healthz").json()["status"] == "ok"
+            online._stop.set()  # its sweeps stop, as if stuck for a minute
+            for thread in online._threads:
+                thread.join(10)
+            online.last_sweep = time.monotonic() - 60
+            stuck = client.get("/healthz")
+            assert stuck.status_code == 503
+            assert "swept 6" in stuck.json()["problems"][0]

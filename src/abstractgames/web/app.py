@@ -56,8 +56,9 @@ from ..records import (
 )
 from ..registry import NoHint, make_player
 from ..registry import hint as suggest
-from .database import Database
+from .database import Database, DatabaseError
 from .errors import BadRequest, Busy, Conflict, Forbidden, WebError
+from .metrics import MAX_SWEEP_LAG, ServerMetrics, SocketCounter
 from .online_api import OnlineServer
 from .online_api import routes as online_routes
 from .requests import (
@@ -171,6 +172,29 @@ class WebApp:
         self._shutdown_lock = asyncio.Lock()
         self.uploads = threading.BoundedSemaphore(MAX_UPLOADS)
         """One for each record being read and replayed (see [`MAX_UPLOADS`][])."""
+        self.metrics = ServerMetrics(
+            sweep_lag=None if online is None else online.sweep_lag,
+            damaged=None if online is None else lambda: len(online.games.damaged),
+        )
+        """What `/metrics` and `/healthz` say (see [`abstractgames.web.metrics`][])."""
+
+    def health(self) -> tuple[bool, dict[str, Any]]:
+        """Whether this server is healthy, and what `/healthz` says of it."""
+        problems = []
+        said: dict[str, Any] = {}
+        if self.online is not None:
+            try:
+                self.online.database.ping()
+            except DatabaseError as error:
+                problems.append(f"the database does not answer: {error}")
+            lag = self.online.sweep_lag()
+            said["sweep_lag"] = round(lag, 3)
+            if lag > MAX_SWEEP_LAG:
+                problems.append(f"the clocks were last swept {lag:.0f} seconds ago")
+        said["open_sockets"] = self.metrics.sockets
+        if problems:
+            return False, {"status": "unhealthy", "problems": problems, **said}
+        return True, {"status": "ok", **said}
 
     async def run(self, function: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
         """Call `function` in a worker thread, off the event loop."""
@@ -458,6 +482,17 @@ async def record_file(request: Request) -> Response:
         media_type="application/json",
         headers={"Content-Disposition": f'attachment; filename="{name}"'},
     )
+
+
+async def healthz(request: Request) -> Response:
+    web = _web(request)
+    healthy, said = await web.run(web.health)
+    return JSONResponse(said, status_code=200 if healthy else 503)
+
+
+async def metrics(request: Request) -> Response:
+    web = _web(request)
+    return Response(web.metrics.render(), media_type=web.metrics.content_type)
 
 
 async def upload_record(request: Request) -> Response:
@@ -815,6 +850,8 @@ def create_app(
         Route("/", index),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
         Route("/api/catalog", get_catalog),
+        Route("/healthz", healthz),
+        Route("/metrics", metrics),
         Route("/api/start", game_start),
         Route("/api/games", list_games, methods=["GET"]),
         Route("/api/games", create_game, methods=["POST"]),
@@ -852,6 +889,7 @@ def create_app(
     )
     app.state.web = web
     app.state.token = new_token() if token is None else token
+    app.add_middleware(SocketCounter, metrics=web.metrics)
     app.add_middleware(ClientGone)
     if not public:
         app.add_middleware(TokenGate, token=app.state.token)

@@ -830,6 +830,18 @@ class Database:
                 raise self._refusal(conn, game_id, ply) from None
         self._published(Change("game", game_id, ply + 1))
 
+    def ping(self) -> None:
+        """Ask the database something.
+
+        Raises:
+            DatabaseError: it does not answer.
+        """
+        try:
+            with self._engine.connect() as conn:
+                conn.execute(sa.select(sa.literal(1)))
+        except sa_exc.SQLAlchemyError as error:
+            raise DatabaseError(f"the database does not answer ({type(error).__name__})") from None
+
     def swept(self, now: float, outage: float) -> float:
         """Note that a server swept the clocks at `now`. If none had for more than `outage`
         seconds, no server was running the games: that time, less `outage`, is given back to

@@ -104,6 +104,9 @@ class OnlineServer:
         self._lives: dict[str, Live] = {}
         self._lock = threading.Lock()
         self._stop = threading.Event()
+        self._started = time.monotonic()
+        self.last_sweep: float | None = None
+        """When (`time.monotonic()`) this process last swept the clocks."""
         self._changes = database.listen(poll=0.25)
         with suppress(Exception):  # before any move: the sweeps try again every second
             self.games.give_back_downtime()
@@ -114,6 +117,10 @@ class OnlineServer:
         for thread in self._threads:
             thread.start()
         self.games.resume_bots()
+
+    def sweep_lag(self) -> float:
+        """Seconds since this process last swept the clocks (since it started, before)."""
+        return time.monotonic() - (self.last_sweep or self._started)
 
     def live(self, game_id: str) -> Live:
         """What the WebSockets of one game wait on."""
@@ -149,6 +156,7 @@ class OnlineServer:
                 if second % 10 == 0:
                     self.games.expire_challenges()
                     self.games.take_over_bots()
+                self.last_sweep = time.monotonic()
             except Exception:  # the database is away for a moment: the next sweep tries again
                 pass
             if self._stop.wait(1.0):
@@ -244,7 +252,10 @@ async def play_move(request: Request) -> Response:
     move = fields.text("move", limit=200)
     ply = fields.integer("ply", low=0, high=10**6)
     fields.finish()
-    played = await _as_seat(request, _online(request).games.play, move, ply)
+    metrics = _web(request).metrics
+    with metrics.move_seconds.time():
+        played = await _as_seat(request, _online(request).games.play, move, ply)
+    metrics.moves.inc()
     return JSONResponse({"move": played})
 
 
