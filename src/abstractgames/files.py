@@ -74,6 +74,11 @@ class FileTooLargeError(OSError):
     """A file holds more bytes than its reader takes, or decompresses to more
     ([`read_bounded`][], [`decompress_bounded`][])."""
 
+    size: int | None = None
+    """The bytes the file says it holds (`None`: more than `limit`, found on reading it)."""
+    limit: int = 0
+    """The most bytes its reader takes."""
+
 
 def _not_regular(mode: int, name: str) -> NotRegularFileError:
     """The error for a file of `mode` that is not a regular file, saying what it is."""
@@ -105,17 +110,20 @@ def read_bounded(path: str | os.PathLike[str], limit: int) -> bytes:
             if not stat.S_ISREG(status.st_mode):
                 raise _not_regular(status.st_mode, name)
             if status.st_size > limit:
-                raise _too_large(f"{status.st_size:,}", limit, name)
+                raise _too_large(status.st_size, limit, name)
             data = handle.read(limit + 1)
     except ValueError as error:  # a NUL in the name
         raise OSError(errno.EINVAL, str(error), name) from None
     if len(data) > limit:
-        raise _too_large(f"more than {limit:,}", limit, name)
+        raise _too_large(None, limit, name)
     return data
 
 
-def _too_large(size: str, limit: int, name: str) -> FileTooLargeError:
-    return FileTooLargeError(errno.EFBIG, f"too large: {size} bytes, at most {limit:,}", name)
+def _too_large(size: int | None, limit: int, name: str) -> FileTooLargeError:
+    said = f"more than {limit:,}" if size is None else f"{size:,}"
+    error = FileTooLargeError(errno.EFBIG, f"too large: {said} bytes, at most {limit:,}", name)
+    error.size, error.limit = size, limit
+    return error
 
 
 class Decompressor(Protocol):

@@ -22,14 +22,13 @@ import json
 import math
 import os
 import re
-import stat
 from collections.abc import Sequence
 from typing import Any
 
 import attrs
 
 from . import strictjson
-from .files import write_atomic
+from .files import FileTooLargeError, NotRegularFileError, read_bounded, write_atomic
 from .protocol import (
     AbstractGamesError,
     Game,
@@ -636,29 +635,17 @@ class MatchRecord:
 
 
 def _read_bounded(path: str | os.PathLike[str], name: str) -> bytes:
-    """The bytes of the regular file at `path`, if there are at most [`MAX_RECORD_SIZE`][]."""
-    not_a_file = f"cannot read record {name}: it is not a regular file"
+    """The bytes of the regular file at `path`, if there are at most [`MAX_RECORD_SIZE`][]
+    (read as every file we are given is, by `files.read_bounded`)."""
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            raise RecordError(not_a_file)
-        # Non-blocking, so that a FIFO put there since the check cannot block the open.
-        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
-        with open(os.open(path, flags | getattr(os, "O_CLOEXEC", 0)), "rb") as handle:
-            status = os.fstat(handle.fileno())
-            if not stat.S_ISREG(status.st_mode):
-                raise RecordError(not_a_file)
-            if status.st_size > MAX_RECORD_SIZE:
-                raise RecordError(_too_large(name, f"{status.st_size:,}"))
-            data = handle.read(MAX_RECORD_SIZE + 1)
-    except RecordError:
-        raise
+        return read_bounded(path, MAX_RECORD_SIZE)
+    except NotRegularFileError:
+        raise RecordError(f"cannot read record {name}: it is not a regular file") from None
+    except FileTooLargeError as error:
+        size = f"more than {MAX_RECORD_SIZE:,}" if error.size is None else f"{error.size:,}"
+        raise RecordError(_too_large(name, size)) from None
     except OSError as error:
         raise RecordError(f"cannot read record {name}: {error.strerror or error}") from None
-    except ValueError as error:  # a NUL in the name
-        raise RecordError(f"cannot read record {name}: {error}") from None
-    if len(data) > MAX_RECORD_SIZE:  # a file that grew, or that says it is empty (/proc)
-        raise RecordError(_too_large(name, f"more than {MAX_RECORD_SIZE:,}"))
-    return data
 
 
 def _too_large(name: str, size: str) -> str:

@@ -311,8 +311,9 @@ def test_read_bounded_reads_a_regular_file_up_to_its_bound(tmp_path: Path) -> No
     path = tmp_path / "data"
     path.write_bytes(b"x" * 100)
     assert files.read_bounded(path, 100) == b"x" * 100
-    with pytest.raises(files.FileTooLargeError, match=r"too large: 100 bytes, at most 99"):
+    with pytest.raises(files.FileTooLargeError, match="too large: 100 bytes, at most 99") as caught:
         files.read_bounded(str(path), 99)
+    assert (caught.value.size, caught.value.limit, caught.value.filename) == (100, 99, str(path))
     with pytest.raises(FileNotFoundError):
         files.read_bounded(tmp_path / "none", 100)
     with pytest.raises(OSError, match="null"):
@@ -351,8 +352,9 @@ def test_read_bounded_stops_at_its_bound_whatever_the_size_says(
         return os.stat_result(status)
 
     monkeypatch.setattr(os, "fstat", small)
-    with pytest.raises(files.FileTooLargeError, match="more than 10 bytes"):
+    with pytest.raises(files.FileTooLargeError, match="more than 10 bytes") as caught:
         files.read_bounded(path, 10)
+    assert (caught.value.size, caught.value.limit) == (None, 10)
 
 
 @pytest.mark.parametrize("kind", ["zlib", "xz"])
