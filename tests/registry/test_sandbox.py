@@ -500,3 +500,28 @@ def test_without_landlock_the_referee_makes_itself_undumpable(abi: int, dumpable
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
     assert done.stdout.strip() == dumpable, done.stderr
+
+
+@sandboxed
+def test_a_bot_may_move_its_files_between_directories(tmp_path: Path) -> None:
+    """Landlock refuses `rename` across directories in any domain unless a rule allows it: the
+    sandbox allows it everywhere (a bot keeping a cache writes it atomically)."""
+    bot = tmp_path / "mover.py"
+    bot.write_text(
+        "import os\n"
+        "from pathlib import Path\n"
+        "from abstractgames.players import Player\n\n"
+        "class Mover(Player):\n"
+        "    def choose(self, state, rng, time_left=None):\n"
+        "        here = Path(__file__).parent\n"
+        "        (here / 'a' / 'cache.tmp').write_text('kept')\n"
+        "        os.replace(here / 'a' / 'cache.tmp', here / 'b' / 'cache')\n"
+        "        return state.legal_moves()[0]\n"
+    )
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    game = get_game("orderchaos")
+    players = (make_player(f"{bot}:Mover", game), make_player("random", game))
+    record = Referee(game, players, seed=1).play()
+    assert record.games[0].ended_by is None, record.games[0].ended_by
+    assert (tmp_path / "b" / "cache").read_text() == "kept"

@@ -55,8 +55,10 @@ __all__ = [
     "OPEN_FILES",
     "Containment",
     "Limits",
+    "SandboxError",
     "confine",
     "containment",
+    "landlock_abi",
     "protect_referee",
 ]
 
@@ -81,10 +83,13 @@ _CLONE_THREAD = 0x00010000
 
 # Landlock (linux/landlock.h); the system calls have the same number on every architecture
 _LANDLOCK_CREATE_RULESET = 444
+_LANDLOCK_ADD_RULE = 445
 _LANDLOCK_RESTRICT_SELF = 446
+_LANDLOCK_RULE_PATH_BENEATH = 1
 _LANDLOCK_CREATE_RULESET_VERSION = 1
 _LANDLOCK_MAKE_CHAR = 1 << 6  # accesses the domain handles: making device nodes, which nothing
 _LANDLOCK_MAKE_BLOCK = 1 << 11  # of ours does; handling any access makes a domain
+_LANDLOCK_REFER = 1 << 13  # ABI 2: moving files between directories, allowed beneath / (below)
 _LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET = 1 << 0  # ABI 6: no abstract socket outside the domain
 _LANDLOCK_SCOPE_SIGNAL = 1 << 1  # ABI 6: no signal outside the domain
 
@@ -316,7 +321,13 @@ def _drop_capabilities(libc: Any) -> None:
 
 
 def _enter_landlock(libc: Any) -> int:
-    """Enter a Landlock domain of our own (if the kernel has Landlock); return its ABI."""
+    """Enter a Landlock domain of our own (if the kernel has Landlock); return its ABI.
+
+    The domain is what matters (the kernel keeps a process in one from every process outside
+    it), not its rules: it handles making device nodes, which nothing of ours does, and from ABI
+    2 moving files between directories (`rename`, `link`), which Landlock refuses in any domain
+    unless a rule allows it, and which a rule on `/` allows everywhere.
+    """
     abi = landlock_abi()
     if abi == 0:
         return 0
@@ -328,8 +339,13 @@ def _enter_landlock(libc: Any) -> int:
             ("scoped", ctypes.c_uint64),
         )
 
+    class PathBeneath(ctypes.Structure):
+        _pack_ = 1
+        _fields_ = (("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32))
+
+    refer = _LANDLOCK_REFER if abi >= 2 else 0
     scoped = _LANDLOCK_SCOPE_SIGNAL | _LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET if abi >= 6 else 0
-    attributes = Attributes(_LANDLOCK_MAKE_CHAR | _LANDLOCK_MAKE_BLOCK, 0, scoped)
+    attributes = Attributes(_LANDLOCK_MAKE_CHAR | _LANDLOCK_MAKE_BLOCK | refer, 0, scoped)
     size = 24 if abi >= 6 else 16 if abi >= 4 else 8
     ruleset = libc.syscall(
         _LANDLOCK_CREATE_RULESET, ctypes.byref(attributes), ctypes.c_size_t(size), 0
@@ -337,6 +353,17 @@ def _enter_landlock(libc: Any) -> int:
     if ruleset < 0:
         raise SandboxError(ctypes.get_errno(), "cannot make a Landlock ruleset")
     try:
+        if refer:
+            root = os.open("/", os.O_PATH | os.O_CLOEXEC)
+            try:
+                rule = PathBeneath(refer, root)
+                added = libc.syscall(
+                    _LANDLOCK_ADD_RULE, ruleset, _LANDLOCK_RULE_PATH_BENEATH, ctypes.byref(rule), 0
+                )
+            finally:
+                os.close(root)
+            if added != 0:
+                raise SandboxError(ctypes.get_errno(), "cannot add a Landlock rule")
         if libc.syscall(_LANDLOCK_RESTRICT_SELF, ruleset, 0) != 0:
             raise SandboxError(ctypes.get_errno(), "cannot enter a Landlock domain")
     finally:
