@@ -1,6 +1,6 @@
 """`python -m abstractgames`: the command line.
 
-`python -m abstractgames worker PATH SPEC` is the worker process of an isolated player
+`python -m abstractgames worker PATH SPEC [LIMITS]` is the worker process of an isolated player
 ([`abstractgames.registry.worker`][]): it is started once per bot and match, so it goes straight
 to the worker without loading the command line.
 """
