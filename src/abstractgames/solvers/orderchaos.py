@@ -1530,14 +1530,16 @@ class _CentreSolver:
         scored.sort()
         return [(code, cx, co) for _, code, cx, co in scored]
 
-    def order(self, x: int, o: int, n: int) -> bool:
-        """Order to move wins within `n` of its moves."""
+    def order(self, x: int, o: int, n: int, key: int = -1) -> bool:
+        """Order to move wins within `n` of its moves (`key`: the board's canonical key, if
+        known)."""
         self.nodes += 1
         if _centre_threat(x, o):
             return n >= 1
         if n <= 1:
             return False
-        key = centre_key(x, o)
+        if key < 0:
+            key = centre_key(x, o)
         known = self.win.get(key)
         if known is not None and known <= n:
             return True
@@ -1579,7 +1581,7 @@ class _CentreSolver:
                 if key in seen:
                     continue
                 seen.add(key)
-                if not self.order(cx, co, n):
+                if not self.order(cx, co, n, key):
                     return False
         return True
 
