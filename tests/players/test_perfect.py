@@ -111,6 +111,17 @@ def test_perfect_wins_every_game_as_order(chaos: str, games: int) -> None:
 
 
 @pytest.mark.slow
+def test_perfect_beats_a_bot_from_a_file() -> None:
+    bot = Path(__file__).resolve().parents[2] / "examples" / "custom_bot.py"
+    perfect, opponent = make_player("perfect", GAME), make_player(f"{bot}:CentreBot", GAME)
+    try:
+        for seed in range(2):
+            assert play(perfect, opponent, seed)[0] == "order"
+    finally:
+        opponent.close()
+
+
+@pytest.mark.slow
 def test_perfect_wins_under_the_referee() -> None:
     players = (make_player("perfect", GAME), make_player("greedy", GAME))
     record = Referee(GAME, players, seed=5).play()

@@ -82,9 +82,10 @@ FORMAT = "orderchaos-centre"
 ROUTE = "pairing"
 MAX_FILE = 16 << 20
 """The largest certificate file read, in bytes."""
-MAX_ENTRIES = 2_000_000
-"""The most entries a certificate may hold (the centre game has fewer positions up to
-symmetry)."""
+MAX_ENTRIES = 500_000
+"""The most entries a certificate may hold, which bounds the walk (the empty board's strategy
+has 16,883; the centre game has some 2.7 million positions up to symmetry, most of which no
+strategy reaches)."""
 _HEADER_LIMIT = 4096
 _ENTRY = 5
 _ORDER, _CHAOS = "order", "chaos"
