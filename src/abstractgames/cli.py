@@ -1572,8 +1572,11 @@ def verify(certificate: str) -> None:
     """Check CERTIFICATE, written by 'solve --certificate', with nothing but the game's rules.
 
     Every line the certificate allows is played out: the winner's moves from the certificate,
-    every reply of the other side. Prints what was proven and how many positions were checked;
-    exits with status 1, saying where, if the proof fails.
+    every reply of the other side. A certificate in a game's own format is checked by that
+    game's checker (Order and Chaos's centre certificates, from the pairing route: the board's
+    geometry, the centre strategy against every reply, the closing lemma). Prints what was
+    proven and how many positions were checked; exits with status 1, saying where, if the proof
+    fails.
     """
     from .registry import certificate_checker_for
     from .solvers.verify import check_certificate, read_certificate
