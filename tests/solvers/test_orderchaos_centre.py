@@ -219,6 +219,15 @@ def test_a_small_position_with_the_pairing_is_proved_by_it() -> None:
     assert decode(solution.certificate_bytes()).strategy == SMALL.strategy
 
 
+def test_a_centre_line_already_won_is_closed_at_once() -> None:
+    solution = solve(GAME.from_position("6/6/6/1OOO2/1XXXX1/6 chaos"), 3)
+    assert isinstance(solution, PairingSolution) and solution.centre is None
+    assert (solution.within, solution.centre_moves) == (1, 0)
+    assert "a centre line already holds four" in str(solution)
+    report = check_centre_certificate(decode(solution.certificate_bytes()), GAME)
+    assert (report.within, report.longest, report.entries) == (1, 0, 0)
+
+
 # --- the empty board (slow: the centre game is solved) --------------------------------------------
 
 

@@ -1773,7 +1773,9 @@ def _pairing_route(state: OrderChaosState) -> _Route | None:
         if fewest is None:
             return None
         centre_moves = fewest
-    bound = centre_moves + pairing.empty_pairs + (pairing.half is not None)
+    # One answer for each pair still to fill, then the closing move (a pair's worth); with a
+    # centre line already won, the closing move at once.
+    bound = centre_moves + pairing.empty_pairs + (pairing.half is not None) if centre_moves else 1
     return _Route(
         max(bound, 1 if order_to_move else 0), centre_moves, pairing.empty_pairs, pairing.half
     )

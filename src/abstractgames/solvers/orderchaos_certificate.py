@@ -545,7 +545,8 @@ class CentreReport:
         replies: the Chaos replies tried in them.
         longest: the most Order moves the centre strategy takes on any line.
         empty_pairs: the pairs of rim squares empty in the position.
-        within: the most Order moves the whole strategy takes: `longest + empty_pairs`.
+        within: the most Order moves the whole strategy takes: `longest + empty_pairs` (1
+            where a centre line already holds four: the closing move).
         closing_cases: the cases of the closing lemma checked (line, symbol, ends, side).
         closing_positions: the positions of the board they took.
     """
@@ -642,7 +643,9 @@ def check_centre_certificate(certificate: CentreCertificate, game: Game) -> Cent
             f"the claim is a centre win within {certificate.centre_moves} Order moves, but a "
             f"line takes {longest}"
         )
-    within = longest + empty_pairs
+    # One answer for each pair still to fill (or the closing move, for the line that wins);
+    # with a centre line already holding four, the closing move at once.
+    within = longest + empty_pairs if longest else 1
     if within > certificate.within:
         raise CentreCertificateError(
             f"the claim is a win within {certificate.within} Order moves, but the strategy "
