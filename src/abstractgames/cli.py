@@ -784,17 +784,23 @@ def _sandbox_note(specs: Iterable[str]) -> None:
 
 
 def _confine_outside_code(spec: str) -> None:
-    """Sandbox this process (for good) if `spec` is a bot from a file or module, which would
-    run in it (`isolated:` starts a worker of its own, which is sandboxed)."""
+    """Sandbox this process (for good) if `spec` is a bot from a file or module, or a plugin's
+    player, which would run in it (`isolated:` starts a worker of its own, which is
+    sandboxed)."""
     from .registry import OutsideCode, PlayerSpec, outside_code
     from .registry.isolation import ISOLATED
+    from .registry.players import runs_apart
     from .registry.sandbox import SandboxError, confine
 
-    if outside_code(spec) is not OutsideCode.PYTHON:
+    try:
+        parsed: PlayerSpec | None = PlayerSpec.parse(spec)
+    except AbstractGamesError:
+        parsed = None  # refused with its message when the player is made
+    if parsed is not None and parsed.name == ISOLATED:
         return
-    with suppress(AbstractGamesError):
-        if PlayerSpec.parse(spec).name == ISOLATED:
-            return
+    plugin = parsed is not None and runs_apart(parsed)
+    if not plugin and outside_code(spec) is not OutsideCode.PYTHON:
+        return
     try:
         confine()
     except SandboxError as error:
