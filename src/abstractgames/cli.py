@@ -91,9 +91,41 @@ def _interrupted() -> int:
 
 
 def _say(text: str) -> None:
-    """A line on stderr, if stderr is still there (a closed terminal must not lose a game)."""
+    """A line on stderr, if stderr is still there (a closed terminal must not lose a game),
+    fitted to the terminal's width."""
     with suppress(OSError):
-        click.echo(printable(text), err=True)
+        click.echo(_fit(printable(text)), err=True)
+
+
+def _fit(text: str, *, err: bool = True) -> str:
+    """`text` wrapped between words to the terminal's width ([`wrap`][abstractgames.text.wrap],
+    the one wrapper of what the program prints) when stderr (`err`) or stdout is a terminal;
+    as it is when it goes to a file or a pipe."""
+    stream = sys.stderr if err else sys.stdout
+    try:
+        terminal = stream.isatty()
+    except (AttributeError, ValueError):
+        terminal = False
+    if not terminal:
+        return text
+    return wrap(text, _width())
+
+
+class _Fitted(click.ClickException):
+    """A command's error, shown as click shows it (the usage and `Error: ...`) with its lines
+    fitted to the terminal's width."""
+
+    def __init__(self, error: click.ClickException) -> None:
+        super().__init__(error.message)
+        self.error = error
+        self.exit_code = error.exit_code
+
+    def show(self, file: Any = None) -> None:
+        import io
+
+        shown = io.StringIO()
+        self.error.show(shown)
+        click.echo(_fit(shown.getvalue().rstrip("\n")), file=file, err=file is None)
 
 
 def _logs_directory(directory: str) -> str:
@@ -279,6 +311,8 @@ class _Main(click.Group):
             ctx.meta["abstractgames.signals"] = received
             try:
                 return super().invoke(ctx)
+            except click.ClickException as error:  # "Error: ..." fitted to the terminal
+                raise _Fitted(error) from None
             except KeyboardInterrupt as interrupt:  # not handled by the command: nothing to keep
                 _say(f"\ninterrupted ({interrupt})" if str(interrupt) else "\ninterrupted")
                 ctx.exit(exit_status(interrupt))
@@ -365,15 +399,15 @@ def list_command(as_json: bool, load: bool) -> None:
     not_loaded = "(not loaded)"
     width = _width()
     click.echo(wrap("Games (abstractgames play GAME, or GAME:key=value):", width))
-    rows = [[g["name"], g["title"] or not_loaded, options(g, "params"), g["origin"]] for g in games]
-    click.echo(_columns(["name", "title", "parameters", "from"], rows, width))
+    rows = [[g["name"], g["origin"], options(g, "params"), g["title"] or not_loaded] for g in games]
+    click.echo(_columns(["name", "from", "parameters", "title"], rows, width))
     click.echo("")
     players_title = "Players (-1/-2 SPEC, --players SPEC ...; SPEC is NAME or NAME:key=value):"
     click.echo(wrap(players_title, width))
     rows = [
-        [p["name"], options(p, "options"), p["origin"], p["summary"] or not_loaded] for p in players
+        [p["name"], p["origin"], options(p, "options"), p["summary"] or not_loaded] for p in players
     ]
-    click.echo(_columns(["name", "options", "from", "what it is"], rows, width))
+    click.echo(_columns(["name", "from", "options", "what it is"], rows, width))
     click.echo("")
     more = (
         "A class in a file or module is a player too: path/to/bot.py:MyBot[:key=value,...] or "
@@ -389,29 +423,66 @@ def list_command(as_json: bool, load: bool) -> None:
         click.echo(wrap(unloaded, width))
 
 
-def _columns(header: list[str], rows: list[list[str]], width: int) -> str:
-    """A plain table in `width` columns: columns separated by two spaces, the last one wrapped
-    between words beside the others (or below them, indented, when they leave it too little
-    room)."""
-    widths = [max(len(row[c]) for row in [header, *rows]) for c in range(len(header) - 1)]
-    used = 2 + sum(w + 2 for w in widths)
-    beside = width - used >= _LAST_COLUMN
+def _columns(header: list[str], rows: list[list[str]], width: int, fixed: int = 1) -> str:
+    """A plain table in `width` columns, two spaces between columns: the first `fixed` columns
+    as wide as their widest cell, the others sharing the rest of the line, each cell wrapped
+    between words within its column. Where they would get too little room, each row is its
+    fixed cells on a line, and the others below them, indented, each wrapped to the width."""
+    table = [header, *rows]
+    widths = [max(len(row[c]) for row in table) for c in range(fixed)]
+    natural = [max(len(row[c]) for row in table) for c in range(fixed, len(header))]
+    longest = [
+        max(len(w) for row in table for w in row[c].split() or [""])
+        for c in range(fixed, len(header))
+    ]
+    room = width - 2 - sum(w + 2 for w in widths) - 2 * (len(natural) - 1)
+    least = [min(n, max(w, _FEWEST_COLUMNS)) for n, w in zip(natural, longest, strict=True)]
+    shares = _shares(natural, least, room)
     lines = []
-    for row in [header, *rows]:
-        cells = [cell.ljust(w) for cell, w in zip(row, widths, strict=False)]
-        first = "  " + "  ".join(cells)
-        if beside:
-            lines.append(wrap(row[-1], width, indent=first + "  ", hang=" " * used).rstrip())
+    for row in table:
+        if shares is None:
+            lines.append(wrap("  ".join(row[:fixed]), width, indent="  ", hang=" " * 6).rstrip())
+            lines += [wrap(cell, width, indent=" " * 6, hang=" " * 6) for cell in row[fixed:]]
             continue
-        if used - 2 > width:  # too narrow to align the columns: each row wrapped on its own
-            first = wrap("  ".join(row[:-1]), width, indent="  ", hang=" " * 6)
-        lines.append(first.rstrip())
-        lines.append(wrap(row[-1], width, indent=" " * 6, hang=" " * 6))
+        cells = [[cell] for cell in row[:fixed]]
+        for cell, share in zip(row[fixed:], shares, strict=True):
+            cells.append(wrap(cell, share).splitlines() or [""])
+        for depth in range(max(len(cell) for cell in cells)):
+            parts = [
+                (cell[depth] if depth < len(cell) else "").ljust(column)
+                for cell, column in zip(cells, [*widths, *shares], strict=True)
+            ]
+            lines.append(("  " + "  ".join(parts)).rstrip())
     return "\n".join(lines)
 
 
-_LAST_COLUMN = 24
-"""The fewest columns the last column of a `list` table gets beside the others."""
+def _shares(natural: list[int], least: list[int], room: int) -> list[int] | None:
+    """The widths of the columns that share `room`: each its `natural` width if all fit, else
+    at least its `least` (its longest word), the rest handed out in proportion to the natural
+    widths (the longest text gets the most), none beyond its natural width; `None` when even
+    the least do not fit."""
+    if sum(natural) <= room:
+        return natural
+    if sum(least) > room:
+        return None
+    shares = list(least)
+    spare = room - sum(shares)
+    while spare > 0:
+        growing = [i for i, share in enumerate(shares) if share < natural[i]]
+        total = sum(natural[i] for i in growing)
+        given = 0
+        for i in growing:
+            more = min(natural[i] - shares[i], max(1, spare * natural[i] // total), spare - given)
+            shares[i] += more
+            given += more
+        if given == 0:
+            break
+        spare -= given
+    return shares
+
+
+_FEWEST_COLUMNS = 12
+"""The fewest columns a wrapped column of a `list` table gets."""
 
 
 def _width() -> int:
@@ -1964,9 +2035,13 @@ def mail_show(file: str, no_color: bool, now: str | None) -> None:
             f"{game.game.title or game.game.name}: {game.players[0]} against {game.players[1]}"
         )
         if moves:
-            console.print(
-                f"game {replay.game_number}: " + ", ".join(" ".join(m.split()[:3]) for m in moves)
-            )
+            from .terminal import join_fitting
+
+            nbsp = "\N{NO-BREAK SPACE}"  # a move is not broken between lines: 5. chaos G@c1
+            listed = [" ".join(m.split()[:3]).replace(" ", nbsp) + "," for m in moves]
+            listed[0] = f"game {replay.game_number}: {listed[0]}"
+            listed[-1] = listed[-1][:-1]
+            console.print(join_fitting(listed, console.width, " ").replace(nbsp, " "))
         show_position(console, state)
         if state.position() != replay.state.position():
             console.print(

@@ -90,10 +90,13 @@ now: Callable[[], float] = time.monotonic
 class _Console(Console):
     """A console that prints text with its control characters escaped (but newlines): messages
     quote outside text (a record's reasons and player specs, an engine's words), which must not
-    drive the terminal. Boards (rich `Text`) are ours and print as they are."""
+    drive the terminal. Text is wrapped between words to the console's width
+    ([`wrap`][abstractgames.text.wrap], so that the terminal never cuts a word at its edge).
+    Boards (rich `Text`) are ours and print as they are."""
 
     def print(self, *objects: Any, **options: Any) -> None:
-        super().print(*(printable(o) if isinstance(o, str) else o for o in objects), **options)
+        fitted = (wrap(printable(o), self.width) if isinstance(o, str) else o for o in objects)
+        super().print(*fitted, **options)
 
 
 def make_console(
@@ -737,9 +740,10 @@ class TerminalObserver(Observer):
                 if other != player
             )
             meanwhile = f"; {others} meanwhile" if others else ""
-            self.console.print(
-                f"  {counted(len(moves), 'move')} played for {self._you(player)} (out of time): "
-                f"{_summary(moves)}{meanwhile}"
+            self._say(
+                f"{counted(len(moves), 'move')} played for {self._you(player)} (out of time): "
+                f"{_summary(moves)}{meanwhile}",
+                indent="  ",
             )
         if record.outcome is not None:
             if self.verbose:

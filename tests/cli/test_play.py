@@ -264,7 +264,8 @@ def test_a_hint_is_a_move_and_not_recorded(tmp_path: Path) -> None:
     )
     assert code == 0
     found = r"hint: the search bot would play [XO]@[a-f][1-6] \((value [+-]|a forced )"
-    assert re.search(found + r".*search depth \d+\) — a learning aid", out), out
+    said = " ".join(out.split())  # wrapped to the width
+    assert re.search(found + r".*search depth \d+\) — a learning aid", said), out
     assert MatchRecord.load(path).games[0].moves == []
 
 
@@ -275,7 +276,8 @@ def test_every_games_hint_says_what_the_search_found(
     monkeypatch.chdir(tmp_path)  # quit saves the game in the working directory
     code, out = run("play", game, "--seed", "2", "--no-save", input="hint 0.1\nquit\n")
     assert code == 0
-    assert re.search(r"would play \S+ \((value [+-]|a forced ).*search depth \d+\)", out), out
+    said = " ".join(out.split())  # wrapped to the width
+    assert re.search(r"would play \S+ \((value [+-]|a forced ).*search depth \d+\)", said), out
 
 
 # --- external programs ----------------------------------------------------------------------------

@@ -162,8 +162,9 @@ def test_resume_without_a_file_continues_the_latest_unfinished_game(data: Path) 
     (games / "junk.json").write_text("{not a record")
     code, out = run("play", "--resume", input="resign\n")
     assert code == 0, out
-    assert f"the latest unfinished game: {newer}" in out
-    assert "orderchaos: human against greedy, game 1 after 2 moves" in out
+    said = " ".join(out.split())  # wrapped to the width
+    assert f"the latest unfinished game: {newer}" in said
+    assert "orderchaos: human against greedy, game 1 after 2 moves" in said
     assert "resumed after 2 moves" in " ".join(out.split()) and "1. X@c3" in out
     assert MatchRecord.load(newer).finished
 

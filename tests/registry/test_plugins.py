@@ -292,11 +292,11 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Venv:
 def test_list_shows_the_game_and_the_player_with_their_distribution(venv: Venv) -> None:
     done = venv.cli("list")  # from the metadata, the plugin's code not imported
     assert done.stderr == ""
-    rows = [line.split() for line in done.stdout.splitlines()]
-    assert ["tictactoe", "(not", "loaded)", "?", *DISTRIBUTION.split()] in rows
-    assert ["minimax", "?", *DISTRIBUTION.split()] in [row[:5] for row in rows]
-    perfect = done.stdout.split("  minimax ")[1].splitlines()[:2]  # its summary beside or below
-    assert "(not loaded)" in " ".join(perfect)
+    game = listed_row(done.stdout, "tictactoe")  # its cells wrapped within their columns
+    assert {*DISTRIBUTION.split(), "?", "(not", "loaded)"} <= set(game.split())
+    assert "(not loaded)" in game
+    player = listed_row(done.stdout, "minimax")
+    assert {*DISTRIBUTION.split(), "?", "(not", "loaded)"} <= set(player.split())
     done = venv.cli("list", "--load")
     assert done.stderr == ""
     rows = [line.split() for line in done.stdout.splitlines()]
@@ -473,10 +473,18 @@ def one_line(text: str) -> str:
     return lines[0]
 
 
+def listed_row(listing: str, name: str) -> str:
+    """The lines of the row of ``name`` in a table of ``abstractgames list``: from its name to
+    the next row (a line whose text starts after two spaces) or the table's end."""
+    after = listing.split(f"\n  {name} ", 1)[1]
+    return name + " " + re.split(r"\n(?:  \S|\n)", after, maxsplit=1)[0]
+
+
 def games_listed(listing: str) -> dict[str, str]:
-    """The games of ``abstractgames list``: each name with where it is from."""
+    """The games of ``abstractgames list``: each name with where it is from (its second
+    column)."""
     table = listing.split("\n\n")[0].splitlines()[2:]
-    return {line.split()[0]: line.rsplit("  ", 1)[-1].strip() for line in table}
+    return {line.split()[0]: re.split(r" {2,}", line.strip())[1] for line in table}
 
 
 @pytest.mark.slow

@@ -129,9 +129,11 @@ def test_moves_made_for_a_player_out_of_time_are_one_line() -> None:
     assert "player 1 ran out of time" in out
     auto = [m for m in record.games[0].moves if m.auto]
     assert len(auto) == 25  # every placement: the first took too long
-    (line,) = [line for line in out.splitlines() if "(out of time)" in line]
-    assert line.startswith(f"  25 moves played for player 1 (slow) (out of time): {auto[0].move}")
-    assert line.endswith("; 24 by player 2 (slow) meanwhile")
+    assert out.count("(out of time)") == 1  # one sentence, wrapped to the width
+    said = " ".join(out.split("  25 moves played for ")[1].split("meanwhile")[0].split())
+    said += " meanwhile"
+    assert said.startswith(f"player 1 (slow) (out of time): {auto[0].move}")
+    assert said.endswith("; 24 by player 2 (slow) meanwhile")
     assert "plays" not in out  # not one line per move
     assert out.count("    a  b  c  d  e") == 1  # one board: the final position
 

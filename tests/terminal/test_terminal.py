@@ -97,11 +97,18 @@ class Screen:
 
 
 class Terminal:
-    """``abstractgames ARGS`` on a pseudo-terminal of 100 columns and 40 rows."""
+    """``abstractgames ARGS`` on a pseudo-terminal of 100 columns (or `columns`) and 40 rows."""
 
-    def __init__(self, *args: str, data: Path, speed: float | None = None, **env: str) -> None:
+    def __init__(
+        self,
+        *args: str,
+        data: Path,
+        speed: float | None = None,
+        columns: int = 100,
+        **env: str,
+    ) -> None:
         master, slave = os.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 100, 0, 0))
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, columns, 0, 0))
         environment = {
             k: v
             for k, v in os.environ.items()
@@ -227,7 +234,7 @@ def test_moves_are_echoed_and_the_last_one_highlighted(
     game.type("history" + ENTER)
     game.expect(f"1. X@c3 O@{bot[1]}{bot[2]}")
     game.type("quit" + ENTER)
-    game.expect("game saved to ")
+    game.expect("game saved to")
     assert game.finish() == 0  # left by choice, saved: only an interrupt is 130
     assert [m.move for m in saved(data).games[0].moves] == ["X@c3", f"O@{bot[1]}{bot[2]}"]
 
@@ -266,7 +273,7 @@ def test_editing_keys_history_and_completion(terminals: list[Terminal], data: Pa
     game.expect("resign this game? y/N")  # in a game of one too
     game.type("y" + ENTER)
     game.expect("Result: greedy wins — you resigned")
-    game.expect("game saved to ")
+    game.expect("game saved to")
     game.expect("play again (sides swapped)? y/N")
     game.type(ENTER)
     assert game.finish() == 0
@@ -320,7 +327,7 @@ def test_the_clock_counts_down_and_the_flag_falls_without_enter(
     game.expect("— game 2:")
     game.expect("order (you)>")
     game.type("quit" + ENTER)
-    game.expect("game saved to ")
+    game.expect("game saved to")
     assert game.finish() == 0
     record = saved(data)
     first_game = record.games[0]
@@ -397,7 +404,7 @@ def test_a_signal_at_the_prompt_saves_the_game_and_gives_the_terminal_back(
     game.expect("order (you)>")
     time.sleep(0.2)  # the line editor has the terminal in raw mode
     game.process.send_signal(signal.SIGTERM)
-    game.expect("game saved to ")
+    game.expect("game saved to")
     modes = termios.tcgetattr(game.master)
     assert game.finish() == 128 + signal.SIGTERM
     assert modes[3] & termios.ECHO and modes[3] & termios.ICANON  # cooked mode again
@@ -418,7 +425,74 @@ def test_a_finished_game_offers_another_with_the_sides_swapped(
     game.expect("player 1 (greedy) is order, player 2 (human) is chaos")
     game.expect("chaos (you)>")
     game.type("quit" + ENTER)
-    game.expect("game saved to ")
+    game.expect("game saved to")
     assert game.finish() == 0
     records = [MatchRecord.load(path) for path in (data / "games").iterdir()]
     assert sorted(r.players for r in records) == [("greedy", "human"), ("human", "greedy")]
+
+
+# --- every line fits the terminal (issue 54, item 2) ----------------------------------------------
+
+
+def cut_lines(screen: str, columns: int) -> list[str]:
+    """The lines a terminal of `columns` would break at its edge, cutting a word (or breaking
+    between two words at a place the program did not choose): every line longer than the width,
+    but for a single word longer than any line (a long path), which nothing could fit."""
+    return [line for line in screen.splitlines() if len(line) > columns and len(line.split()) > 1]
+
+
+@pytest.mark.parametrize("columns", [80, 60, 40])
+def test_no_word_is_cut_at_80_60_and_40_columns(
+    terminals: list[Terminal], data: Path, tmp_path: Path, columns: int
+) -> None:
+    """`play` (the board, the role line, an error, a hint, help, the history, the result and
+    the saved game's path), `mail show`, `list` and errors, in pseudo-terminals of 80, 60 and
+    40 columns: no line is wider than the terminal, so the terminal cuts no word."""
+    screens = []
+    game = start(terminals, "play", "entropy:size=5", "--seed", "2", data=data, columns=columns)
+    game.expect("chaos (you)>")
+    for line in ["zz", "hint 0.1", "help", "a1"]:
+        game.type(line + ENTER)
+        game.expect("chaos (you)>" if line != "a1" else "moves: 1.")
+    game.expect("(you)>")
+    game.type("history" + ENTER)
+    game.expect("(you)>")
+    game.type("resign" + ENTER)
+    game.expect("resign the whole match? y/N")
+    game.type("y" + ENTER)
+    game.expect("play again (sides swapped)? y/N")
+    game.type(ENTER)
+    assert game.finish() == 0
+    screens.append(game.screen.text())
+    game = start(terminals, "play", "orderchaos", "--seed", "3", data=data, columns=columns)
+    game.expect("order (you)>")
+    for line in ["c3", "x", "X@c3", "quit"]:
+        game.type(line + ENTER)
+        if line == "c3":
+            game.expect("X or O?")
+        elif line != "quit":
+            game.expect("order (you)>")
+    game.expect("game saved to")
+    assert game.finish() == 0
+    screens.append(game.screen.text())
+    mail = tmp_path / "mail.txt"
+    run = [sys.executable, "-m", "abstractgames", "mail"]
+    subprocess.run([*run, "new", "orderchaos", "-1", "Ann", "-2", "Bob", "-o", mail], check=True)
+    for move in ["X@c3", "O@d4", "X@a1", "O@b2", "X@e5", "O@f6", "X@a6", "O@b5"]:
+        subprocess.run([*run, "move", mail, move, "-o", mail], check=True, capture_output=True)
+    diagram = tmp_path / "diagram.txt"
+    diagram.write_text("S . . . .\n. . . . .\n. . . . .\n. . . . .\nO . . . .\n")
+    for args in (
+        ["mail", "show", str(mail)],
+        ["list"],
+        ["show", "dispersal", str(diagram)],
+        ["show", "dispersal", "--position-file", str(diagram)],
+        ["play", "nosuchgame"],
+    ):
+        shown = start(terminals, *args, data=data, columns=columns)
+        shown.finish()
+        screens.append(shown.screen.text())
+    text = "\n".join(screens)
+    for expected in ("not played:", "hint:", "Result:", "game saved to", "5. order X@e5"):
+        assert expected in text
+    assert cut_lines(text, columns) == []
