@@ -34,6 +34,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import hmac
+import json
 import logging
 import re
 import secrets
@@ -102,6 +103,12 @@ CHALLENGE_HOURS = 1.0
 """Hours a lobby challenge for a live game (or one without a clock) waits to be accepted."""
 CORRESPONDENCE_CHALLENGE_DAYS = 7.0
 """Days a lobby challenge for a correspondence game waits to be accepted."""
+SHARED_FOR = 2.0
+"""Seconds a game read for one page is shown to the others that ask, unless it changes first
+(each change reaches every server process at once; this bounds what a lost notice costs)."""
+VIEW_FOR = 0.25
+"""Seconds the JSON text of a game as one seat (or a watcher) sees it is sent to the others of
+that seat who ask, unless the game changes first (its clocks are as of when it was made)."""
 OUTAGE = 3.0
 """Seconds without a sweep of the clocks (each server sweeps every second) after which the
 servers count as down, and the time since, less these seconds, is given back to the players to
@@ -476,6 +483,10 @@ class OnlineGames:
         self._thinking: set[str] = set()
         self._cache: OrderedDict[str, _Current] = OrderedDict()
         self._damaged_games: dict[str, str] = {}
+        self._shared_rows: dict[str, tuple[tuple[int, int], float, _Current]] = {}
+        self._texts: dict[tuple[str, int | None], tuple[tuple[int, int], float, str]] = {}
+        self._changes: dict[str, int] = {}
+        self._generation = 0
         self._lock = threading.Lock()
 
     def close(self) -> None:
@@ -730,6 +741,8 @@ class OnlineGames:
             self.database.set_offer(game_id, ply, {"kind": "takeback", "seat": seat})
         except (StalePly, GameFinished):
             raise Conflict("the game moved on before this was asked: look again") from None
+        finally:
+            self.changed(game_id)
         return False
 
     def answer_takeback(self, game_id: str, secret: str | None, ply: int, accept: bool) -> None:
@@ -754,6 +767,8 @@ class OnlineGames:
                 self.database.set_offer(game_id, ply, None)
             except (StalePly, GameFinished):
                 raise Conflict("the game moved on before this was answered") from None
+            finally:
+                self.changed(game_id)
             return
         now = self.clock()
         self._commit(current, Action(asker, "takeback"), now - current.turn_began, now)
@@ -768,6 +783,7 @@ class OnlineGames:
         seat = self._holder(row, secret, "name a seat")
         name = _name(name)
         self.database.rename_seat(game_id, seat - 1, name)
+        self.changed(game_id)
         return name
 
     def rematch(self, game_id: str, secret: str | None) -> str:
@@ -800,6 +816,7 @@ class OnlineGames:
             deadline=self._deadline(step, current.pace, now),
             record=step.record.dumps(),
         )
+        self.changed(game_id)
         self._after(new_id, step)
         return new_id
 
@@ -821,6 +838,7 @@ class OnlineGames:
         if webhook and self.notifier is None:
             raise BadRequest("this server sends no notifications")
         self.database.set_notifications(game_id, seat - 1, webhook_url=webhook, email=email)
+        self.changed(game_id)
 
     def give_back_downtime(self) -> float:
         """Say that a server runs the games now; if none did for more than [`OUTAGE`][]
@@ -829,6 +847,7 @@ class OnlineGames:
         [`sweep`][], once a second."""
         given = self.database.swept(self.clock(), OUTAGE)
         if given:
+            self.changed(None)
             _log.warning("no server ran the games for %.1f s: given back to the players", given)
         return given
 
@@ -919,9 +938,82 @@ class OnlineGames:
         Raises:
             NotFound: no such game.
         """
-        current = self._current(game_id)
+        current = self._shared(game_id)
         seat = _seat_of(current.row, secret)
         return self._view(current, seat)
+
+    def snapshot_text(self, game_id: str, secret: str | None = None) -> str:
+        """[`snapshot`][] as the JSON text a page is sent, made once for every page of the
+        same seat (or of watchers) that asks within [`VIEW_FOR`][] seconds of each other and
+        before the game changes.
+
+        Raises:
+            NotFound: no such game.
+        """
+        found = self.cached_snapshot_text(game_id, secret)
+        if found is not None:
+            return found
+        with self._lock:
+            version = self._version(game_id)
+        current = self._shared(game_id)
+        seat = _seat_of(current.row, secret)
+        text = json.dumps(self._view(current, seat), ensure_ascii=False, separators=(",", ":"))
+        with self._lock:
+            if version == self._version(game_id):
+                self._texts[(game_id, seat)] = (version, time.monotonic(), text)
+                while len(self._texts) > 4096:
+                    self._texts.pop(next(iter(self._texts)))
+        return text
+
+    def cached_snapshot_text(self, game_id: str, secret: str | None = None) -> str | None:
+        """The text [`snapshot_text`][] made for this seat a moment ago, if it still holds;
+        `None` otherwise (nothing is read: this may be called on the event loop)."""
+        now = time.monotonic()
+        with self._lock:
+            version = self._version(game_id)
+            shared = self._shared_rows.get(game_id)
+            if shared is None or shared[0] != version or now - shared[1] >= SHARED_FOR:
+                return None
+            made = self._texts.get((game_id, _seat_of(shared[2].row, secret)))
+            if made is None or made[0] != version or now - made[1] >= VIEW_FOR:
+                return None
+            return made[2]
+
+    def _version(self, game_id: str) -> tuple[int, int]:
+        return (self._generation, self._changes.get(game_id, 0))
+
+    def changed(self, game_id: str | None) -> None:
+        """Game `game_id` changed (`None`: any may have): what [`snapshot`][] shares of it is
+        read again. The server calls this for every change it hears of; this object for its
+        own."""
+        with self._lock:
+            if game_id is None:
+                self._generation += 1
+                self._shared_rows.clear()
+                self._texts.clear()
+            else:
+                self._shared_rows.pop(game_id, None)
+                self._changes[game_id] = self._changes.get(game_id, 0) + 1
+                if len(self._changes) > 4096:
+                    self._changes.clear()
+                    self._generation += 1
+
+    def _shared(self, game_id: str) -> _Current:
+        """The game as it stands, read once for every page that asks within [`SHARED_FOR`][]
+        seconds of each other and before it changes (a change tells everyone at once)."""
+        now = time.monotonic()
+        with self._lock:
+            version = self._version(game_id)
+            found = self._shared_rows.get(game_id)
+            if found is not None and found[0] == version and now - found[1] < SHARED_FOR:
+                return found[2]
+        current = self._current(game_id)
+        with self._lock:
+            if version == self._version(game_id):
+                self._shared_rows[game_id] = (version, now, current)
+                while len(self._shared_rows) > 1024:
+                    self._shared_rows.pop(next(iter(self._shared_rows)))
+        return current
 
     def games_of(self, secrets_held: Iterable[str]) -> list[dict[str, Any]]:
         """A line for each game one of `secrets_held` has a seat in, those where it is that
@@ -1051,6 +1143,8 @@ class OnlineGames:
             raise Conflict("the game moved on before this was played: look again") from None
         except GameFinished:
             raise Conflict("the match is over") from None
+        finally:
+            self.changed(row.id)
         self._after(row.id, step)
 
     def _deadline(self, step: _Step, pace: Pace, now: float) -> float | None:

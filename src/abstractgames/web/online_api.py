@@ -138,11 +138,13 @@ class OnlineServer:
             if change.kind in ("lobby", "all"):
                 self.lobby.changed()
             if change.kind == "all":
+                self.games.changed(None)
                 with self._lock:
                     lives = list(self._lives.values())
                 for live in lives:
                     live.changed()
             elif change.kind == "game" and change.game_id is not None:
+                self.games.changed(change.game_id)
                 with self._lock:
                     followed = self._lives.get(change.game_id)
                 if followed is not None:
@@ -448,9 +450,10 @@ async def game_socket(websocket: WebSocket) -> None:
         await follow(
             websocket,
             live,
-            lambda: online.games.snapshot(game_id, secret),
+            lambda: online.games.snapshot_text(game_id, secret),
             accepted=True,
             run=web.run,
+            ready=lambda: online.games.cached_snapshot_text(game_id, secret),
         )
     finally:
         online.forget(game_id, live)

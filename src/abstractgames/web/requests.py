@@ -197,14 +197,16 @@ async def _first(*tasks: asyncio.Future[Any]) -> set[asyncio.Future[Any]]:
 async def follow(
     websocket: WebSocket,
     live: Live,
-    snapshot: Callable[[], dict[str, Any]],
+    snapshot: Callable[[], dict[str, Any] | str],
     *,
     accepted: bool = False,
     run: Callable[..., Awaitable[Any]] | None = None,
+    ready: Callable[[], str | None] | None = None,
 ) -> None:
-    """Send `snapshot()` at once and after every change of `live`, until the page goes
-    (`accepted`: the socket is open already; `run`: how to call `snapshot` off the event loop,
-    for one that reads a database)."""
+    """Send `snapshot()` (a JSON value, or its text) at once and after every change of `live`,
+    until the page goes (`accepted`: the socket is open already; `run`: how to call `snapshot`
+    off the event loop, for one that reads a database; `ready`: the snapshot's text if it is at
+    hand, without reading anything, else `None`)."""
     if not accepted:
         await websocket.accept()
     event = live.watch()
@@ -213,7 +215,13 @@ async def follow(
     try:
         while True:
             event.clear()
-            await websocket.send_json(snapshot() if run is None else await run(snapshot))
+            data: dict[str, Any] | str | None = None if ready is None else ready()
+            if data is None:
+                data = snapshot() if run is None else await run(snapshot)
+            if isinstance(data, str):
+                await websocket.send_text(data)
+            else:
+                await websocket.send_json(data)
             await asyncio.sleep(PUSH_INTERVAL)
             waiting = asyncio.ensure_future(event.wait())
             while waiting not in (done := await _first(waiting, receiving)):

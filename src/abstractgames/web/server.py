@@ -16,6 +16,7 @@ requests are served at once (more are answered 503).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import html
 import ipaddress
 import os
@@ -74,9 +75,10 @@ PUBLIC_BOT_SECONDS = 10.0
 """The most seconds a server's bot thinks for a move on a public server (one that asks for
 more is refused when its game is made; one that overruns it loses by forfeit), so that no
 game's bot holds the bots' threads from the others for long."""
-MAX_CONNECTIONS = 512
-"""The most connections and requests served at once (uvicorn's `limit_concurrency`); one more
-request is answered 503."""
+MAX_CONNECTIONS = 4096
+"""The most connections and requests served at once (uvicorn's `limit_concurrency`), open
+pages (each holds a WebSocket) included; one more request is answered 503. The server raises
+its limit of open files to fit them, as far as the system allows (`ulimit -Hn`)."""
 
 
 class _BoundedConnection(h11_impl.h11.Connection):  # type: ignore[misc, name-defined]
@@ -182,6 +184,19 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
+
+
+def _enough_files(wanted: int) -> None:
+    """Raise this process's limit of open files to `wanted`, or as near as the system lets."""
+    try:
+        import resource
+    except ImportError:  # not on this platform
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    ceiling = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < ceiling:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (ceiling, hard))
 
 
 def _listen(host: str, port: int) -> socket.socket:
@@ -331,6 +346,7 @@ def serve(
         allow_programs = local and not public
     if public:
         bot_timeout = min(bot_timeout, PUBLIC_BOT_SECONDS)
+    _enough_files(MAX_CONNECTIONS + 256)
     sock = _listen(host, port)
     port = sock.getsockname()[1]
     token = new_token() if token is None else token
@@ -371,6 +387,7 @@ def serve(
         http=_protocol(request_timeout),
         ws="auto",
         ws_max_size=MAX_WS_MESSAGE,
+        ws_per_message_deflate=False,  # a snapshot is small; compressing each costs the CPU
         timeout_keep_alive=KEEP_ALIVE,
         proxy_headers=forwarded_allow_ips is not None,
         forwarded_allow_ips=forwarded_allow_ips,
