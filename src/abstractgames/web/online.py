@@ -684,7 +684,9 @@ class OnlineGames:
             Conflict: the game is over, it is not that seat's turn, or it is past `ply`.
             IllegalMoveError: the move cannot be played.
         """
-        current = self._current(game_id)
+        current = self._shared(game_id)  # as the pages see it; the commit checks the ply
+        if current.row.ply != ply or current.row.finished:
+            current = self._current(game_id)  # read again before saying it moved on
         seat = self._holder(current.row, secret, "move")
         self._check_ply(current, ply)
         waiting = current.step.waiting
