@@ -96,6 +96,9 @@ MAX_PLAYERS = 8
 """The most players of a tournament started from the page."""
 MAX_TOURNAMENT_GAMES = 200
 """The most matches per pair of players of a tournament started from the page."""
+WORKERS = 12
+"""The threads that answer requests off the event loop (reading and writing the database, the
+rules): most of their time is spent waiting on the database, a PostgreSQL server's above all."""
 MAX_UPLOADS = 2
 """The most records (up to [`MAX_RECORD_SIZE`][abstractgames.records.MAX_RECORD_SIZE] each)
 read and replayed at once; one more is answered 503 until one of them is done, so that uploads
@@ -166,7 +169,9 @@ class WebApp:
                 tournament_dir = self._scratch / "tournaments"
         self.tournaments = Tournaments(tournament_dir)
         self.allow_programs = allow_programs
-        self.executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="abstractgames-web")
+        self.executor = ThreadPoolExecutor(  # most of their time is the database's
+            max_workers=WORKERS, thread_name_prefix="abstractgames-web"
+        )
         self._catalog: dict[str, Any] | None = None
         self._saved_on_shutdown: list[str] | None = None
         self._shutdown_lock = asyncio.Lock()

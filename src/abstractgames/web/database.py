@@ -565,7 +565,9 @@ class Database:
                 raise UnsupportedDatabase(
                     "PostgreSQL needs psycopg: pip install 'abstractgames[postgresql]'"
                 ) from None
-            engine = sa.create_engine(url, pool_pre_ping=True)
+            engine = sa.create_engine(  # a connection for each of the app's threads
+                url, pool_pre_ping=True, pool_size=16, max_overflow=8
+            )
         database = cls(engine, url)
         try:
             database._migrate(SCHEMA_VERSION if target is None else target)

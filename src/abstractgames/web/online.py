@@ -1208,7 +1208,7 @@ class OnlineGames:
                 self._thinking.discard(game_id)
 
     def _notify(self, game_id: str, step: _Step, seat: int) -> None:
-        if self.notifier is None or step.waiting is None:
+        if self.notifier is None or step.waiting is None or not step.pace.correspondence:
             return
         try:
             row = self.database.game(game_id)
@@ -1225,7 +1225,7 @@ class OnlineGames:
 
     def _notify_end(self, game_id: str, step: _Step) -> None:
         result = step.record.result
-        if self.notifier is None or result is None:
+        if self.notifier is None or result is None or not step.pace.correspondence:
             return
         try:
             row = self.database.game(game_id)
