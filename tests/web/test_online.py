@@ -715,3 +715,56 @@ def test_a_bot_left_by_a_server_that_died_is_taken_over(
     finally:
         other.close()
         gone.close()
+
+
+def test_a_vanished_opponent_is_claimed_against_after_the_stated_days(
+    games: OnlineGames, clock: FakeClock
+) -> None:
+    from abstractgames.web.online import CLAIM_DAYS
+
+    game_id, ann, bob = games.create(get_game("entropy", size=5), seat=1)  # no clock
+    assert bob is not None
+    move, ply = first_legal(games, game_id, ann)  # Ann (Chaos) moves; Bob vanishes
+    games.play(game_id, ann, move, ply)
+    ply += 1
+    view = games.snapshot(game_id, ann)
+    assert view["claimable_from"] == pytest.approx(clock.now + CLAIM_DAYS * 86_400)
+    clock.now += CLAIM_DAYS * 86_400 - 60
+    with pytest.raises(Conflict, match="claim the match in 0.0 hours"):
+        games.claim(game_id, ann, ply)
+    with pytest.raises(Conflict, match="while your opponent is to move"):
+        games.claim(game_id, bob, ply)
+    clock.now += 60
+    games.claim(game_id, ann, ply)
+    result = games.snapshot(game_id)["result"]
+    assert result["winner"] == 1 and "did not move for 3 days" in result["reason"]
+    timed, carol, _ = games.create(get_game("orderchaos"), seat=2, pace=Pace.parse("1+0"))
+    with pytest.raises(Conflict, match="has a clock"):
+        games.claim(timed, carol, 0)
+
+
+def test_more_days_for_a_move_by_agreement(games: OnlineGames, clock: FakeClock) -> None:
+    pace = Pace.parse("2 days a move")
+    game_id, ann, bob = games.create(get_game("orderchaos"), seat=1, pace=pace)
+    assert bob is not None
+    deadline = games.database.game(game_id).deadline
+    with pytest.raises(Conflict, match="on your own turn"):
+        games.ask_extension(game_id, bob, 0, 3)
+    with pytest.raises(BadRequest):
+        games.ask_extension(game_id, ann, 0, 31)
+    games.ask_extension(game_id, ann, 0, 3)
+    assert games.snapshot(game_id, bob)["offer"] == {"kind": "extension", "seat": 1, "days": 3}
+    with pytest.raises(Conflict, match="answers your own"):
+        games.answer_extension(game_id, ann, 0, True)
+    games.answer_extension(game_id, bob, 0, True)
+    row = games.database.game(game_id)
+    assert row.deadline == pytest.approx(deadline + 3 * 86_400) and row.offer is None
+    clock.now += 4 * 86_400  # past the two days, within the five
+    assert games.sweep() == 0
+    move, ply = first_legal(games, game_id, ann)
+    games.play(game_id, ann, move, ply)
+    assert games.snapshot(game_id)["status"] == "playing"
+    games.ask_extension(game_id, bob, 1, 1)
+    games.answer_extension(game_id, ann, 1, False)  # refused
+    clock.now += 2 * 86_400 + 1
+    assert games.sweep() == 1 and games.snapshot(game_id)["result"]["winner"] == 1

@@ -430,3 +430,36 @@ def test_a_page_goes_back_to_its_socket_after_the_server_restarts(
         if process.poll() is None:
             process.terminate()
             process.wait(timeout=30)
+
+
+def test_more_days_by_agreement_and_the_claim_in_two_browsers(
+    browser: Any,  # noqa: F811
+    site: str,
+) -> None:
+    ann_context, ann, game_id = create_by_link(
+        browser, site, "orderchaos", time_control="2 days a move"
+    )
+    invitation = ann.input_value(".invitation-link")
+    bob_context, bob = person(browser)
+    bob.goto(invitation)
+    bob.wait_for_selector(".cards")
+    before = snapshot(site, game_id)["deadline"]
+    ann.select_option(".extension-days", "3")
+    ann.click(".ask-extension")
+    bob.wait_for_selector(".offer:has-text('Your opponent asks for 3 more days')")
+    bob.click(".accept-extension")
+    deadline = time.monotonic() + 10
+    while snapshot(site, game_id)["deadline"] < before + 3 * 86_400 - 60:
+        assert time.monotonic() < deadline, "the days were not given"
+        time.sleep(0.1)
+    ann.wait_for_selector(".ask-extension")  # the offer answered, she may ask again
+    for context in (ann_context, bob_context):
+        context.close()
+
+    cy_context, cy, untimed = create_by_link(browser, site, "orderchaos")
+    cy.wait_for_function("() => !document.querySelector('.move-text').disabled")
+    cy.fill(".move-text", "X@c3")
+    cy.press(".move-text", "Enter")
+    cy.wait_for_selector(".offer:has-text('you may claim the match')")  # in three days
+    assert not cy.errors and snapshot(site, untimed)["claimable_from"] > time.time() + 86_400
+    cy_context.close()

@@ -925,6 +925,26 @@ class Database:
         self._published(Change("game", game_id, row.ply))
         return new_id
 
+    def extend(self, game_id: str, ply: int, seconds: float) -> None:
+        """Give the player to move at `ply` `seconds` more (their turn starts that much later,
+        their deadline moves as far) and close the open offer, if the game is at `ply` and not
+        over: `StalePly` or `GameFinished` otherwise."""
+        with self._write() as conn:
+            updated = conn.execute(
+                sa.update(_GAMES)
+                .where(_GAMES.c.id == game_id, _GAMES.c.ply == ply, _GAMES.c.result.is_(None))
+                .values(
+                    given_back=sa.func.coalesce(_GAMES.c.given_back, 0.0) + seconds,
+                    deadline=_GAMES.c.deadline + seconds,
+                    offer=None,
+                    change_seq=self._bump(conn),
+                )
+            )
+            if updated.rowcount != 1:
+                raise self._refusal(conn, game_id, ply)
+            self._notify(conn, Change("game", game_id, ply))
+        self._published(Change("game", game_id, ply))
+
     def set_offer(self, game_id: str, ply: int, offer: dict[str, Any] | None) -> None:
         """Make (or, with `None`, withdraw) the game's open offer, if the game is at `ply` and
         not over: `StalePly` or `GameFinished` otherwise. The next move clears it."""

@@ -48,7 +48,7 @@ from typing import Any
 
 import attrs
 
-from ..players import HUMAN, Player, Resign, UndoRequest, is_human
+from ..players import HUMAN, Player, PlayerFailed, Resign, UndoRequest, is_human
 from ..protocol import CHANCE, AbstractGamesError, Game, Match, MatchError, Move, State
 from ..records import (
     MAX_CLOCK_SECONDS,
@@ -88,7 +88,9 @@ from .views import (
 
 __all__ = [
     "CHALLENGE_HOURS",
+    "CLAIM_DAYS",
     "CORRESPONDENCE_CHALLENGE_DAYS",
+    "MAX_EXTENSION_DAYS",
     "MAX_NAME",
     "OUTAGE",
     "SECRET_BYTES",
@@ -109,6 +111,11 @@ SHARED_FOR = 2.0
 VIEW_FOR = 0.25
 """Seconds the JSON text of a game as one seat (or a watcher) sees it is sent to the others of
 that seat who ask, unless the game changes first (its clocks are as of when it was made)."""
+CLAIM_DAYS = 3.0
+"""Days a player of a game without a clock may take for a move; after them, their opponent may
+claim the match ([`OnlineGames.claim`][])."""
+MAX_EXTENSION_DAYS = 30
+"""The most days a correspondence player may ask their opponent for at once."""
 OUTAGE = 3.0
 """Seconds without a sweep of the clocks (each server sweeps every second) after which the
 servers count as down, and the time since, less these seconds, is given back to the players to
@@ -359,6 +366,11 @@ class _Step(Observer):
             raise Resign(action.seat)
         if action.kind == "takeback":
             raise UndoRequest(action.seat)
+        if action.kind == "abandoned":
+            raise PlayerFailed(
+                f"player {action.seat} did not move for {CLAIM_DAYS:g} days: their opponent "
+                "claimed the match"
+            )
         if action.kind == "bot":
             assert self.bot is not None
             began = time.monotonic()
@@ -774,6 +786,85 @@ class OnlineGames:
             return
         now = self.clock()
         self._commit(current, Action(asker, "takeback"), now - current.turn_began, now)
+
+    def claim(self, game_id: str, secret: str | None, ply: int) -> None:
+        """Claim the match for the seat of `secret`: in a game without a clock, once the
+        opponent to move has not moved for [`CLAIM_DAYS`][] days, they lose it by forfeit.
+
+        Raises:
+            NotFound, Forbidden: as for [`play`][]; Conflict: the game is past `ply` or over,
+            it has a clock (the clock decides), it is this seat's own turn, or too soon.
+        """
+        current = self._current(game_id)
+        seat = self._holder(current.row, secret, "claim the match")
+        self._check_ply(current, ply)
+        if current.pace.timed:
+            raise Conflict("this game has a clock: a player who does not move loses on time")
+        waiting = current.step.waiting
+        if waiting is None or waiting[0] == seat:
+            raise Conflict("you claim the match only while your opponent is to move")
+        now = self.clock()
+        allowed = _claimable_from(current)
+        if now < allowed:
+            wait = (allowed - now) / 3600
+            raise Conflict(
+                f"your opponent has {CLAIM_DAYS:g} days to move: you may claim the match in "
+                f"{wait:.1f} hours"
+            )
+        self._commit(current, Action(waiting[0], "abandoned"), now - current.turn_began, now)
+
+    def ask_extension(self, game_id: str, secret: str | None, ply: int, days: int) -> None:
+        """Ask the opponent, for the seat of `secret` to move in a correspondence game, for
+        `days` more for this move (1 to [`MAX_EXTENSION_DAYS`][]).
+
+        Raises:
+            NotFound, Forbidden: as for [`play`][]; Conflict: not a correspondence game, not
+            this seat's turn, past `ply`, or an offer is open; BadRequest: days out of range.
+        """
+        current = self._current(game_id)
+        seat = self._holder(current.row, secret, "ask for more days")
+        self._check_ply(current, ply)
+        if not current.pace.correspondence:
+            raise Conflict("more days are for correspondence games")
+        waiting = current.step.waiting
+        if waiting is None or waiting[0] != seat:
+            raise Conflict("you ask for more days on your own turn")
+        if not 1 <= days <= MAX_EXTENSION_DAYS:
+            raise BadRequest(f"ask for 1 to {MAX_EXTENSION_DAYS} days, not {days}")
+        if current.row.offer is not None:
+            raise Conflict("an offer is open: it is answered first")
+        try:
+            self.database.set_offer(game_id, ply, {"kind": "extension", "seat": seat, "days": days})
+        except (StalePly, GameFinished):
+            raise Conflict("the game moved on before this was asked: look again") from None
+        finally:
+            self.changed(game_id)
+
+    def answer_extension(self, game_id: str, secret: str | None, ply: int, accept: bool) -> None:
+        """Give (or refuse) the days the opponent asked for; the seat that asked may withdraw
+        (`accept` false).
+
+        Raises:
+            NotFound, Forbidden: as for [`play`][]; Conflict: past `ply`, over, or no such
+            request.
+        """
+        current = self._current(game_id)
+        seat = self._holder(current.row, secret, "answer a request for more days")
+        self._check_ply(current, ply)
+        offer = current.row.offer
+        if offer is None or offer.get("kind") != "extension":
+            raise Conflict("nobody asks for more days now")
+        if int(offer["seat"]) == seat and accept:
+            raise Conflict("your opponent answers your own request")
+        try:
+            if accept:
+                self.database.extend(game_id, ply, int(offer["days"]) * _DAY)
+            else:
+                self.database.set_offer(game_id, ply, None)
+        except (StalePly, GameFinished):
+            raise Conflict("the game moved on before this was answered") from None
+        finally:
+            self.changed(game_id)
 
     def rename(self, game_id: str, secret: str | None, name: str | None) -> str | None:
         """Give the seat of `secret` the display name `name` (`None` or blank: none).
@@ -1293,6 +1384,9 @@ class OnlineGames:
             ],
             "you": seat,
             "rematch": row.rematch,
+            "claimable_from": _claimable_from(current)
+            if not current.pace.timed and waiting is not None and not row.finished
+            else None,
             "offer": row.offer if not row.finished else None,
             "can_take_back": seat is not None
             and row.offer is None
@@ -1353,6 +1447,11 @@ def _expiry(challenge: Challenge, pace: Pace) -> float:
     """When a challenge leaves the lobby unaccepted."""
     wait = CORRESPONDENCE_CHALLENGE_DAYS * _DAY if pace.correspondence else CHALLENGE_HOURS * 3600
     return challenge.created_at + wait
+
+
+def _claimable_from(current: _Current) -> float:
+    """When the opponent of the player to move may claim a game without a clock."""
+    return current.turn_began + CLAIM_DAYS * _DAY
 
 
 def _correspondence(row: GameRow) -> bool:

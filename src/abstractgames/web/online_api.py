@@ -26,7 +26,7 @@ from .. import strictjson
 from ..referee import check_start
 from .database import Database, UnknownChallenge
 from .errors import BadRequest, NotFound, TooMany, WebError
-from .online import OnlineGames, Pace, hash_secret
+from .online import MAX_EXTENSION_DAYS, OnlineGames, Pace, hash_secret
 from .requests import board_game, follow, read_json, start_position
 from .sessions import Live
 from .views import replay_view
@@ -286,6 +286,32 @@ async def answer_takeback(request: Request) -> Response:
     return JSONResponse({"accepted": accept})
 
 
+async def claim(request: Request) -> Response:
+    fields = await read_json(request)
+    ply = fields.integer("ply", low=0, high=10**6)
+    fields.finish()
+    await _as_seat(request, _online(request).games.claim, ply)
+    return JSONResponse({"claimed": True})
+
+
+async def extension(request: Request) -> Response:
+    fields = await read_json(request)
+    ply = fields.integer("ply", low=0, high=10**6)
+    days = fields.integer("days", low=1, high=MAX_EXTENSION_DAYS)
+    fields.finish()
+    await _as_seat(request, _online(request).games.ask_extension, ply, days)
+    return JSONResponse({"asked": days})
+
+
+async def answer_extension(request: Request) -> Response:
+    fields = await read_json(request)
+    ply = fields.integer("ply", low=0, high=10**6)
+    accept = fields.flag("accept")
+    fields.finish()
+    await _as_seat(request, _online(request).games.answer_extension, ply, accept)
+    return JSONResponse({"accepted": accept})
+
+
 async def rename(request: Request) -> Response:
     fields = await read_json(request)
     name = fields.text("name", None, limit=200)
@@ -478,6 +504,9 @@ def routes() -> list[BaseRoute]:
         Route("/api/online/{id}/resign", resign, methods=["POST"]),
         Route("/api/online/{id}/takeback", takeback, methods=["POST"]),
         Route("/api/online/{id}/takeback/answer", answer_takeback, methods=["POST"]),
+        Route("/api/online/{id}/claim", claim, methods=["POST"]),
+        Route("/api/online/{id}/extension", extension, methods=["POST"]),
+        Route("/api/online/{id}/extension/answer", answer_extension, methods=["POST"]),
         Route("/api/online/{id}/name", rename, methods=["POST"]),
         Route("/api/online/{id}/rematch", rematch, methods=["POST"]),
         Route("/api/online/{id}/notifications", notifications, methods=["POST"]),

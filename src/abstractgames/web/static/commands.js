@@ -149,24 +149,37 @@ export function renderControls(page) {
   }
 }
 
-// An online game's open request to take back a move: its seat may withdraw it, the other seat
-// accept or decline it, and watchers see that it is open.
+// An online game's open request (to take back a move, or for more days for one): its seat may
+// withdraw it, the other seat accept or decline it, and watchers see that it is open. Without
+// one: the seat to move in a correspondence game may ask for more days, and in a game without a
+// clock the other seat may claim the match once its opponent has not moved for days.
 function renderOffer(page) {
   const { snap } = page.match;
   const offer = snap.online && !page.match.over() ? snap.offer : null;
-  page.view.offer.hidden = !offer;
-  if (!offer) {
-    page.view.offer.replaceChildren();
-    return;
-  }
-  const answer = (accept) => async () => {
+  const act = (call) => async () => {
     try {
-      await page.calls.answerTakeback(accept);
+      await call();
       say(page, "");
     } catch (error) {
       say(page, error.message, "error");
     }
   };
+  if (!offer) {
+    const own = snap.online && !page.match.over() && snap.you !== null ? ownActions(page, snap, act) : [];
+    page.view.offer.hidden = !own.length;
+    page.view.offer.replaceChildren(...own);
+    return;
+  }
+  page.view.offer.hidden = false;
+  if (offer.kind === "extension") {
+    const days = `${offer.days} more day${offer.days === 1 ? "" : "s"}`;
+    const give = (text, className, accept) => el("button", { type: "button", className, onclick: act(() => page.calls.answerExtension(accept)) }, text);
+    if (snap.you === offer.seat) page.view.offer.replaceChildren(`You asked for ${days} for this move. `, give("Withdraw", "withdraw-extension", false));
+    else if (snap.you !== null) page.view.offer.replaceChildren(`Your opponent asks for ${days} for their move. `, give("Give them", "accept-extension", true), " ", give("Refuse", "decline-extension", false));
+    else page.view.offer.replaceChildren(`Player ${offer.seat} asks for ${days} for their move.`);
+    return;
+  }
+  const answer = (accept) => act(() => page.calls.answerTakeback(accept));
   const reply = snap.thinking === offer.seat; // the asker is to move: the reply goes back too
   const button = (text, className, accept) => el("button", { type: "button", className, onclick: answer(accept) }, text);
   if (snap.you === offer.seat) {
@@ -176,6 +189,21 @@ function renderOffer(page) {
   } else {
     page.view.offer.replaceChildren(`Player ${offer.seat} asks to take back their last move${reply ? " and the reply to it" : ""}.`);
   }
+}
+
+// What a seat may do of its own accord: ask for more days on its correspondence turn, or claim
+// the match against an opponent who has not moved for days in a game without a clock.
+function ownActions(page, snap, act) {
+  if (snap.correspondence && snap.awaiting === snap.you) {
+    const days = el("select", { className: "extension-days", "aria-label": "days" }, ...[1, 3, 7, 14].map((n) => el("option", { value: n }, `${n} day${n === 1 ? "" : "s"}`)));
+    return ["Need more time for this move? ", days, " ", el("button", { type: "button", className: "ask-extension", onclick: act(() => page.calls.askExtension(Number(days.value))) }, "Ask your opponent")];
+  }
+  if (snap.claimable_from && snap.thinking !== null && snap.thinking !== snap.you) {
+    const from = new Date(snap.claimable_from * 1000);
+    if (Date.now() < from.getTime()) return [`If your opponent has not moved by ${from.toLocaleString()}, you may claim the match.`];
+    return ["Your opponent has not moved for days. ", el("button", { type: "button", className: "claim-match", onclick: act(() => page.calls.claim()) }, "Claim the match")];
+  }
+  return [];
 }
 
 // "type a move, e.g. X@c3": the example is one of the moves legal now, so it is in this game's
