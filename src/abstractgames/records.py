@@ -424,10 +424,17 @@ class MatchRecord:
     single: bool = False
     games: list[GameRecord] = attrs.Factory(list)
     result: MatchResult | None = None
+    names: tuple[str | None, str | None] = (None, None)
+    """The players' names as people know them (a game server's seats), where they have any;
+    written only when there is one."""
 
     @property
     def finished(self) -> bool:
         return self.result is not None
+
+    def who(self, seat: int) -> str:
+        """Seat `seat` (1 or 2) as people call it: its name, else its player spec."""
+        return self.names[seat - 1] or self.players[seat - 1]
 
     def make_game(self, game: Game | None = None) -> Game:
         """The game this record is of (no program named in the record is ever started).
@@ -505,12 +512,14 @@ class MatchRecord:
         return game.new_match(time_loss_forfeits=self.time_loss_forfeits)
 
     def to_json(self) -> dict[str, Any]:
+        names = {"names": list(self.names)} if any(self.names) else {}
         return {
             "format": RECORD_FORMAT,
             "version": RECORD_VERSION,
             "game": self.game,
             "params": dict(self.params),
             "players": list(self.players),
+            **names,
             "seed": self.seed,
             "clock": None
             if self.clock is None
@@ -548,7 +557,7 @@ class MatchRecord:
         if played is not None:
             where = f"game {played.number} after {counted(moves, 'move')}"
         title = self.game + "".join(f":{k}={v}" for k, v in sorted(self.params.items()))
-        return f"{title}: {self.players[0]} against {self.players[1]}, {where}"
+        return f"{title}: {self.who(1)} against {self.who(2)}, {where}"
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the record atomically: the file is either the old one or the whole new one."""
@@ -758,6 +767,19 @@ def _from_json(data: Any) -> MatchRecord:
     players = _field(data, "players", list, where)
     if len(players) != 2 or not all(isinstance(p, str) for p in players):
         raise RecordError("record: 'players' must be two player specs")
+    names = data.get("names", [None, None])
+    if not (
+        isinstance(names, list)
+        and len(names) == 2
+        and all(
+            n is None or (isinstance(n, str) and 0 < len(n) <= _MAX_NAME and n.isprintable())
+            for n in names
+        )
+    ):
+        raise RecordError(
+            f"record: 'names' must be two names (printable, at most {_MAX_NAME} characters) "
+            "or nulls"
+        )
     clock_data = _field(data, "clock", (dict, type(None)), where)
     clock = None
     if clock_data is not None:
@@ -777,6 +799,7 @@ def _from_json(data: Any) -> MatchRecord:
             data, "correspondence" if version == 1 else "time_loss_forfeits", bool, where
         ),
         single=_field(data, "single", bool, where),
+        names=(names[0], names[1]),
     )
     for index, game_data in enumerate(_field(data, "games", list, where), start=1):
         record.games.append(_game_from_json(game_data, f"record game {index}"))

@@ -318,6 +318,9 @@ def test_invalid_utf8_and_odd_names(tmp_path: Path) -> None:
         (record_text(seed=0).replace('"seed": 0', '"seed": -Infinity'), "-Infinity"),
         (record_text(seed=0).replace('"seed": 0', '"seed": 1e999'), "too large to use"),
         (record_text(seed=0).replace('"seed": 0', '"seed": 0, "seed": 1'), "key 'seed' twice"),
+        (record_text(names=["Ann"]), "'names' must be two names"),
+        (record_text(names=["Ann", "\x1b[2J"]), "'names' must be two names"),
+        (record_text(names=["x" * 101, None]), "'names' must be two names"),
         (record_text(seed=2**64), "seed must be an integer between -2\\*\\*64 and 2\\*\\*64"),
         (record_text(seed=-(2**64)), "seed must be an integer"),
         (record_text(clock={"seconds": -1, "increment": 0}), "clock's seconds must be"),
@@ -675,3 +678,13 @@ def test_a_record_that_breaks_the_rules_is_refused_before_anything_starts() -> N
     record.games[0].moves[0] = type(record.games[0].moves[0])("X@z9", 1)
     with pytest.raises(RecordError, match="game 1, move 1"):
         record.resume_plan()
+
+
+def test_the_players_names_are_kept_when_they_have_any() -> None:
+    plain = MatchRecord.loads(RECORDS[0])
+    assert plain.names == (None, None) and '"names"' not in plain.dumps()  # the same bytes
+    assert plain.who(1) == plain.players[0]
+    named = MatchRecord.loads(record_text(names=["Ann", None]))
+    assert named.names == ("Ann", None) and named.who(1) == "Ann"
+    assert named.who(2) == named.players[1]
+    assert MatchRecord.loads(named.dumps()) == named

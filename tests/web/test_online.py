@@ -768,3 +768,23 @@ def test_more_days_for_a_move_by_agreement(games: OnlineGames, clock: FakeClock)
     games.answer_extension(game_id, ann, 1, False)  # refused
     clock.now += 2 * 86_400 + 1
     assert games.sweep() == 1 and games.snapshot(game_id)["result"]["winner"] == 1
+
+
+def test_records_results_and_replays_call_the_players_by_their_names(
+    client: TestClient,
+) -> None:
+    made = post(client, "/api/online", {"game": "orderchaos", "seat": 1, "name": "Ann"}).json()
+    game_id, ann, bob = made["id"], made["secret"], made["invitation"]
+    post(client, f"/api/online/{game_id}/name", {"name": "Bob"}, bob)
+    post(client, f"/api/online/{game_id}/move", {"move": "X@c3", "ply": 0}, ann)
+    post(client, f"/api/online/{game_id}/resign", {}, bob)
+    seen = client.get(f"/api/online/{game_id}").json()
+    assert seen["result"]["reason"] == "Bob resigned"
+    record = MatchRecord.loads(client.get(f"/api/online/{game_id}/record").text)
+    assert record.names == ("Ann", "Bob") and record.players == ("human", "human")
+    assert "Ann against Bob" in record.summary()
+    replay = client.get(f"/api/online/{game_id}/replay").json()
+    assert replay["names"] == ["Ann", "Bob"] and replay["result"]["reason"] == "Bob resigned"
+    against_bot = post(client, "/api/online", {"game": "orderchaos", "seat": 2, "opponent": "random"})
+    view = against_bot.json()["game"]
+    assert [p["spec"] for p in view["players"]] == ["random", "player 2"]

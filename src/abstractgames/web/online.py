@@ -82,6 +82,8 @@ from .views import (
     game_view,
     legal_view,
     match_roles,
+    named_ending,
+    named_text,
     ply_view,
     position_view,
 )
@@ -1229,7 +1231,7 @@ class OnlineGames:
                 now,
                 clocks={"clocks": step.clocks, "seat": action.seat},
                 deadline=self._deadline(step, current.pace, now),
-                record=step.record.dumps(),
+                record=_with_names(step.record, row).dumps(),
                 result=result,
             )
         except StalePly:
@@ -1397,7 +1399,7 @@ class OnlineGames:
             "ply": row.ply,
             "position": position_view(state),
             "plies": list(step.plies),
-            "finished_games": list(step.finished_games),
+            "finished_games": [_named_ending(g, row) for g in step.finished_games],
             "to_move": to_move,
             "thinking": waiting[0] if waiting is not None and not row.finished else None,
             "awaiting": seat if mine else None,
@@ -1411,10 +1413,17 @@ class OnlineGames:
             else None,
             "result": None
             if result is None
-            else {"winner": result.winner, "reason": result.reason, "scores": list(result.scores)},
+            else {
+                "winner": result.winner,
+                "reason": _named(result.reason, row),
+                "scores": list(result.scores),
+            },
             "notices": [
-                f"player {n} ran out of time: their moves are made for them for the rest of "
-                "this game"
+                _named(
+                    f"player {n} ran out of time: their moves are made for them for the rest of "
+                    "this game",
+                    row,
+                )
                 for n in sorted({p["player"] for p in step.plies if p["auto"]})
             ],
             "saved": None,
@@ -1427,7 +1436,29 @@ class OnlineGames:
         Raises:
             NotFound: no such game.
         """
-        return self._current(game_id).step.record
+        current = self._current(game_id)
+        return _with_names(current.step.record, current.row)
+
+
+def _with_names(record: MatchRecord, row: GameRow) -> MatchRecord:
+    """`record` carrying the names the seats of `row` go by (a bot's is its spec)."""
+    return attrs.evolve(record, names=(row.seats[0].name, row.seats[1].name))
+
+
+def _names(row: GameRow) -> tuple[str | None, str | None]:
+    """What the seats of `row` are called: a person's name, a bot's spec."""
+    first, second = row.seats
+    return (first.name or first.player_spec, second.name or second.player_spec)
+
+
+def _named(text: str, row: GameRow) -> str:
+    """`text` with "player 1" and "player 2" called by the names of the seats of `row`."""
+    return named_text(text, _names(row))
+
+
+def _named_ending(view: dict[str, Any], row: GameRow) -> dict[str, Any]:
+    """A finished game's view with the reason it ended told by name."""
+    return {**view, "ended_by": named_ending(view.get("ended_by"), _names(row))}
 
 
 def _seat_of(row: GameRow, secret: str | None) -> int | None:

@@ -9,6 +9,8 @@ turn clicks into moves.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from typing import Any
 
 from ..grid import Grid, grid_of
@@ -225,6 +227,19 @@ def ended_view(game_record: GameRecord) -> dict[str, Any] | None:
     return {"event": end.event, "player": end.player, "reason": end.reason}
 
 
+_PLAYER = re.compile(r"\bplayer ([12])\b")
+
+
+def named_text(text: str, names: Sequence[str | None]) -> str:
+    """`text` with "player 1" and "player 2" called by `names` (where they have one).
+
+    Examples:
+        >>> named_text("player 2 resigned", (None, "Bob"))
+        'Bob resigned'
+    """
+    return _PLAYER.sub(lambda found: names[int(found.group(1)) - 1] or found.group(0), text)
+
+
 def replay_view(record: MatchRecord) -> dict[str, Any]:
     """A whole record checked through the rules, with every position of every game.
 
@@ -250,18 +265,32 @@ def replay_view(record: MatchRecord) -> dict[str, Any]:
                 "roles": roles[index] if index < len(roles) else list(game.roles[:2]),
                 "positions": positions,
                 "plies": plies,
-                "ended_by": ended_view(game_record),
+                "ended_by": named_ending(ended_view(game_record), record.names),
             }
         )
     result = record.result
     return {
         "game": game_view(game),
         "players": list(record.players),
+        "names": [record.who(1), record.who(2)],
         "seed": record.seed,
         "clock": clock_view(record.clock),
         "finished": record.finished,
         "result": None
         if result is None
-        else {"winner": result.winner, "reason": result.reason, "scores": list(result.scores)},
+        else {
+            "winner": result.winner,
+            "reason": named_text(result.reason, record.names),
+            "scores": list(result.scores),
+        },
         "games": games,
     }
+
+
+def named_ending(
+    ended: dict[str, Any] | None, names: Sequence[str | None]
+) -> dict[str, Any] | None:
+    """How a game ended outside its rules ([`ended_view`][]), told by `names`."""
+    if not ended:
+        return ended
+    return {**ended, "reason": named_text(ended["reason"], names)}

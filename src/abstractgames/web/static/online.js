@@ -80,7 +80,8 @@ export function showOnlineGame(main, id) {
 function showTime(line, data) {
   const parts = [`Time: ${data.time_control}`];
   if (data.correspondence && data.deadline && data.status === "playing") {
-    const who = data.awaiting !== null ? "you" : `player ${data.thinking}`;
+    const seat = data.players && data.players[data.thinking - 1];
+    const who = data.awaiting !== null ? "you" : seat ? seat.spec : `player ${data.thinking}`;
     parts.push(`${who} must move by ${new Date(data.deadline * 1000).toLocaleString()}`);
   }
   line.textContent = parts.join(" — ");

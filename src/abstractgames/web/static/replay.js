@@ -113,7 +113,8 @@ function stepper(main, { replay, download, name, resumable = false, upload = nul
   let ply = 0; // positions[ply]: after `ply` plies
 
   main.querySelector(".title").textContent = `${game.title}`;
-  main.querySelector(".players").textContent = `${replay.players.map((p, i) => `player ${i + 1}: ${p}`).join(" · ")} · seed ${replay.seed}`;
+  const names = replay.names || replay.players;
+  main.querySelector(".players").textContent = `${names.map((p, i) => `player ${i + 1}: ${p}`).join(" · ")} · seed ${replay.seed}`;
   main.querySelector(".result").textContent = replay.result ? namedResult(replay) : "The match is unfinished.";
   const links = main.querySelector(".record-links");
   if (download) links.replaceChildren(el("a", { href: download, download: name }, "Download the record"), ` (${name})`);
@@ -244,8 +245,8 @@ function stepper(main, { replay, download, name, resumable = false, upload = nul
 }
 
 
-// "greedy (player 2) wins — five in a row", "A draw — …": the players by their specs.
+// "greedy (player 2) wins — five in a row", "A draw — …": the players by their names, or specs.
 function namedResult(replay) {
   const { winner, reason } = replay.result;
-  return `${winner === null ? "A draw" : `${replay.players[winner - 1]} (player ${winner}) wins`} — ${reason}`;
+  return `${winner === null ? "A draw" : `${(replay.names || replay.players)[winner - 1]} (player ${winner}) wins`} — ${reason}`;
 }
