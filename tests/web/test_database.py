@@ -221,7 +221,7 @@ def test_a_version_1_database_is_migrated_with_its_data(url: str) -> None:
             columns = {c["name"] for c in sa.inspect(conn).get_columns("seats")}
         assert "last_seen" not in columns
     with Database.open(url) as new:
-        assert new.version() == SCHEMA_VERSION == 6
+        assert new.version() == SCHEMA_VERSION == 7
         assert new.game(game_id).seats[0].name == "Alice" and new.seat_for(game_id, "alice") == 0
         new.touch_seat(game_id, 1, 5.0)
         assert new.game(game_id).seats[1].last_seen == 5.0
@@ -232,6 +232,8 @@ def test_a_version_1_database_is_migrated_with_its_data(url: str) -> None:
         assert new.game(game_id).offer is None  # version 5's column: no takeback asked
         assert new.game(game_id).given_back == 0.0  # version 6's column: no downtime yet
         assert new.swept(1000.0, 3.0) == 0.0  # and its table: the first sweep ever
+        key = new.server_key("mail-links")  # version 7's table: made once, then the same
+        assert len(key) == 32 and new.server_key("mail-links") == key
         new.save_record("a.json", "{}", game_spec="orderchaos", finished=False, now=7.0)
         assert new.record("a.json") == "{}"
 

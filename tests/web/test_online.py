@@ -342,9 +342,7 @@ def test_correspondence_players_are_told_by_email_and_webhook(
 ) -> None:
     settings, inbox = smtp
     notifier = Notifier(settings, private_webhooks=True)
-    games = OnlineGames(
-        database, notifier=notifier, clock=clock, link=lambda g: f"http://x/#/online/{g}"
-    )
+    games = OnlineGames(database, notifier=notifier, clock=clock, base_url="http://x")
     try:
         pace = Pace.parse("2 days a move")
         game_id, ann, bob = games.create(get_game("orderchaos"), seat=1, pace=pace)
@@ -360,8 +358,13 @@ def test_correspondence_players_are_told_by_email_and_webhook(
         wait_until(lambda: len(inbox.messages) == 1 and len(webhook.received) == 1)
         ((to, message),) = inbox.messages
         assert to == ["bob@example.org"] and "Your move in" in message["Subject"]
-        assert "X@c3" in message.get_content() and f"/#/online/{game_id}" in message.get_content()
+        text = message.get_content()
+        assert "X@c3" in text and f"Your seat: http://x/#/seat/{game_id}/" in text
+        token = text.split(f"#/seat/{game_id}/")[1].split()[0]
+        assert games.snapshot(game_id, token)["you"] == 2  # the link opens Bob's seat anywhere
+        assert games.seat_of(game_id, token) == 2 and token != bob
         assert webhook.received[0]["body"]["event"] == "your-move"
+        assert webhook.received[0]["body"]["link"] == f"http://x/#/online/{game_id}"  # no secret
         clock.now += 3 * 86_400  # nobody connected; Bob's two days pass
         assert games.sweep() == 1
         wait_until(lambda: len(inbox.messages) == 2 and len(webhook.received) == 2)
@@ -369,6 +372,10 @@ def test_correspondence_players_are_told_by_email_and_webhook(
         assert webhook.received[1]["body"]["event"] == "game-over"
         assert "time" in webhook.received[1]["body"]["text"]
         assert ann not in json.dumps(webhook.received) and bob not in json.dumps(webhook.received)
+        assert token not in json.dumps(webhook.received)
+        games.set_notifications(game_id, bob, email=None, webhook=None)
+        assert games.seat_of(game_id, token) is None  # no e-mail, no seat link by e-mail
+        assert games.seat_of(game_id, games.mail_token(game_id, 1)) is None  # Ann gave none
     finally:
         games.close()
 
@@ -730,7 +737,7 @@ def test_a_vanished_opponent_is_claimed_against_after_the_stated_days(
     view = games.snapshot(game_id, ann)
     assert view["claimable_from"] == pytest.approx(clock.now + CLAIM_DAYS * 86_400)
     clock.now += CLAIM_DAYS * 86_400 - 60
-    with pytest.raises(Conflict, match="claim the match in 0.0 hours"):
+    with pytest.raises(Conflict, match=r"claim the match in 0\.0 hours"):
         games.claim(game_id, ann, ply)
     with pytest.raises(Conflict, match="while your opponent is to move"):
         games.claim(game_id, bob, ply)
@@ -785,6 +792,8 @@ def test_records_results_and_replays_call_the_players_by_their_names(
     assert "Ann against Bob" in record.summary()
     replay = client.get(f"/api/online/{game_id}/replay").json()
     assert replay["names"] == ["Ann", "Bob"] and replay["result"]["reason"] == "Bob resigned"
-    against_bot = post(client, "/api/online", {"game": "orderchaos", "seat": 2, "opponent": "random"})
+    against_bot = post(
+        client, "/api/online", {"game": "orderchaos", "seat": 2, "opponent": "random"}
+    )
     view = against_bot.json()["game"]
     assert [p["spec"] for p in view["players"]] == ["random", "player 2"]

@@ -270,6 +270,13 @@ _SWEEPS = sa.Table(
     sa.Column("at", sa.Float, nullable=False),
 )
 
+_KEYS = sa.Table(
+    "server_keys",
+    _META,
+    sa.Column("name", sa.String(64), primary_key=True),
+    sa.Column("key", sa.String(128), nullable=False),
+)
+
 _LATER_GAME_COLUMNS = ("record", "rematch", "offer", "given_back")
 """Columns of `games` that a later migration adds."""
 
@@ -370,6 +377,18 @@ def _migration_6(conn: sa.Connection) -> None:
     ).create(conn)
 
 
+def _migration_7(conn: sa.Connection) -> None:
+    """The server's own keys (one makes the seat links sent in e-mails), shared by every
+    process on the database."""
+    meta = sa.MetaData()
+    sa.Table(
+        "server_keys",
+        meta,
+        sa.Column("name", sa.String(64), primary_key=True),
+        sa.Column("key", sa.String(128), nullable=False),
+    ).create(conn)
+
+
 _MIGRATIONS: tuple[Callable[[sa.Connection], None], ...] = (
     _migration_1,
     _migration_2,
@@ -377,6 +396,7 @@ _MIGRATIONS: tuple[Callable[[sa.Connection], None], ...] = (
     _migration_4,
     _migration_5,
     _migration_6,
+    _migration_7,
 )
 """Migration `i` brings the schema from version `i` to `i + 1`."""
 
@@ -831,6 +851,18 @@ class Database:
             with self._engine.connect() as conn:
                 raise self._refusal(conn, game_id, ply) from None
         self._published(Change("game", game_id, ply + 1))
+
+    def server_key(self, name: str) -> bytes:
+        """The server's key `name` (32 random bytes), made the first time it is asked for; the
+        same for every process on this database."""
+        for _ in range(2):  # a second time if another process made it at the same moment
+            with contextlib.suppress(sa_exc.IntegrityError), self._write() as conn:
+                found = conn.execute(sa.select(_KEYS.c.key).where(_KEYS.c.name == name)).scalar()
+                if found is None:
+                    found = secrets.token_hex(32)
+                    conn.execute(sa.insert(_KEYS).values(name=name, key=found))
+                return bytes.fromhex(found)
+        raise DatabaseError(f"the server key {name!r} could not be made")
 
     def ping(self) -> None:
         """Ask the database something.

@@ -31,6 +31,7 @@ correspondence rule that time loss loses the match, a lost game elsewhere).
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import hashlib
 import hmac
@@ -473,7 +474,7 @@ class OnlineGames:
     Args:
         database: where the games are kept.
         notifier: tells correspondence players it is their move (`None`: nobody is told).
-        link: the address of a game's page, for notices.
+        base_url: the server's address as players reach it, for the links in notices.
         bot_timeout: seconds a bot without a clock has for a move before it forfeits.
         clock: the time now, in seconds since the epoch (tests pass a fake one).
     """
@@ -483,13 +484,13 @@ class OnlineGames:
         database: Database,
         *,
         notifier: Notifier | None = None,
-        link: Callable[[str], str] = lambda game_id: f"/#/online/{game_id}",
+        base_url: str = "",
         bot_timeout: float = 300.0,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.database = database
         self.notifier = notifier
-        self.link = link
+        self.base_url = base_url.rstrip("/")
         self.bot_timeout = bot_timeout
         self.clock = clock
         self.stop = threading.Event()
@@ -497,6 +498,7 @@ class OnlineGames:
         self._thinking: set[str] = set()
         self._cache: OrderedDict[str, _Current] = OrderedDict()
         self._damaged_games: dict[str, str] = {}
+        self._mail_key: bytes | None = None
         self._shared_rows: dict[str, tuple[tuple[int, int], float, _Current]] = {}
         self._texts: dict[tuple[str, int | None], tuple[tuple[int, int], float, str]] = {}
         self._changes: dict[str, int] = {}
@@ -1023,7 +1025,7 @@ class OnlineGames:
         Raises:
             NotFound: no such game.
         """
-        return _seat_of(self._row(game_id), secret)
+        return self._seat(self._row(game_id), secret)
 
     def snapshot(self, game_id: str, secret: str | None = None) -> dict[str, Any]:
         """What the holder of `secret` sees of a game (a watcher without one): the match as the
@@ -1034,7 +1036,7 @@ class OnlineGames:
             NotFound: no such game.
         """
         current = self._shared(game_id)
-        seat = _seat_of(current.row, secret)
+        seat = self._seat(current.row, secret)
         return self._view(current, seat)
 
     def snapshot_text(self, game_id: str, secret: str | None = None) -> str:
@@ -1051,7 +1053,7 @@ class OnlineGames:
         with self._lock:
             version = self._version(game_id)
         current = self._shared(game_id)
-        seat = _seat_of(current.row, secret)
+        seat = self._seat(current.row, secret)
         text = json.dumps(self._view(current, seat), ensure_ascii=False, separators=(",", ":"))
         with self._lock:
             if version == self._version(game_id):
@@ -1069,7 +1071,7 @@ class OnlineGames:
             shared = self._shared_rows.get(game_id)
             if shared is None or shared[0] != version or now - shared[1] >= SHARED_FOR:
                 return None
-            made = self._texts.get((game_id, _seat_of(shared[2].row, secret)))
+            made = self._texts.get((game_id, self._seat(shared[2].row, secret)))
             if made is None or made[0] != version or now - made[1] >= VIEW_FOR:
                 return None
             return made[2]
@@ -1168,8 +1170,38 @@ class OnlineGames:
                 self._cache.popitem(last=False)
         return current
 
-    def _holder(self, row: GameRow, secret: str | None, what: str) -> int:
+    def link(self, game_id: str) -> str:
+        """The address of a game's page (a watcher's, or the seat a browser holds)."""
+        return f"{self.base_url}/#/online/{game_id}"
+
+    def seat_link(self, game_id: str, secret: str) -> str:
+        """The address that opens the seat `secret` holds, in any browser."""
+        return f"{self.base_url}/#/seat/{game_id}/{secret}"
+
+    def mail_token(self, game_id: str, seat: int) -> str:
+        """The secret of the seat link sent to seat `seat` by e-mail: made from a key of the
+        server's, so that the server, which keeps no seat's secret, can send one; it holds the
+        seat while the seat has an e-mail address for notices."""
+        if self._mail_key is None:
+            self._mail_key = self.database.server_key("mail-links")
+        digest = hmac.new(self._mail_key, f"{game_id}:{seat}".encode(), hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(digest[:SECRET_BYTES]).decode()
+
+    def _seat(self, row: GameRow, secret: str | None) -> int | None:
+        """The seat `secret` holds in the game of `row`: its own secret, or the secret of the
+        seat link its holder was sent by e-mail."""
         seat = _seat_of(row, secret)
+        if seat is not None or not secret or not isinstance(secret, str):
+            return seat
+        for holder in row.seats:
+            if holder.email and hmac.compare_digest(
+                self.mail_token(row.id, holder.seat + 1), secret
+            ):
+                return holder.seat + 1
+        return None
+
+    def _holder(self, row: GameRow, secret: str | None, what: str) -> int:
+        seat = self._seat(row, secret)
         if seat is None:
             raise Forbidden(f"only a player of this game can {what}: this link is a watcher's")
         return seat
@@ -1314,7 +1346,11 @@ class OnlineGames:
         notice = your_move(
             game_id, step.game.title or step.game.name, step.waiting[1], last, self.link(game_id)
         )
-        self.notifier.notify(notice, email=holder.email, webhook=holder.webhook_url)
+        if holder.email:  # the e-mail's link opens the seat, wherever it is read
+            token = self.mail_token(game_id, seat)
+            seat_link = self.seat_link(game_id, token)
+            self.notifier.notify(attrs.evolve(notice, link=seat_link), email=holder.email)
+        self.notifier.notify(notice, webhook=holder.webhook_url)
 
     def _notify_end(self, game_id: str, step: _Step) -> None:
         result = step.record.result

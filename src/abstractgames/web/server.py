@@ -265,13 +265,7 @@ def _online(
     except DatabaseError as error:
         raise ServeError(str(error)) from None
     notifier = Notifier(smtp, private_webhooks=private_webhooks)
-    base = base_url.rstrip("/")
-    games = OnlineGames(
-        store,
-        notifier=notifier,
-        link=lambda game_id: f"{base}/#/online/{game_id}",
-        bot_timeout=bot_timeout,
-    )
+    games = OnlineGames(store, notifier=notifier, base_url=base_url, bot_timeout=bot_timeout)
     return OnlineServer(store, games, limits=None if rate_limits else UNLIMITED)
 
 
