@@ -5,6 +5,12 @@ then the lobby. Screenshots go to ABSTRACTGAMES_SCREENSHOTS if it is set (the do
 from __future__ import annotations
 
 import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -232,17 +238,25 @@ def test_the_lobby_in_two_browsers(browser: Any, site: str, shots: Path) -> None
 
 
 @pytest.mark.parametrize(
-    ("game", "time_control", "games"),
-    [("entropy", "30+5", {1, 2}), ("dispersal", "3 days a move, at most 30 days a game", {1})],
+    ("game", "time_control", "games", "restart_at"),
+    [
+        ("entropy", "30+5", {1, 2}, 20),
+        ("dispersal", "3 days a move, at most 30 days a game", {1}, None),
+    ],
 )
 def test_a_match_to_its_end_in_two_browsers(
     browser: Any,  # noqa: F811
-    site: str,
+    request: pytest.FixtureRequest,
     game: str,
     time_control: str,
     games: set[int],
+    restart_at: int | None,
 ) -> None:
-    """A live Entropy match (two games of 7x7) and a dispersal game by correspondence."""
+    """A live Entropy match (two games of 7x7), its server stopped for ten seconds at ply 20
+    and started again, without either clock losing the time; a dispersal game by
+    correspondence."""
+    server = None if restart_at is None else request.getfixturevalue("restartable")
+    site = request.getfixturevalue("site") if server is None else server.url
     ann_context, ann, game_id = create_by_link(browser, site, game, time_control=time_control)
     bob_context, bob = person(browser)
     bob.goto(ann.input_value(".invitation-link"))
@@ -262,6 +276,16 @@ def test_a_match_to_its_end_in_two_browsers(
         view = snapshot(site, game_id, secrets[seat])
         if view["status"] == "finished":
             break
+        if server is not None and view["ply"] == restart_at:
+            before, running = view["clocks"], view["running"]
+            server.stop()
+            time.sleep(10)  # no server: nobody can move, so no clock may run
+            server.start()
+            after = snapshot(site, game_id)["clocks"]
+            assert before[running - 1] - after[running - 1] < 6, (before, after)
+            assert after[2 - running] == pytest.approx(before[2 - running], abs=0.01)
+            server = None  # once
+            continue
         if view["awaiting"] is None:  # the other seat is to move
             seat = view["thinking"]
             view = snapshot(site, game_id, secrets[seat])
@@ -340,30 +364,23 @@ def test_a_move_taken_back_by_agreement_in_two_browsers(
         context.close()
 
 
-@pytest.mark.slow
-def test_a_page_goes_back_to_its_socket_after_the_server_restarts(
-    browser: Any,  # noqa: F811
-    tmp_path: Path,
-) -> None:
-    import os
-    import signal
-    import socket
-    import subprocess
-    import sys
+class RestartableServer:
+    """`abstractgames serve --public` on a port of its own, stopped and started again there."""
 
-    with socket.socket() as probe:  # a port of our own, for the server to come back on
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    database = str(tmp_path / "games.db")
-    env = {**os.environ, "ABSTRACTGAMES_DATA": str(tmp_path), "PYTHONUNBUFFERED": "1"}
-    command = [sys.executable, "-m", "abstractgames", "serve", "--public", "--port", str(port)]
-    command += ["--database", database]
-    url = f"http://127.0.0.1:{port}"
+    def __init__(self, data: Path) -> None:
+        with socket.socket() as probe:  # a port of our own, for the server to come back on
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        self.env = {**os.environ, "ABSTRACTGAMES_DATA": str(data), "PYTHONUNBUFFERED": "1"}
+        self.command = [sys.executable, "-m", "abstractgames", "serve", "--public"]
+        self.command += ["--port", str(port), "--database", str(data / "games.db")]
+        self.url = f"http://127.0.0.1:{port}"
+        self.process = self._start()
 
-    def start() -> subprocess.Popen[str]:
+    def _start(self) -> subprocess.Popen[str]:
         process = subprocess.Popen(
-            command,
-            env=env,
+            self.command,
+            env=self.env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
@@ -372,64 +389,77 @@ def test_a_page_goes_back_to_its_socket_after_the_server_restarts(
         assert process.stderr is not None
         while "serving on" not in (line := process.stderr.readline()):
             assert line, "the server did not start"
+        threading.Thread(target=process.stderr.read, daemon=True).start()  # never a full pipe
         return process
 
-    process = start()
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            self.process.wait(timeout=30)
+
+    def start(self) -> None:
+        self.process = self._start()
+
+
+@pytest.fixture
+def restartable(tmp_path: Path) -> Iterator[RestartableServer]:
+    server = RestartableServer(tmp_path)
     try:
-        made = json.loads(
-            urllib.request.urlopen(
-                urllib.request.Request(
-                    f"{url}/api/online",
-                    data=json.dumps({"game": "orderchaos", "seat": 1}).encode(),
-                    headers={"Content-Type": "application/json", "Origin": url},
-                ),
-                timeout=20,
-            ).read()
-        )
-        game_id, ann = made["id"], made["secret"]
-        context, page = person(browser)
-        sockets: list[Any] = []
-        page.on("websocket", lambda ws: sockets.append(ws))
-        page.goto(f"{url}/#/online/{game_id}")
-        page.wait_for_selector(".move-list")
-        deadline = time.monotonic() + 10
-        while not sockets:
-            assert time.monotonic() < deadline
-            page.wait_for_timeout(50)
-        page.wait_for_selector(".connection[data-mode='live']")
-        process.send_signal(signal.SIGTERM)
-        process.wait(timeout=30)
-        page.wait_for_selector(".connection[data-mode='polling']")  # the page says so
-        page.wait_for_timeout(6000)  # past the few failed sockets after which the page polls
-        opened_before = len(sockets)
-        process = start()
-        deadline = time.monotonic() + 20
-        while len(sockets) == opened_before or sockets[-1].is_closed():
-            assert time.monotonic() < deadline, "the page never went back to its socket"
-            page.wait_for_timeout(100)
-        page.wait_for_selector(".connection[data-mode='live']")
-        live = sockets[-1]
-        frames: list[float] = []
-        live.on("framereceived", lambda _: frames.append(time.monotonic()))
-        page.wait_for_timeout(300)  # its first snapshot
-        sent = time.monotonic()
-        request = urllib.request.Request(
-            f"{url}/api/online/{game_id}/move",
-            data=json.dumps({"move": "X@c3", "ply": 0}).encode(),
-            headers={"Content-Type": "application/json", "Origin": url, "X-Seat": ann},
-        )
-        urllib.request.urlopen(request, timeout=20).read()
-        page.wait_for_function(
-            "() => document.querySelector('.move-list').textContent.includes('X@c3')",
-            timeout=5000,
-        )
-        assert [t for t in frames if t > sent], "the move came by polling, not by the socket"
-        assert not live.is_closed() and not page.errors, page.errors
-        context.close()
+        yield server
     finally:
-        if process.poll() is None:
-            process.terminate()
-            process.wait(timeout=30)
+        server.stop()
+
+
+@pytest.mark.slow
+def test_a_page_goes_back_to_its_socket_after_the_server_restarts(
+    browser: Any,  # noqa: F811
+    restartable: RestartableServer,
+) -> None:
+    url = restartable.url
+    made = json.loads(
+        urllib.request.urlopen(
+            urllib.request.Request(
+                f"{url}/api/online",
+                data=json.dumps({"game": "orderchaos", "seat": 1}).encode(),
+                headers={"Content-Type": "application/json", "Origin": url},
+            ),
+            timeout=20,
+        ).read()
+    )
+    game_id, ann = made["id"], made["secret"]
+    context, page = person(browser)
+    sockets: list[Any] = []
+    page.on("websocket", lambda ws: sockets.append(ws))
+    page.goto(f"{url}/#/online/{game_id}")
+    page.wait_for_selector(".connection[data-mode='live']")
+    restartable.stop()
+    page.wait_for_selector(".connection[data-mode='polling']")  # the page says so
+    page.wait_for_timeout(6000)  # past the few failed sockets after which the page polls
+    opened_before = len(sockets)
+    restartable.start()
+    deadline = time.monotonic() + 20
+    while len(sockets) == opened_before or sockets[-1].is_closed():
+        assert time.monotonic() < deadline, "the page never went back to its socket"
+        page.wait_for_timeout(100)
+    page.wait_for_selector(".connection[data-mode='live']")
+    live = sockets[-1]
+    frames: list[float] = []
+    live.on("framereceived", lambda _: frames.append(time.monotonic()))
+    page.wait_for_timeout(300)  # its first snapshot
+    sent = time.monotonic()
+    request = urllib.request.Request(
+        f"{url}/api/online/{game_id}/move",
+        data=json.dumps({"move": "X@c3", "ply": 0}).encode(),
+        headers={"Content-Type": "application/json", "Origin": url, "X-Seat": ann},
+    )
+    urllib.request.urlopen(request, timeout=20).read()
+    page.wait_for_function(
+        "() => document.querySelector('.move-list').textContent.includes('X@c3')",
+        timeout=5000,
+    )
+    assert [t for t in frames if t > sent], "the move came by polling, not by the socket"
+    assert not live.is_closed() and not page.errors, page.errors
+    context.close()
 
 
 def test_more_days_by_agreement_and_the_claim_in_two_browsers(
