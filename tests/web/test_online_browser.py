@@ -493,3 +493,32 @@ def test_more_days_by_agreement_and_the_claim_in_two_browsers(
     cy.wait_for_selector(".offer:has-text('you may claim the match')")  # in three days
     assert not cy.errors and snapshot(site, untimed)["claimable_from"] > time.time() + 86_400
     cy_context.close()
+
+
+@pytest.mark.slow
+def test_a_healthy_socket_stays_open_past_the_request_timer_and_the_pings(
+    browser: Any,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """The 30-second request timer and the 20-second pings, scaled to a second each: a page
+    held open for five times that keeps its one socket, live."""
+    from tests.web.test_online_sockets import public_server as threaded_server
+    from tests.web.test_online_sockets import request
+
+    with threaded_server(tmp_path, request_timeout=1.0, ping_interval=1.0) as url:
+        made = request(url, "/api/online", {"game": "orderchaos", "seat": 1})
+        context, page = person(browser)
+        sockets: list[Any] = []
+        page.on("websocket", lambda ws: sockets.append(ws))
+        page.goto(f"{url}/#/online/{made['id']}")
+        page.wait_for_selector(".connection[data-mode='live']")
+        page.wait_for_timeout(5000)
+        assert len(sockets) == 1 and not sockets[0].is_closed()
+        assert page.get_attribute(".connection", "data-mode") == "live"
+        request(url, f"/api/online/{made['id']}/move", {"move": "X@c3", "ply": 0}, made["secret"])
+        page.wait_for_function(
+            "() => document.querySelector('.move-list').textContent.includes('X@c3')",
+            timeout=3000,
+        )
+        assert len(sockets) == 1 and not page.errors, page.errors
+        context.close()

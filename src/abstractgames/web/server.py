@@ -49,6 +49,7 @@ __all__ = [
     "MAX_CONNECTIONS",
     "MAX_HEAD",
     "MAX_WS_MESSAGE",
+    "PING_INTERVAL",
     "PUBLIC_BOT_SECONDS",
     "REQUEST_TIMEOUT",
     "BoundedH11Protocol",
@@ -69,6 +70,9 @@ KEEP_ALIVE = 5
 MAX_HEAD = 16 * 1024
 """The largest request head (request line and headers), in bytes (h11's incomplete event size);
 a larger one is answered 400."""
+PING_INTERVAL = 20.0
+"""Seconds between the pings the server sends on each WebSocket; a socket whose other end does
+not answer one within as many seconds again is closed (a page gone without a word)."""
 MAX_WS_MESSAGE = 64 * 1024
 """The largest message read from a WebSocket (the page sends none)."""
 PUBLIC_BOT_SECONDS = 10.0
@@ -289,6 +293,7 @@ def serve(
     base_url: str | None = None,
     rate_limits: bool = True,
     forwarded_allow_ips: str | None = None,
+    ping_interval: float = PING_INTERVAL,
 ) -> list[str]:
     """Serve the web app until Ctrl-C, SIGTERM or SIGHUP; return the records of the matches
     that were still being played (kept in the database, or in `save_dir` without one).
@@ -322,7 +327,9 @@ def serve(
             proxy that limits per address itself.
         forwarded_allow_ips: the addresses of the operator's reverse proxies (comma-separated,
             `*` for any), whose `X-Forwarded-For` header names the client; from anyone else the
-            header is ignored (`None`: from everyone), so no client can pass for many.
+            header is ignored (`None`: no proxy, ignored from everyone), so no client can pass
+            for many.
+        ping_interval: seconds between the pings on each WebSocket (see [`PING_INTERVAL`][]).
 
     Raises:
         ServeError: the server cannot listen there.
@@ -382,6 +389,8 @@ def serve(
         ws="auto",
         ws_max_size=MAX_WS_MESSAGE,
         ws_per_message_deflate=False,  # a snapshot is small; compressing each costs the CPU
+        ws_ping_interval=ping_interval,
+        ws_ping_timeout=ping_interval,
         timeout_keep_alive=KEEP_ALIVE,
         proxy_headers=forwarded_allow_ips is not None,
         forwarded_allow_ips=forwarded_allow_ips,
