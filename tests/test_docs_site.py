@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import json
+import os
 import re
 import shlex
 import shutil
@@ -29,6 +31,11 @@ from urllib.parse import unquote, urljoin, urlsplit
 
 import click
 import pytest
+
+try:
+    import fcntl
+except ImportError:  # Windows: each worker builds the site for itself
+    fcntl = None  # type: ignore[assignment]
 
 from abstractgames import get_game, make_player, parse_game_spec
 from abstractgames.cli import main
@@ -54,17 +61,33 @@ class Build:
 
 @pytest.fixture(scope="module")
 def build(tmp_path_factory: pytest.TempPathFactory) -> Build:
-    site = tmp_path_factory.mktemp("docs") / "site"
-    mkdocs = shutil.which("mkdocs", path=str(Path(sys.executable).parent)) or shutil.which("mkdocs")
-    if mkdocs is None:
-        pytest.fail("mkdocs is not installed; install the test extras: pip install -e '.[test]'")
-    done = subprocess.run(
-        [mkdocs, "build", "--strict", "--site-dir", str(site)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
-    return Build(site, done.returncode, done.stdout + done.stderr)
+    """The site, built once a test run: the worker processes of pytest-xdist that run this
+    module's tests share one build (7 s of a core each) through a folder of the run, the first
+    one to come building it under a lock."""
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER") and fcntl is not None:
+        shared = shared.parent  # the run's folder, above each worker's own
+    site, result = shared / "docs-build" / "site", shared / "docs-build.json"
+    with open(shared / "docs-build.lock", "w") as lock:
+        if fcntl is not None:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        if not result.exists():
+            mkdocs = shutil.which("mkdocs", path=str(Path(sys.executable).parent))
+            mkdocs = mkdocs or shutil.which("mkdocs")
+            if mkdocs is None:
+                pytest.fail(
+                    "mkdocs is not installed; install the test extras: pip install -e '.[test]'"
+                )
+            done = subprocess.run(
+                [mkdocs, "build", "--strict", "--site-dir", str(site)],
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+            )
+            said = {"returncode": done.returncode, "output": done.stdout + done.stderr}
+            result.write_text(json.dumps(said), encoding="utf-8")
+        said = json.loads(result.read_text(encoding="utf-8"))
+    return Build(site, said["returncode"], said["output"])
 
 
 @pytest.mark.slow
