@@ -96,7 +96,7 @@ MAX_PLAYERS = 8
 """The most players of a tournament started from the page."""
 MAX_TOURNAMENT_GAMES = 200
 """The most matches per pair of players of a tournament started from the page."""
-WORKERS = 12
+WORKERS = 8
 """The threads that answer requests off the event loop (reading and writing the database, the
 rules): most of their time is spent waiting on the database, a PostgreSQL server's above all."""
 MAX_UPLOADS = 2

@@ -43,7 +43,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import suppress
 from typing import Any
 
@@ -468,6 +468,64 @@ class _Current:
         return began + self.row.given_back
 
 
+class _Shared:
+    """Values made once for all who ask for the same key at the same version within `lifetime`
+    seconds: who asks while one is being made waits for it (a change of a game wakes all its
+    pages at once, and they would all read it)."""
+
+    def __init__(self, lifetime: float, size: int) -> None:
+        self.lifetime = lifetime
+        self.size = size
+        self._lock = threading.Lock()
+        self._made: OrderedDict[Any, tuple[Any, float, Any]] = OrderedDict()
+        self._making: dict[Any, tuple[Any, Future[Any]]] = {}
+
+    def peek(self, key: Any, version: Any) -> Any | None:
+        """The value made for `key` at `version` a moment ago, or `None`."""
+        with self._lock:
+            made = self._made.get(key)
+        if made is None or made[0] != version or time.monotonic() - made[1] >= self.lifetime:
+            return None
+        return made[2]
+
+    def get(self, key: Any, version: Any, make: Callable[[], Any], still: Callable[[], Any]) -> Any:
+        """The value for `key` at `version`: made a moment ago, being made, or made now by
+        `make()`; kept only if `still()` is `version` once it is made."""
+        found = self.peek(key, version)
+        if found is not None:
+            return found
+        with self._lock:
+            making = self._making.get(key)
+            if making is not None and making[0] == version:
+                future, mine = making[1], False
+            else:
+                future, mine = Future(), True
+                self._making[key] = (version, future)
+        if not mine:
+            return future.result()
+        try:
+            value = make()
+        except BaseException as error:
+            future.set_exception(error)
+            raise
+        finally:
+            with self._lock:
+                if self._making.get(key, (None, None))[1] is future:
+                    del self._making[key]
+        future.set_result(value)
+        if still() == version:
+            with self._lock:
+                self._made[key] = (version, time.monotonic(), value)
+                self._made.move_to_end(key)
+                while len(self._made) > self.size:
+                    self._made.popitem(last=False)
+        return value
+
+    def forget(self) -> None:
+        with self._lock:
+            self._made.clear()
+
+
 class OnlineGames:
     """Every online game of a server, in its database.
 
@@ -499,8 +557,10 @@ class OnlineGames:
         self._cache: OrderedDict[str, _Current] = OrderedDict()
         self._damaged_games: dict[str, str] = {}
         self._mail_key: bytes | None = None
-        self._shared_rows: dict[str, tuple[tuple[int, int], float, _Current]] = {}
-        self._texts: dict[tuple[str, int | None], tuple[tuple[int, int], float, str]] = {}
+        self._rows = _Shared(SHARED_FOR, 1024)
+        """Each game as its pages see it."""
+        self._texts = _Shared(VIEW_FOR, 4096)
+        """The JSON text of each game as each seat (or a watcher) sees it."""
         self._changes: dict[str, int] = {}
         self._generation = 0
         self._lock = threading.Lock()
@@ -1047,37 +1107,30 @@ class OnlineGames:
         Raises:
             NotFound: no such game.
         """
-        found = self.cached_snapshot_text(game_id, secret)
-        if found is not None:
-            return found
-        with self._lock:
-            version = self._version(game_id)
+        version = self._version(game_id)
         current = self._shared(game_id)
         seat = self._seat(current.row, secret)
-        text = json.dumps(self._view(current, seat), ensure_ascii=False, separators=(",", ":"))
-        with self._lock:
-            if version == self._version(game_id):
-                self._texts[(game_id, seat)] = (version, time.monotonic(), text)
-                while len(self._texts) > 4096:
-                    self._texts.pop(next(iter(self._texts)))
+
+        def make() -> str:
+            view = self._view(current, seat)
+            return json.dumps(view, ensure_ascii=False, separators=(",", ":"))
+
+        text: str = self._texts.get((game_id, seat), version, make, lambda: self._version(game_id))
         return text
 
     def cached_snapshot_text(self, game_id: str, secret: str | None = None) -> str | None:
         """The text [`snapshot_text`][] made for this seat a moment ago, if it still holds;
         `None` otherwise (nothing is read: this may be called on the event loop)."""
-        now = time.monotonic()
-        with self._lock:
-            version = self._version(game_id)
-            shared = self._shared_rows.get(game_id)
-            if shared is None or shared[0] != version or now - shared[1] >= SHARED_FOR:
-                return None
-            made = self._texts.get((game_id, self._seat(shared[2].row, secret)))
-            if made is None or made[0] != version or now - made[1] >= VIEW_FOR:
-                return None
-            return made[2]
+        version = self._version(game_id)
+        current = self._rows.peek(game_id, version)
+        if current is None:
+            return None
+        found: str | None = self._texts.peek((game_id, self._seat(current.row, secret)), version)
+        return found
 
     def _version(self, game_id: str) -> tuple[int, int]:
-        return (self._generation, self._changes.get(game_id, 0))
+        with self._lock:
+            return (self._generation, self._changes.get(game_id, 0))
 
     def changed(self, game_id: str | None) -> None:
         """Game `game_id` changed (`None`: any may have): what [`snapshot`][] shares of it is
@@ -1086,10 +1139,7 @@ class OnlineGames:
         with self._lock:
             if game_id is None:
                 self._generation += 1
-                self._shared_rows.clear()
-                self._texts.clear()
             else:
-                self._shared_rows.pop(game_id, None)
                 self._changes[game_id] = self._changes.get(game_id, 0) + 1
                 if len(self._changes) > 4096:
                     self._changes.clear()
@@ -1098,18 +1148,10 @@ class OnlineGames:
     def _shared(self, game_id: str) -> _Current:
         """The game as it stands, read once for every page that asks within [`SHARED_FOR`][]
         seconds of each other and before it changes (a change tells everyone at once)."""
-        now = time.monotonic()
-        with self._lock:
-            version = self._version(game_id)
-            found = self._shared_rows.get(game_id)
-            if found is not None and found[0] == version and now - found[1] < SHARED_FOR:
-                return found[2]
-        current = self._current(game_id)
-        with self._lock:
-            if version == self._version(game_id):
-                self._shared_rows[game_id] = (version, now, current)
-                while len(self._shared_rows) > 1024:
-                    self._shared_rows.pop(next(iter(self._shared_rows)))
+        version = self._version(game_id)
+        current: _Current = self._rows.get(
+            game_id, version, lambda: self._current(game_id), lambda: self._version(game_id)
+        )
         return current
 
     def games_of(self, secrets_held: Iterable[str]) -> list[dict[str, Any]]:
