@@ -480,6 +480,7 @@ async def game_socket(websocket: WebSocket) -> None:
             accepted=True,
             run=web.run,
             ready=lambda: online.games.cached_snapshot_text(game_id, secret),
+            share=secret,  # each seat's pages, and all the watchers', see the same
         )
     finally:
         online.forget(game_id, live)

@@ -188,6 +188,18 @@ def start_position(game: Game, text: str) -> State:
         raise BadRequest(f"the start position: {error}") from None
 
 
+async def _made_once(
+    live: Live, key: Any, run: Callable[..., Awaitable[Any]], snapshot: Callable[[], Any]
+) -> Any:
+    """`await run(snapshot)`, once for all the pages of `live` that ask with the same `key`
+    (made after the change the key's version counts, so never older than it)."""
+    flight = live.flights.get(key)
+    if flight is None:
+        flight = live.flights[key] = asyncio.ensure_future(run(snapshot))
+        flight.add_done_callback(lambda done: live.flights.pop(key, None))
+    return await asyncio.shield(flight)
+
+
 async def _first(*tasks: asyncio.Future[Any]) -> set[asyncio.Future[Any]]:
     """The tasks done once the first of `tasks` is."""
     done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
@@ -202,11 +214,13 @@ async def follow(
     accepted: bool = False,
     run: Callable[..., Awaitable[Any]] | None = None,
     ready: Callable[[], str | None] | None = None,
+    share: Any = None,
 ) -> None:
     """Send `snapshot()` (a JSON value, or its text) at once and after every change of `live`,
     until the page goes (`accepted`: the socket is open already; `run`: how to call `snapshot`
     off the event loop, for one that reads a database; `ready`: the snapshot's text if it is at
-    hand, without reading anything, else `None`)."""
+    hand, without reading anything, else `None`; `share`: the pages of `live` that give the
+    same `share` are sent the same, made once after each change)."""
     if not accepted:
         await websocket.accept()
     event = live.watch()
@@ -216,7 +230,9 @@ async def follow(
         while True:
             event.clear()
             data: dict[str, Any] | str | None = None if ready is None else ready()
-            if data is None:
+            if data is None and run is not None and share is not None:
+                data = await _made_once(live, (live.version, share), run, snapshot)
+            elif data is None:
                 data = snapshot() if run is None else await run(snapshot)
             if isinstance(data, str):
                 await websocket.send_text(data)

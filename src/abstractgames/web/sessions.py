@@ -83,15 +83,21 @@ class Live:
         self.lock = threading.RLock()
         self.version = 0
         self._waiters: dict[asyncio.Event, asyncio.AbstractEventLoop] = {}
+        self.flights: dict[Any, asyncio.Future[Any]] = {}
+        """What the pages waiting here are being sent, being made once for those that share
+        it (see [`follow`][abstractgames.web.requests.follow]; the event loop's only)."""
 
     def changed(self) -> None:
-        """Count a change and wake every waiter (from any thread)."""
+        """Count a change and wake every waiter (from any thread), with one call into each
+        event loop."""
         with self.lock:
             self.version += 1
-            waiters = list(self._waiters.items())
-        for event, loop in waiters:
-            with suppress(RuntimeError):  # its loop is closed: the page went away
-                loop.call_soon_threadsafe(event.set)
+            loops: dict[asyncio.AbstractEventLoop, list[asyncio.Event]] = {}
+            for event, loop in self._waiters.items():
+                loops.setdefault(loop, []).append(event)
+        for loop, events in loops.items():
+            with suppress(RuntimeError):  # its loop is closed: the pages went away
+                loop.call_soon_threadsafe(_set_all, events)
 
     def watch(self) -> asyncio.Event:
         """An event set at each change (call in the event loop; [`unwatch`][] when done)."""
@@ -104,6 +110,11 @@ class Live:
         """Stop waking `event`."""
         with self.lock:
             self._waiters.pop(event, None)
+
+
+def _set_all(events: list[asyncio.Event]) -> None:
+    for event in events:
+        event.set()
 
 
 class BotInterrupted(BaseException):
