@@ -492,7 +492,9 @@ async def lobby_socket(websocket: WebSocket) -> None:
     except WebError:
         await websocket.close(code=4404)
         return
-    await follow(websocket, online.lobby, lambda: _challenges(online), run=_web(websocket).run)
+    await follow(
+        websocket, online.lobby, lambda: _challenges(online), run=_web(websocket).run, share=True
+    )
 
 
 def routes() -> list[BaseRoute]:
