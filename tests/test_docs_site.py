@@ -789,3 +789,126 @@ def test_hook_stops_the_build_on_a_bad_marker(hooks: ModuleType, marker: str) ->
 
     with pytest.raises(PluginError, match=r"games/x\.md, line 2: <!-- board"):
         hooks.render_markers(f"Intro\n{marker}\n", "games/x.md")
+
+
+# --- the site leads to every way to play, and shows what each guide gives (issue 54, item 5) ----
+
+WAYS_TO_PLAY = {
+    "the terminal": "playing/",
+    "the browser": "web/",
+    "online play": "online/",
+    "e-mail play": "mail/",
+    "positions": "playing/#start-from-a-position",
+}
+
+
+def links_of(pages: dict[str, Page], path: str) -> set[str]:
+    """The site paths a page links to (`playing/`, `playing/#start-from-a-position`)."""
+    page = pages[path]
+    found = set()
+    for link in page.links:
+        target = urljoin("https://site/" + page.path, link)
+        if target.startswith("https://site/"):
+            found.add(target.removeprefix("https://site/").replace("index.html", ""))
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", ["index.html", "getting-started/index.html"])
+def test_home_and_install_lead_to_every_way_to_play(pages: dict[str, Page], path: str) -> None:
+    linked = links_of(pages, path)
+    missing = [way for way, target in WAYS_TO_PLAY.items() if target not in linked]
+    assert missing == [], f"{path} has no link to {', '.join(missing)}"
+
+
+@pytest.mark.slow
+def test_start_here_plays_the_readmes_game(pages: dict[str, Page]) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    first = re.search(r"```bash\n(.*?)\n```", readme, re.S)
+    assert first is not None
+    assert first[1].strip() in [block.strip() for block in pages["index.html"].blocks]
+
+
+GUIDES = [
+    "playing", "web", "online", "server", "mail", "pictures", "arena", "engines", "codecup",
+    "testing-kit", "rl", "vector", "add-a-game",
+]  # fmt: skip
+"""The how-to pages (the Guides of the site's navigation)."""
+
+FILE_LETTERS = re.compile(r"^\s*a( +)b\1c(\1[d-z])*\s*$", re.M)
+
+
+@pytest.mark.slow
+def test_the_guides_are_the_navigations_guides() -> None:
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    guides = config.split("  - Guides:\n")[1].split("\n  - ")[0]
+    assert re.findall(r": (\S+)\.md", guides) == GUIDES
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("guide", GUIDES)
+def test_each_guide_shows_its_result(pages: dict[str, Page], guide: str) -> None:
+    """A picture (a screenshot, a board drawn by the docs hook), a board as the terminal draws
+    it, or a console session with what the command printed."""
+    page = pages[f"{guide}/index.html"]
+    pictures = page.images or 'class="board-diagram"' in page.html
+    boards = any(FILE_LETTERS.search(block) for block in page.blocks)
+    sessions = any(re.search(r"^\$ abstractgames .*\n[^$\s]", block, re.M) for block in page.blocks)
+    assert pictures or boards or sessions, f"{guide}: no board, picture or session shows a result"
+
+
+@pytest.mark.browser
+def test_command_blocks_fit_at_1280_and_800_pixels(build: Build) -> None:
+    """Every page at 1280 and 800 pixels wide in headless Chromium: no command block (bash, sh,
+    a console session) scrolls sideways, every code block keeps room for its copy button, and
+    no page is wider than the window."""
+    chromium = load_screenshots().find_chromium()
+    if chromium is None:
+        pytest.skip("no Chromium installed (apt-get install chromium, or set CHROMIUM=PATH)")
+    if build.returncode:
+        pytest.fail("the site did not build (see test_docs_build_strict)")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    commands = ", ".join(
+        f".md-content .language-{language} pre > code" for language in ("bash", "sh", "console")
+    )
+    check = """(commands) => ({
+        cut: Array.from(document.querySelectorAll(commands))
+            .filter(code => code.scrollWidth > code.clientWidth + 1)
+            .map(code => code.textContent.split('\\n')[0].slice(0, 60)),
+        cramped: Array.from(document.querySelectorAll('.md-content pre > code'))
+            .filter(code => {
+                const button = code.parentElement.querySelector('.md-code__button');
+                if (!button || !button.offsetWidth) return false;
+                const text = code.getBoundingClientRect().right
+                    - parseFloat(getComputedStyle(code).paddingRight);
+                return text > button.getBoundingClientRect().left + 1;
+            }).length,
+        commands: document.querySelectorAll(commands).length,
+        wide: document.documentElement.scrollWidth > window.innerWidth,
+    })"""
+    files = [
+        file
+        for file in sorted(build.site.rglob("index.html"))
+        if not {"assets", "search"} & set(file.relative_to(build.site).parts)
+    ]
+    problems, seen = [], 0
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        try:
+            for width in (1280, 800):
+                page = browser.new_page(viewport={"width": width, "height": 900})
+                for file in files:
+                    page.goto(file.as_uri())
+                    found = page.evaluate(check, commands)
+                    seen += found["commands"]
+                    where = f"{width} px {file.relative_to(build.site).parent}"
+                    problems += [f"{where}: cut {line!r}" for line in found["cut"]]
+                    if found["cramped"]:
+                        problems.append(f"{where}: {found['cramped']} blocks under the copy button")
+                    if found["wide"]:
+                        problems.append(f"{where}: the page scrolls sideways")
+                page.close()
+        finally:
+            browser.close()
+    assert seen > 100  # the command blocks were found
+    assert problems == []
