@@ -345,6 +345,21 @@ def test_sqlite_changes_reach_other_database_objects_in_the_process(tmp_path: Pa
         assert changes.get(0.01) is None
 
 
+def test_a_change_of_this_process_is_reported_once_though_the_counter_is_polled(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "games.db"
+    with Database.open(path) as one, one.listen(poll=0.02) as changes:
+        game_id = one.create_game("orderchaos", "1d", two_seats(), None, 1.0)
+        one.add_move(game_id, 0, "m", 2.0)
+        one.create_challenge("orderchaos", "1d", 0, "c", None, 3.0)
+        time.sleep(0.2)  # polled ten times meanwhile
+        seen = []
+        while (change := changes.get(0.01)) is not None:
+            seen.append(change)
+        assert seen == [Change("game", game_id, 0), Change("game", game_id, 1), Change("lobby")]
+
+
 ADD_MOVE = """
 import sys
 from abstractgames.web.database import Database

@@ -187,6 +187,9 @@ class Change:
     kind: str
     game_id: str | None = None
     ply: int | None = None
+    seqs: tuple[int, ...] = attrs.field(default=(), eq=False, repr=False)
+    """The change counter's values the writer took (so that a poller of the same process knows
+    the change for its own)."""
 
 
 # The current schema, for queries; `_MIGRATIONS` creates it.
@@ -480,6 +483,9 @@ class Changes:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._ready = threading.Event()
+        self._own: set[int] = set()
+        """The counter's values of the changes this process made and reported at once."""
+        self._own_lock = threading.Lock()
         if database.dialect == "postgresql":
             self._thread = threading.Thread(target=self._listen, daemon=True, name="db-listen")
         else:
@@ -495,6 +501,9 @@ class Changes:
         self._ready.wait(10)
 
     def _put(self, change: Change) -> None:
+        if change.seqs:
+            with self._own_lock:
+                self._own.update(change.seqs)
         self._queue.put(change)
 
     def get(self, timeout: float | None = None) -> Change | None:
@@ -531,8 +540,15 @@ class Changes:
             with contextlib.suppress(sa_exc.SQLAlchemyError):
                 seq = self._database._counter()
                 if seq != self._seq:
-                    for game_id, ply in self._database._changed_since(self._seq):
-                        self._put(Change("game", game_id, ply))
+                    with self._own_lock:
+                        own = set(self._own)
+                        self._own = {s for s in self._own if s > seq}
+                    for game_id, ply, changed in self._database._changed_since(self._seq):
+                        if changed not in own:  # another process's (this one's came at once)
+                            self._put(Change("game", game_id, ply))
+                    if all(s in own for s in range(self._seq + 1, seq + 1)):
+                        self._seq = seq
+                        continue
                     self._put(Change("lobby"))
                     self._seq = seq
 
@@ -568,6 +584,7 @@ class Database:
         self.dialect: str = engine.dialect.name
         """`"sqlite"` or `"postgresql"`."""
         self._key = str(url.database) if self.dialect == "sqlite" else ""
+        self._local = threading.local()  # the counter values each thread's last write took
 
     @classmethod
     def open(cls, url_or_path: str | Path, *, target: int | None = None) -> Database:
@@ -644,13 +661,18 @@ class Database:
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[sa.Connection]:
+        self._local.bumped = []
+        self._local.committed = ()
         conn = self._engine.connect().execution_options(sqlite_immediate=True)
         with conn, conn.begin():
             yield conn
+        self._local.committed = tuple(self._local.bumped)
 
     def _bump(self, conn: sa.Connection) -> int:
         conn.execute(sa.update(_COUNTER).values(counter=_COUNTER.c.counter + 1))
-        return int(conn.execute(sa.select(_COUNTER.c.counter)).scalar_one())
+        seq = int(conn.execute(sa.select(_COUNTER.c.counter)).scalar_one())
+        getattr(self._local, "bumped", []).append(seq)
+        return seq
 
     def _notify(self, conn: sa.Connection, change: Change) -> None:
         if self.dialect == "postgresql":
@@ -659,18 +681,21 @@ class Database:
 
     def _published(self, change: Change) -> None:
         if self.dialect == "sqlite":
-            _HUB.publish(self._key, change)
+            seqs = getattr(self._local, "committed", ())
+            _HUB.publish(self._key, attrs.evolve(change, seqs=seqs))
 
     def _counter(self) -> int:
         with self._engine.connect() as conn:
             return int(conn.execute(sa.select(_COUNTER.c.counter)).scalar_one())
 
-    def _changed_since(self, seq: int) -> list[tuple[str, int]]:
+    def _changed_since(self, seq: int) -> list[tuple[str, int, int]]:
         with self._engine.connect() as conn:
             rows = conn.execute(
-                sa.select(_GAMES.c.id, _GAMES.c.ply).where(_GAMES.c.change_seq > seq)
+                sa.select(_GAMES.c.id, _GAMES.c.ply, _GAMES.c.change_seq).where(
+                    _GAMES.c.change_seq > seq
+                )
             )
-            return [(row.id, row.ply) for row in rows]
+            return [(row.id, row.ply, row.change_seq) for row in rows]
 
     # Records of the one-person page
 
