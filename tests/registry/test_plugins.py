@@ -299,9 +299,11 @@ def test_list_shows_the_game_and_the_player_with_their_distribution(venv: Venv) 
     assert {*DISTRIBUTION.split(), "?", "(not", "loaded)"} <= set(player.split())
     done = venv.cli("list", "--load")
     assert done.stderr == ""
-    rows = [line.split() for line in done.stdout.splitlines()]
-    assert ["tictactoe", "Tic-tac-toe", "-", *DISTRIBUTION.split()] in rows
-    assert any(row[:2] == ["minimax", "-"] and DISTRIBUTION in " ".join(row) for row in rows)
+    game = listed_row(done.stdout, "tictactoe")  # name, from, parameters, title
+    assert {*DISTRIBUTION.split(), "-", "Tic-tac-toe"} <= set(game.split())
+    assert re.split(r" {2,}", game.splitlines()[0])[-2:] == ["-", "Tic-tac-toe"]
+    player = listed_row(done.stdout, "minimax")
+    assert {*DISTRIBUTION.split(), "-"} <= set(player.split()) and "(not loaded)" not in player
     listing = json.loads(venv.cli("list", "--json", "--load").stdout)
     games = {game["name"]: game for game in listing["games"]}
     assert set(games) == {*BUILTIN_GAMES, "tictactoe"}
