@@ -898,7 +898,9 @@ def test_command_blocks_fit_at_1280_and_800_pixels(build: Build) -> None:
             for width in (1280, 800):
                 page = browser.new_page(viewport={"width": width, "height": 900})
                 for file in files:
-                    page.goto(file.as_uri())
+                    # The page's scripts come after its stylesheets, so the layout is final
+                    # once the document is parsed; the pictures do not change it.
+                    page.goto(file.as_uri(), wait_until="domcontentloaded")
                     found = page.evaluate(check, commands)
                     seen += found["commands"]
                     where = f"{width} px {file.relative_to(build.site).parent}"
