@@ -28,6 +28,7 @@ def test_perfect_is_a_built_in_player() -> None:
     assert "perfect" in available_players()
 
 
+@pytest.mark.slow  # making the player solves the centre game (once a process)
 def test_as_chaos_it_falls_back_on_resist_and_says_so() -> None:
     player = make_player("perfect:depth=1", GAME)
     state = GAME.initial_state().apply("X@c3")
@@ -38,6 +39,7 @@ def test_as_chaos_it_falls_back_on_resist_and_says_so() -> None:
     assert player.info.summary().startswith("resist (Chaos to move")
 
 
+@pytest.mark.slow  # making the player solves the centre game (once a process)
 def test_where_the_pairing_is_broken_it_falls_back_on_resist() -> None:
     player = make_player("perfect:depth=1", GAME)
     state = GAME.from_position("6/6/6/6/6/XX4 order")  # a1 and b1 unanswered
@@ -64,7 +66,8 @@ def test_a_game_without_a_strategy_gets_resist(game: str) -> None:
     assert player.info.route.startswith(f"resist ({the_game.name} has no proven strategy)")
 
 
-def test_it_answers_on_the_rim_and_closes_without_the_centre_solved() -> None:
+@pytest.mark.slow  # making the player solves the centre game (once a process)
+def test_it_answers_on_the_rim_and_closes() -> None:
     player = make_player("perfect", GAME)
     # Chaos has just played a1: the answer is O on f6, the other end of the long diagonal.
     rim = GAME.from_position("6/1XXX2/1OO1O1/6/1X4/X5 order")

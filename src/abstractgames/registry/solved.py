@@ -199,7 +199,8 @@ class PerfectPlayer(Player):
     [`GameEntry`][abstractgames.registry.GameEntry]) wherever the strategy covers the position,
     and the `resist` player elsewhere (the other side, or a position the strategy does not
     reach); `info.route` says which, and why. The strategy's moves depend on the position
-    alone.
+    alone. A strategy that needs work before it can answer (Order and Chaos's centre game,
+    solved in some seconds once a process) does it when the player is made.
 
     Args:
         game: the game.
@@ -221,6 +222,9 @@ class PerfectPlayer(Player):
         )
         factory = perfect_moves_for(game)
         self.strategy: Callable[[State], Any] | None = None if factory is None else factory()
+        prepare = getattr(self.strategy, "prepare", None)
+        if callable(prepare):  # the strategy's own work done before the first move's clock
+            prepare()
 
     def _reason(self, state: State) -> str:
         if self.strategy is None:

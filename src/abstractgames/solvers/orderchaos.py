@@ -1949,6 +1949,11 @@ class PerfectOrder:
         O@f6 pairing
     """
 
+    def prepare(self) -> None:
+        """Solve the centre game now (some seconds, once a process), so that no move waits
+        for it."""
+        centre_strategy()
+
     def reason(self, state: State) -> str:
         """Why the strategy does not cover `state`, in words."""
         if not isinstance(state, OrderChaosState):
