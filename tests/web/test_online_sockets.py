@@ -23,6 +23,8 @@ import pytest
 pytest.importorskip("starlette", reason="the web extra is not installed: pip install '.[web]'")
 websockets = pytest.importorskip("websockets", reason="the test extra installs websockets")
 
+from .test_online_server import request  # noqa: E402  (after the extra is known to be there)
+
 
 @contextmanager
 def public_server(tmp_path: Path, **options: Any) -> Iterator[str]:
@@ -54,17 +56,6 @@ def public_server(tmp_path: Path, **options: Any) -> Iterator[str]:
         stop.set()
         thread.join(30)
     assert not thread.is_alive()
-
-
-def request(url: str, path: str, body: Any = None, secret: str | None = None) -> Any:
-    data = None if body is None else json.dumps(body).encode()
-    made = urllib.request.Request(url + path, data=data, method="GET" if data is None else "POST")
-    made.add_header("Content-Type", "application/json")
-    made.add_header("Origin", url)
-    if secret:
-        made.add_header("X-Seat", secret)
-    with urllib.request.urlopen(made, timeout=20) as answer:
-        return json.loads(answer.read())
 
 
 @pytest.mark.slow
