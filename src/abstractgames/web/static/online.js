@@ -159,12 +159,15 @@ export function showOnline(main, catalog) {
       say(error.message, "error");
     }
   });
+  const lobby = main.querySelector(".lobby");
+  let lastLobby = null; // the lobby as the server last sent it
   form.querySelector(".challenge-button").addEventListener("click", async () => {
     try {
       const made = await api("/api/lobby", { method: "POST", body: fields() });
       const challenges = load(CHALLENGES);
       challenges[made.id] = made.secret;
       store(CHALLENGES, challenges);
+      if (lastLobby) showLobby(lobby, lastLobby, say); // the lobby may have shown it before it was ours here
       say("Your challenge is in the lobby: the game opens here when someone accepts it.");
     } catch (error) {
       say(error.message, "error");
@@ -177,8 +180,8 @@ export function showOnline(main, catalog) {
       location.hash = `#/online/${encodeURIComponent(accepted[0])}`; // our challenge's game opens here
     }
   };
-  const lobby = main.querySelector(".lobby");
   const subscription = follow("/api/lobby", (data) => {
+    lastLobby = data;
     showLobby(lobby, data, say);
     const open = new Set(data.challenges.map((c) => c.id));
     if (Object.keys(load(CHALLENGES)).some((id) => !open.has(id))) refresh(); // one was accepted
