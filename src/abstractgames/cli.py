@@ -118,7 +118,7 @@ class _Fitted(click.ClickException):
     def __init__(self, error: click.ClickException) -> None:
         super().__init__(error.message)
         self.error = error
-        self.exit_code = error.exit_code
+        vars(self)["exit_code"] = error.exit_code  # a class variable of click's from 8.5 on
 
     def show(self, file: Any = None) -> None:
         import io
