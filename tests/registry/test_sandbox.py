@@ -351,30 +351,16 @@ def test_every_attack_in_an_arena_on_two_processes_is_a_forfeit(
 
 @sandboxed
 @pytest.mark.slow
-def test_every_attack_behind_engine_is_a_forfeit_and_the_referee_lives(
-    hostile: Path, tmp_path: Path
+@pytest.mark.parametrize(("wrapper", "game"), [("engine", "orderchaos"), ("codecup", "entropy")])
+def test_an_attack_behind_a_protocol_wrapper_is_a_forfeit_and_the_referee_lives(
+    hostile: Path, tmp_path: Path, wrapper: str, game: str
 ) -> None:
+    """The bot served by `engine` (our protocol) or `codecup` (CodeCup's), itself sandboxed."""
     saved = tmp_path / "game.json"
-    engine = "engine:" + command(
-        sys.executable, "-m", "abstractgames", "engine", "--player", f"{hostile}:Hostile"
+    program = f"{wrapper}:" + command(
+        sys.executable, "-m", "abstractgames", wrapper, "--player", f"{hostile}:Hostile"
     )
-    done = run("play", "orderchaos", "-1", engine, "-2", "random", "--seed", "1", "--record",
-               str(saved), cwd=tmp_path, timeout=30)  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    assert_valid_record(saved, tmp_path, loser=1)
-    assert_refused(tmp_path)
-
-
-@sandboxed
-@pytest.mark.slow
-def test_an_attack_behind_codecup_is_a_forfeit_and_the_referee_lives(
-    hostile: Path, tmp_path: Path
-) -> None:
-    saved = tmp_path / "game.json"
-    program = "codecup:" + command(
-        sys.executable, "-m", "abstractgames", "codecup", "--player", f"{hostile}:Hostile"
-    )
-    done = run("play", "entropy", "-1", program, "-2", "random", "--seed", "1", "--record",
+    done = run("play", game, "-1", program, "-2", "random", "--seed", "1", "--record",
                str(saved), cwd=tmp_path, timeout=30)  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert_valid_record(saved, tmp_path, loser=1)
