@@ -17,17 +17,17 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from . import __version__
-from .interrupts import EXIT_INTERRUPTED, exit_status, termination_as_interrupt
-from .protocol import AbstractGamesError, Game, InvalidPositionError, State
-from .records import SEED_LIMIT
-from .registry import available_games, parse_game_spec
-from .text import printable, wrap
+from .. import __version__
+from ..interrupts import EXIT_INTERRUPTED, exit_status, termination_as_interrupt
+from ..protocol import AbstractGamesError, Game, InvalidPositionError, State
+from ..records import SEED_LIMIT
+from ..registry import available_games, parse_game_spec
+from ..text import printable, wrap
 
 if TYPE_CHECKING:
     from rich.progress import TaskID
 
-    from .players import Player
+    from ..players import Player
 
 EXIT_SAVED_ELSEWHERE = 74
 """The exit status when a result could not be written where asked and went to a fallback file."""
@@ -76,7 +76,7 @@ def _user_errors() -> Iterator[None]:
     try:
         yield
     except AbstractGamesError as error:
-        from .grid import MissingSideError
+        from ..grid import MissingSideError
 
         message = str(error)
         if isinstance(error, MissingSideError):  # the library's side is the command's --side
@@ -130,7 +130,7 @@ class _Fitted(click.ClickException):
 
 def _logs_directory(directory: str) -> str:
     """`--logs DIRECTORY` made absolute (the same for every worker), created and checked."""
-    from .files import check_writable
+    from ..files import check_writable
 
     try:
         if not directory.strip():
@@ -149,7 +149,7 @@ def _check_output(path: str | None, what: str) -> None:
     """Fail at once (a usage error, status 2) if a file cannot be written at `path`."""
     if path is None:
         return
-    from .files import check_writable
+    from ..files import check_writable
 
     try:
         check_writable(path)
@@ -240,7 +240,7 @@ def _position_options(many: bool) -> Callable[[Any], Any]:
 
 def _read_text(path: str) -> str:
     """The text of a file of positions (`-`: standard input), read up to a bound."""
-    from .grid import MAX_POSITIONS_TEXT
+    from ..grid import MAX_POSITIONS_TEXT
 
     try:
         if path == "-":
@@ -266,7 +266,7 @@ def _position_text(words: tuple[str, ...]) -> str:
 
 def _one_position(game: Game, text: str | None, path: str | None, side: str | None) -> State | None:
     """The position of `--position TEXT` or `--position-file FILE` (not both), else `None`."""
-    from .grid import read_position
+    from ..grid import read_position
 
     if text is not None and path is not None:
         raise click.UsageError("give --position or --position-file, not both")
@@ -291,7 +291,7 @@ def _many_positions(
     game: Game, texts: tuple[str, ...], path: str | None, side: str | None
 ) -> list[State]:
     """The positions of every `--position TEXT` and of `--position-file FILE`."""
-    from .grid import read_position, read_positions
+    from ..grid import read_position, read_positions
 
     found = [read_position(game, text, side) for text in texts]
     if path is not None:
@@ -358,7 +358,7 @@ def list_command(as_json: bool, load: bool) -> None:
     """
     import attrs
 
-    from .registry import (
+    from ..registry import (
         GameInfo,
         PlayerInfo,
         available_players,
@@ -550,12 +550,12 @@ def bench(
     With --player, also the moves per second of players on fixed positions (a bot at a fixed
     depth does the same work on every machine). Figures are medians over the repeats, on one core.
     """
-    from .bench import run_benchmarks
+    from ..bench import run_benchmarks
 
     specs = games or available_games()
     if vector:  # --- begin bench --vector (batched simulators)
-        from .bench import run_vector_benchmarks
-        from .registry import vector_for
+        from ..bench import run_vector_benchmarks
+        from ..registry import vector_for
 
         with _user_errors():
             if not games:
@@ -595,7 +595,7 @@ def bench(
 
 
 def _clock_option(ctx: click.Context, param: click.Parameter, value: str | None) -> object:
-    from .records import ClockSettings
+    from ..records import ClockSettings
 
     if value is None:
         return None
@@ -606,9 +606,9 @@ def _clock_option(ctx: click.Context, param: click.Parameter, value: str | None)
 
 
 def _make_players(game: Game, specs: tuple[str, str], session: Any) -> tuple[Player, Player]:
-    from .players import is_human
-    from .registry import make_player
-    from .terminal import HumanPlayer
+    from ..players import is_human
+    from ..registry import make_player
+    from ..terminal import HumanPlayer
 
     humans = [is_human(spec) for spec in specs]
     bots = [
@@ -710,10 +710,10 @@ def play(
     --position starts the match from a position string or a text diagram (every game of an
     Entropy match starts there); the record keeps it.
     """
-    from . import terminal
-    from .players import HUMAN, is_human
-    from .records import CannotResume, MatchRecord
-    from .referee import MatchStopped, RecordKeeper, Referee
+    from .. import terminal
+    from ..players import HUMAN, is_human
+    from ..records import CannotResume, MatchRecord
+    from ..referee import MatchStopped, RecordKeeper, Referee
 
     console = terminal.make_console(colour=not no_color)
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
@@ -750,7 +750,7 @@ def play(
         humans = any(is_human(spec) for spec in specs)
         session = terminal.Session(console, interactive=interactive and humans)
         if logs_dir is not None:
-            from .registry import with_logs
+            from ..registry import with_logs
 
             directory = _logs_directory(logs_dir)
             specs = (with_logs(specs[0], directory), with_logs(specs[1], directory))
@@ -845,8 +845,8 @@ def _play_again(session: Any) -> bool:
 def _sandbox_note(specs: Iterable[str]) -> None:
     """Say on stderr what is not contained here, if a bot from a file or module is seated and
     this system cannot sandbox it wholly (on Linux with libseccomp, nothing is said)."""
-    from .registry import OutsideCode, outside_code
-    from .registry.sandbox import containment
+    from ..registry import OutsideCode, outside_code
+    from ..registry.sandbox import containment
 
     if any(outside_code(spec) is OutsideCode.PYTHON for spec in specs):
         here = containment()
@@ -858,10 +858,10 @@ def _confine_outside_code(spec: str) -> None:
     """Sandbox this process (for good) if `spec` is a bot from a file or module, or a plugin's
     player, which would run in it (`isolated:` starts a worker of its own, which is
     sandboxed)."""
-    from .registry import OutsideCode, PlayerSpec, outside_code
-    from .registry.isolation import ISOLATED
-    from .registry.players import runs_apart
-    from .registry.sandbox import SandboxError, confine
+    from ..registry import OutsideCode, PlayerSpec, outside_code
+    from ..registry.isolation import ISOLATED
+    from ..registry.players import runs_apart
+    from ..registry.sandbox import SandboxError, confine
 
     try:
         parsed: PlayerSpec | None = PlayerSpec.parse(spec)
@@ -901,8 +901,8 @@ class _Keeper:
 def _latest_unfinished(console: Any, interactive: bool) -> str:
     """The latest unfinished game in the data directory, offered at a terminal (`y` or Enter
     takes it); the usage error says where it looked when there is none or it is declined."""
-    from .files import games_directory
-    from .records import latest_unfinished
+    from ..files import games_directory
+    from ..records import latest_unfinished
 
     folder = games_directory()
     found = latest_unfinished(folder)
@@ -922,7 +922,7 @@ def _latest_unfinished(console: Any, interactive: bool) -> str:
 
 def _games_file(game: str, seed: int) -> str:
     """A new file in the data directory for a game played at the terminal, checked writable."""
-    from .files import games_directory, new_record_path
+    from ..files import games_directory, new_record_path
 
     folder = games_directory()
     try:
@@ -947,8 +947,8 @@ def replay(file: str, step: bool, no_color: bool) -> None:
     The record is rejected, naming the game, the move and the reason, when a move is illegal or
     a recorded position or result is not what the rules give.
     """
-    from .records import MatchRecord
-    from .terminal import make_console, show_position
+    from ..records import MatchRecord
+    from ..terminal import make_console, show_position
 
     console = make_console(colour=not no_color)
     with _user_errors():
@@ -1013,8 +1013,8 @@ def show(
     several lines), or '-' to read either from standard input; --position-file FILE reads it
     from a file. --diagram prints it as a diagram, and the board 'show' draws reads back too.
     """
-    from .grid import diagram as text_diagram
-    from .terminal import make_console, show_position
+    from ..grid import diagram as text_diagram
+    from ..terminal import make_console, show_position
 
     with _user_errors():
         the_game = parse_game_spec(game)
@@ -1037,7 +1037,7 @@ def show(
             show_position(console, state)
             console.print(state.position())
         if svg_path is not None:
-            from .files import write_atomic
+            from ..files import write_atomic
 
             try:
                 write_atomic(Path(svg_path), state.to_svg())
@@ -1066,9 +1066,9 @@ def engine(game: str | None, player_spec: str, seed: int | None) -> None:
     """
     import random
 
-    from .engines.agp import serve
-    from .engines.external import private_stdio
-    from .registry import check_player_spec, make_in_process
+    from ..engines.agp import serve
+    from ..engines.external import private_stdio
+    from ..registry import check_player_spec, make_in_process
 
     with _user_errors():
         _confine_outside_code(player_spec)
@@ -1124,9 +1124,9 @@ def codecup(player_spec: str, seed: int | None, clock: float | None) -> None:
     """
     import random
 
-    from .engines.codecup_entropy import serve_codecup
-    from .engines.external import private_stdio
-    from .registry import make_in_process
+    from ..engines.codecup_entropy import serve_codecup
+    from ..engines.external import private_stdio
+    from ..registry import make_in_process
 
     with _user_errors():
         _confine_outside_code(player_spec)
@@ -1143,7 +1143,7 @@ def codecup(player_spec: str, seed: int | None, clock: float | None) -> None:
 
 
 def _default_state(game: Game, seed: int) -> str:
-    from .files import safe_name
+    from ..files import safe_name
 
     return f"abstractgames-arena-{safe_name(game.spec)}-{seed}.jsonl"
 
@@ -1159,8 +1159,8 @@ def _progress_bar(
 
     from rich.console import Console
 
-    from .arena import MatchDone, format_duration
-    from .text import plural
+    from ..arena import MatchDone, format_duration
+    from ..text import plural
 
     console = Console(stderr=True)
     if not enabled or not console.is_terminal:
@@ -1358,9 +1358,9 @@ def arena(
     """
     import signal
 
-    from .arena import Arena, ArenaState, make_executor
-    from .files import check_writable
-    from .text import plural
+    from ..arena import Arena, ArenaState, make_executor
+    from ..files import check_writable
+    from ..text import plural
 
     with _user_errors():
         the_game = parse_game_spec(game)
@@ -1472,7 +1472,7 @@ def check(
     Needs hypothesis (pip install hypothesis). Exits with status 1 if a property fails.
     """
     try:
-        from .testing import conformance_properties, player_properties
+        from ..testing import conformance_properties, player_properties
     except ImportError as error:
         raise click.ClickException(
             f"the conformance kit needs hypothesis ({error}): pip install hypothesis"
@@ -1570,8 +1570,8 @@ def solve(
     """
     import inspect
 
-    from .grid import read_position
-    from .registry import solver_for
+    from ..grid import read_position
+    from ..registry import solver_for
 
     with _user_errors():
         the_game = parse_game_spec(game)
@@ -1604,8 +1604,8 @@ def solve(
 
 def _write_certificate(the_game: Game, solution: Any, path: str) -> None:
     """Write the certificate of `solution` (which must prove a result) to `path`."""
-    from .files import write_atomic
-    from .solvers.verify import Certificate, write_certificate
+    from ..files import write_atomic
+    from ..solvers.verify import Certificate, write_certificate
 
     own = getattr(solution, "certificate_bytes", None)
     if callable(own):  # a solution that writes a certificate in its game's own format
@@ -1655,8 +1655,8 @@ def verify(certificate: str) -> None:
     proven and how many positions were checked; exits with status 1, saying where, if the proof
     fails.
     """
-    from .registry import certificate_checker_for
-    from .solvers.verify import check_certificate, read_certificate
+    from ..registry import certificate_checker_for
+    from ..solvers.verify import check_certificate, read_certificate
 
     with _user_errors():
         special = certificate_checker_for(_certificate_head(certificate))
@@ -1779,14 +1779,14 @@ def serve(
     database, so that a server restarted, or killed, loses no move it acknowledged.
     """
     try:
-        from .web import ServeError
-        from .web import serve as run_server
-        from .web.notify import SmtpSettings
+        from ..web import ServeError
+        from ..web import serve as run_server
+        from ..web.notify import SmtpSettings
     except ImportError as error:
         raise click.ClickException(
             f"the web interface needs the web extra ({error}): pip install 'abstractgames[web]'"
         ) from None
-    from .files import data_directory, games_directory
+    from ..files import data_directory, games_directory
 
     if (smtp is None) != (mail_from is None):
         raise click.UsageError("--smtp and --mail-from go together")
@@ -1866,7 +1866,7 @@ def _mail_time(text: str | None) -> Any:
 
 def _write_mail(text: str, out: str | None) -> str | None:
     """Write the game's text to `out` (`-` or `None`: standard output); where it went."""
-    from .files import write_atomic
+    from ..files import write_atomic
 
     if out is None or out == "-":
         click.echo(text, nl=False)
@@ -1917,13 +1917,13 @@ def mail_new(
     Player 1 makes the first move of the first game (in Entropy, player 1 is Chaos first). Send
     the text to whoever is to move (its last line says who).
     """
-    from .mail import MailGame, TimeControl
+    from ..mail import MailGame, TimeControl
 
     with _user_errors():
         the_game = parse_game_spec(game)
         start = _one_position(the_game, positions, position_file, side)
         if start is not None:
-            from .referee import check_start
+            from ..referee import check_start
 
             check_start(the_game, start)
         when = _mail_time(now)
@@ -1947,7 +1947,7 @@ def mail_new(
 
 def _load_mail(file: str) -> Any:
     """The game in the text (or e-mail) in `file`, `-` for standard input."""
-    from .mail import MailGame
+    from ..mail import MailGame
 
     return MailGame.parse(_read_text(file)) if file == "-" else MailGame.load(file)
 
@@ -2020,7 +2020,7 @@ def mail_move(
 def mail_show(file: str, no_color: bool, now: str | None) -> None:
     """Draw the position of the game in FILE, with the moves of the game being played and
     what is to happen next."""
-    from .terminal import make_console, show_position
+    from ..terminal import make_console, show_position
 
     with _user_errors():
         game = _load_mail(file)
@@ -2035,7 +2035,7 @@ def mail_show(file: str, no_color: bool, now: str | None) -> None:
             f"{game.game.title or game.game.name}: {game.players[0]} against {game.players[1]}"
         )
         if moves:
-            from .terminal import join_fitting
+            from ..terminal import join_fitting
 
             nbsp = "\N{NO-BREAK SPACE}"  # a move is not broken between lines: 5. chaos G@c1
             listed = [" ".join(m.split()[:3]).replace(" ", nbsp) + "," for m in moves]
@@ -2064,7 +2064,7 @@ def mail_check(file: str, record_path: str | None, now: str | None) -> None:
     """Read every move and draw of the game in FILE through the rules and the clock: say whose
     move it is and how long each side has had, or how the match ended (a player past their
     time has lost)."""
-    from .mail import describe
+    from ..mail import describe
 
     with _user_errors():
         game = _load_mail(file)
