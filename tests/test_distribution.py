@@ -71,7 +71,7 @@ def test_the_wheel_holds_the_package_and_its_data_files(dist: Path) -> None:
         if path.is_file() and "__pycache__" not in path.parts
     }
     assert files - names == set()  # every module, the pattern table, the web page, py.typed
-    assert "abstractgames/players/entropy_patterns.json" in names
+    assert "abstractgames/players/entropy/patterns.json" in names
     assert "abstractgames/web/static/index.html" in names
     assert not [n for n in names if n.startswith(("tests/", "docs/"))]
 

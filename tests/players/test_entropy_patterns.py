@@ -159,7 +159,7 @@ def test_lines_alike_but_for_their_colours_keep_each_colour_its_points(
 
 def test_the_packaged_tables() -> None:
     data = json.loads(
-        resources.files("abstractgames.players").joinpath(PATTERNS_FILE).read_text("utf-8")
+        resources.files("abstractgames.players.entropy").joinpath(PATTERNS_FILE).read_text("utf-8")
     )
     assert set(data["tables"]) == {"5", "7"}
     for size in (5, 7):
@@ -267,7 +267,7 @@ def test_a_scaled_table_multiplies_every_value_to_three_decimals() -> None:
 
 def test_the_packaged_tables_carry_the_scripts_scale() -> None:
     data = json.loads(
-        resources.files("abstractgames.players").joinpath(PATTERNS_FILE).read_text("utf-8")
+        resources.files("abstractgames.players.entropy").joinpath(PATTERNS_FILE).read_text("utf-8")
     )
     assert data["scale"] == {str(size): factor for size, factor in script().SCALE.items()}
 
@@ -275,7 +275,7 @@ def test_the_packaged_tables_carry_the_scripts_scale() -> None:
 def test_a_check_of_one_size_ignores_the_others_in_the_file() -> None:
     training = script()
     data = json.loads(
-        resources.files("abstractgames.players").joinpath(PATTERNS_FILE).read_text("utf-8")
+        resources.files("abstractgames.players.entropy").joinpath(PATTERNS_FILE).read_text("utf-8")
     )
     fitted = {
         "seed": data["seed"],
@@ -292,7 +292,7 @@ def test_the_search_still_plays_the_games_the_table_was_fitted_on() -> None:
     # The table is fitted on the games of the depth-2 search: a change to that search changes
     # them, and the table no longer regenerates from the script until it is written again.
     data = json.loads(
-        resources.files("abstractgames.players").joinpath(PATTERNS_FILE).read_text("utf-8")
+        resources.files("abstractgames.players.entropy").joinpath(PATTERNS_FILE).read_text("utf-8")
     )
     training = script()
     for size in (7, 5):
@@ -311,7 +311,7 @@ def test_a_search_with_the_table_plays_both_sizes() -> None:
 
 
 def test_the_evaluations_example_plays_a_scaled_table_from_a_file(tmp_path: Path) -> None:
-    packaged = resources.files("abstractgames.players").joinpath(PATTERNS_FILE)
+    packaged = resources.files("abstractgames.players.entropy").joinpath(PATTERNS_FILE)
     path = tmp_path / "tables.json"
     path.write_text(packaged.read_text("utf-8"), encoding="utf-8")
     example_file = SCRIPT.parents[1] / "examples" / "entropy_evaluations.py"

@@ -43,7 +43,7 @@ from itertools import chain, islice
 from operator import getitem
 from typing import NamedTuple
 
-from ..entropy import (
+from ...entropy import (
     CHAOS,
     EMPTY,
     ORDER,
@@ -56,9 +56,9 @@ from ..entropy import (
     line_occupancy,
     size_tables,
 )
-from ..protocol import Game, IllegalMoveError, Move, State
-from ..timing import Deadline, SearchTimeout, phase_budget
-from . import Player, SearchInfo
+from ...protocol import Game, IllegalMoveError, Move, State
+from ...timing import Deadline, SearchTimeout, phase_budget
+from .. import Player, SearchInfo
 
 __all__ = [
     "CHAOS_WIDTH",
@@ -299,7 +299,7 @@ def all_patterns(size: int) -> tuple[str, ...]:
     return tuple([_pattern_text(size, number) for number in sorted(found)])
 
 
-PATTERNS_FILE = "entropy_patterns.json"
+PATTERNS_FILE = "patterns.json"
 """The learned tables, in this package (written by `scripts/train_entropy_patterns.py`)."""
 
 
