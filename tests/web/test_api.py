@@ -387,13 +387,24 @@ def test_only_this_machine_is_answered_when_serving_it(tmp_path: Path) -> None:
 def test_programs_are_refused_unless_allowed(tmp_path: Path) -> None:
     bot = tmp_path / "bot.py"
     bot.write_text(CRASHING_BOT)
+    said = {
+        "engine:./mybot": "an external program",
+        f"{bot}:Crash": "a bot from a file or module",
+        "codecup:./x": "an external program",
+    }
     with signed_in(create_app(allow_programs=False)) as client:
-        for spec in ["engine:./mybot", f"{bot}:Crash", "codecup:./x"]:
+        for spec, what in said.items():
             response = client.post(
                 "/api/games", json={"game": "orderchaos", "players": ["human", spec]}
             )
             assert response.status_code == 403, spec
-            assert "--allow-programs" in response.json()["error"]
+            error = response.json()["error"]
+            assert "--allow-programs" in error
+            assert f" is {what}: " in error and "OutsideCode" not in error  # said in words
+            tournament = client.post(
+                "/api/tournaments", json={"game": "orderchaos", "players": ["greedy", spec]}
+            )
+            assert tournament.status_code == 403 and f"is {what}:" in tournament.json()["error"]
         assert client.get("/api/catalog").json()["allow_programs"] is False
 
 

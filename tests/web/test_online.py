@@ -262,10 +262,9 @@ def test_the_api_refuses_what_it_must(client: TestClient) -> None:
     ):
         answer = post(client, "/api/online", body)
         assert answer.status_code == 400, (body, answer.text)
-    assert (
-        post(client, "/api/online", {"game": "orderchaos", "opponent": "engine:sh"}).status_code
-        == 403
-    )
+    program = post(client, "/api/online", {"game": "orderchaos", "opponent": "engine:sh"})
+    assert program.status_code == 403
+    assert program.json()["error"].startswith("engine:sh is an external program:")
     other = client.post(
         "/api/online", json={"game": "orderchaos"}, headers={"Origin": "http://evil.example"}
     )

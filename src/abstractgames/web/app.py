@@ -44,7 +44,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 from ..files import safe_name
-from ..players import HUMAN, is_human
+from ..players import HUMAN
 from ..protocol import AbstractGamesError
 from ..records import (
     MAX_RECORD_SIZE,
@@ -52,12 +52,12 @@ from ..records import (
     CannotResume,
     ClockSettings,
     MatchRecord,
-    ResumeRefusal,
+    ResumePlan,
 )
-from ..registry import NoHint, make_player
+from ..registry import NoHint
 from ..registry import hint as suggest
 from .database import Database, DatabaseError
-from .errors import BadRequest, Busy, Conflict, Forbidden, WebError
+from .errors import BadRequest, Busy, Conflict, Forbidden, WebError, resume_refused
 from .metrics import MAX_SWEEP_LAG, ServerMetrics, SocketCounter
 from .online_api import OnlineServer
 from .online_api import routes as online_routes
@@ -71,6 +71,7 @@ from .requests import (
     start_position,
 )
 from .saved import SavedGames
+from .seats import bot_spec
 from .sessions import GameSession, Sessions
 from .tournaments import Tournaments
 from .views import catalog, game_view, grid_or_none, position_view, replay_view, squares_of
@@ -116,6 +117,8 @@ TOKEN_COOKIE = "abstractgames-token"
 not tell ports apart, two servers on one machine must not share one)."""
 TOKEN_BYTES = 32
 """The token's length in random bytes (256 bits, from `secrets`)."""
+
+TOURNAMENT_BOTS = "a tournament is played between bots: name a bot for each player"
 
 logger = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -344,18 +347,9 @@ async def continue_record(request: Request) -> Response:
         text = await read_body(request, MAX_RECORD_SIZE)
 
         def resume() -> GameSession:
-            try:
-                plan = MatchRecord.loads(text).resume_plan()
-            except CannotResume as refused:
-                if refused.refusal is ResumeRefusal.FINISHED:
-                    raise Conflict(str(refused)) from None
-                if refused.refusal is ResumeRefusal.OUTSIDE_CODE:
-                    raise Forbidden(
-                        f"{refused}: the page continues games of built-in players only"
-                    ) from None
-                raise
-            if grid_or_none(plan.game) is None:
-                raise BadRequest(f"{plan.game.spec} has no board to show on the page")
+            record = MatchRecord.loads(text)
+            then = "the page continues games of built-in players only"
+            plan = _page_plan(record, None, then=then)
             return web.sessions.resume(plan)
 
         session = await web.run(resume)
@@ -367,17 +361,24 @@ async def continue_record(request: Request) -> Response:
 def _resume(web: WebApp, name: str, players: list[str] | None, pace: float) -> GameSession:
     """Continue the unfinished match of the saved record `name` (as `play --resume` does)."""
     record = web.saved.load(name)
+    plan = _page_plan(record, players, name=name, then="name the players to continue")
+    return web.sessions.resume(plan, name=name, pace=pace)
+
+
+def _page_plan(
+    record: MatchRecord, players: list[str] | None, *, name: str | None = None, then: str
+) -> ResumePlan:
+    """How the page continues the match of `record` (named `name`, if it is kept): the plan of
+    [`MatchRecord.resume_plan`][abstractgames.records.MatchRecord.resume_plan] for a game with
+    a board, its refusal answered as [`resume_refused`][abstractgames.web.errors.resume_refused]
+    says (`then`: what to do about a program the record names)."""
     try:
         plan = record.resume_plan((None, None) if players is None else players)
     except CannotResume as refused:
-        if refused.refusal is ResumeRefusal.FINISHED:
-            raise Conflict(f"{name}: {refused}") from None
-        if refused.refusal is ResumeRefusal.OUTSIDE_CODE:
-            raise Forbidden(f"{name}: {refused}; name the players to continue") from None
-        raise
+        raise resume_refused(refused, record=name, then=then) from None
     if grid_or_none(plan.game) is None:
         raise BadRequest(f"{plan.game.spec} has no board to show on the page")
-    return web.sessions.resume(plan, name=name, pace=pace)
+    return plan
 
 
 async def get_game(request: Request) -> Response:
@@ -536,15 +537,11 @@ async def create_tournament(request: Request) -> Response:
         raise BadRequest(f"'games' must be even (each seed is played in both seats), not {games}")
     if len(set(players)) != len(players):
         raise BadRequest("a player is named twice: every player of a tournament is different")
-    for player in players:
-        if not player or is_human(player):
-            raise BadRequest("a tournament is played between bots: name a bot for each player")
-        web.sessions.check_spec(player)
     game = board_game(spec)
 
     def check() -> None:
         for player in players:
-            make_player(player, game).close()
+            bot_spec(player, game, refuse=web.sessions.refuse, person=TOURNAMENT_BOTS)
 
     await web.run(check)
     tournament = web.tournaments.create(game, players, games, seed)

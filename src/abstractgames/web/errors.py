@@ -1,8 +1,10 @@
-"""The errors the web app answers with: each is a JSON `{"error": message}` and an HTTP status."""
+"""The errors the web app answers with: each is a JSON `{"error": message}` and an HTTP status;
+and the one mapping to them of a record's match that cannot be continued ([`resume_refused`][])."""
 
 from __future__ import annotations
 
 from ..protocol import AbstractGamesError
+from ..records import CannotResume, ResumeRefusal
 
 __all__ = [
     "BadRequest",
@@ -13,6 +15,7 @@ __all__ = [
     "TooLarge",
     "TooMany",
     "WebError",
+    "resume_refused",
 ]
 
 
@@ -62,3 +65,24 @@ class Busy(WebError):
     """A request the server has no room for now (too many uploads at once): send it again."""
 
     status = 503
+
+
+def resume_refused(refused: CannotResume, *, record: str | None = None, then: str) -> WebError:
+    """The answer to a request to continue a record's match that
+    [`MatchRecord.resume_plan`][abstractgames.records.MatchRecord.resume_plan] refused: 409 for
+    a match that is over, 403 for a program, file or module only the record names (`then`
+    says what to do instead), 400 for the rest; `record` names the record, if it has a name.
+
+    Examples:
+        >>> from abstractgames.records import CannotResume, ResumeRefusal
+        >>> over = CannotResume("the match is already finished", ResumeRefusal.FINISHED)
+        >>> answer = resume_refused(over, record="mine.json", then="name the players")
+        >>> answer.status, str(answer)
+        (409, 'mine.json: the match is already finished')
+    """
+    text = str(refused) if record is None else f"{record}: {refused}"
+    if refused.refusal is ResumeRefusal.FINISHED:
+        return Conflict(text)
+    if refused.refusal is ResumeRefusal.OUTSIDE_CODE:
+        return Forbidden(f"{text}; {then}")
+    return BadRequest(text)

@@ -49,7 +49,7 @@ from typing import Any
 
 import attrs
 
-from ..players import HUMAN, Player, PlayerFailed, Resign, UndoRequest, is_human
+from ..players import Player, PlayerFailed, Resign, UndoRequest, is_human
 from ..protocol import CHANCE, AbstractGamesError, Game, Match, MatchError, Move, State
 from ..records import (
     MAX_CLOCK_SECONDS,
@@ -61,7 +61,7 @@ from ..records import (
     TimeControlError,
 )
 from ..referee import Observer, Referee, RefereeError
-from ..registry import PlayerSpec, make_player, outside_code, parse_game_spec
+from ..registry import make_player, parse_game_spec
 from ..text import excerpt, value_excerpt
 from .database import (
     Challenge,
@@ -75,6 +75,7 @@ from .database import (
 )
 from .errors import BadRequest, Conflict, Forbidden, NotFound
 from .notify import Notifier, check_email, check_webhook, game_over, your_move
+from .seats import bot_spec, seat_specs
 from .sessions import GuardedBot
 from .views import (
     clock_view,
@@ -611,8 +612,7 @@ class OnlineGames:
                 opponent,
             ),
         }
-        specs = tuple(HUMAN if holders[n][2] is None else str(holders[n][2]) for n in (1, 2))
-        record = pace.new_record(game, (specs[0], specs[1]))
+        record = pace.new_record(game, seat_specs((holders[1][2], holders[2][2])))
         where = None if start is None else start.position()
         now = self.clock()
         step = _Step(game, record.dumps(), where, pace=pace)
@@ -635,24 +635,13 @@ class OnlineGames:
             Forbidden: the spec runs a program, a file or a module.
             BadRequest: it is a person or no player at all.
         """
-        spec = spec.strip()
-        what = outside_code(spec)
-        if what is not None:
-            raise Forbidden(f"{excerpt(spec)} is {what}: the server plays only its own bots")
-        if is_human(spec):
-            raise BadRequest("a bot is needed here, not a person")
-        try:
-            make_player(spec, game).close()
-            asked = dict(PlayerSpec.parse(spec).options).get("time")
-        except AbstractGamesError as error:
-            raise BadRequest(str(error)) from None
-        with suppress(ValueError):
-            if asked is not None and not float(asked) <= self.bot_timeout:
-                raise BadRequest(
-                    f"a bot on this server thinks at most {self.bot_timeout:g} seconds a move, "
-                    f"not {excerpt(asked)}"
-                )
-        return spec
+        return bot_spec(
+            spec,
+            game,
+            refuse="the server plays only its own bots",
+            person="a bot is needed here, not a person",
+            most_seconds=self.bot_timeout,
+        )
 
     # The lobby
 
@@ -721,7 +710,7 @@ class OnlineGames:
             raise UnknownChallenge(f"no open challenge {challenge_id}")
         game = parse_game_spec(found[0].game_spec)
         pace = found[1]
-        record = pace.new_record(game, (HUMAN, HUMAN))
+        record = pace.new_record(game, seat_specs((None, None)))
         now = self.clock()
         step = _Step(game, record.dumps(), None, pace=pace)
         secret = secrets.token_urlsafe(SECRET_BYTES)
@@ -962,7 +951,7 @@ class OnlineGames:
         seats = [
             (s.secret_hash, s.name, s.player_spec) for s in (second, first)
         ]  # the sides swapped
-        players = (second.player_spec or HUMAN, first.player_spec or HUMAN)
+        players = seat_specs((second.player_spec or None, first.player_spec or None))
         record = current.pace.new_record(game, players)
         now = self.clock()
         step = _Step(game, record.dumps(), row.start_position, pace=current.pace)

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from contextlib import suppress
 from typing import Any, cast
 
-from ..players import HUMAN, Player, PlayerFailed, Resign, UndoRequest, is_human
+from ..players import HUMAN, Player, PlayerFailed, Resign, UndoRequest
 from ..protocol import (
     CHANCE,
     AbstractGamesError,
@@ -36,10 +36,10 @@ from ..protocol import (
 )
 from ..records import ClockSettings, GameRecord, MatchRecord, MoveRecord, ResumePlan
 from ..referee import MatchStopped, Observer, Referee
-from ..registry import make_player, outside_code
 from ..text import counted, excerpt, value_excerpt
-from .errors import BadRequest, Conflict, Forbidden, NotFound
+from .errors import BadRequest, Conflict, NotFound
 from .saved import SavedGames
+from .seats import make_seats, seat_specs
 from .views import (
     clock_view,
     finished_game_view,
@@ -848,18 +848,16 @@ class Sessions:
         self._lock = threading.Lock()
         self.closed = False
 
-    def check_spec(self, spec: str) -> None:
-        """Refuse a spec that runs code from outside the library when that is not allowed.
-
-        Raises:
-            Forbidden: with what the spec would run.
-        """
-        what = outside_code(spec)
-        if what is not None and not self.allow_programs:
-            raise Forbidden(
-                f"{excerpt(spec)} is {what}: this server does not start programs or code from "
-                "files (start it with --allow-programs to let it)"
-            )
+    @property
+    def refuse(self) -> str | None:
+        """Why this server refuses a spec that runs code from outside the library (`None`: it
+        starts them); see [`seat_specs`][abstractgames.web.seats.seat_specs]."""
+        if self.allow_programs:
+            return None
+        return (
+            "this server does not start programs or code from files (start it with "
+            "--allow-programs to let it)"
+        )
 
     def create(
         self,
@@ -884,13 +882,11 @@ class Sessions:
 
         Raises:
             AbstractGamesError: a bad player spec (its message says what is wrong).
+            BadRequest: an empty spec.
             Forbidden: a spec that runs outside code where that is not allowed.
             Conflict: too many matches are being played, or the server is shutting down.
         """
-        first, second = (spec.strip() for spec in specs)
-        for spec in (first, second):
-            if not is_human(spec):
-                self.check_spec(spec)
+        named = seat_specs(specs, refuse=self.refuse)
         self._make_room()
         with self._lock:
             if name is not None and any(
@@ -899,26 +895,18 @@ class Sessions:
                 raise Conflict(f"{name} is being played here already")
 
         def make(session: GameSession) -> tuple[Player, Player]:
-            made: list[Player] = []
-            try:
-                for number, spec in enumerate((first, second), start=1):
-                    if is_human(spec):
-                        made.append(session.add_human(number))
-                    else:
-                        bot = make_player(spec, game)
-                        made.append(GuardedBot(bot, number, session.stop, self.bot_timeout))
-            except BaseException:
-                for player in made:
-                    player.close()
-                raise
-            return made[0], made[1]
+            return make_seats(
+                named,
+                game,
+                session.add_human,
+                lambda number, bot: GuardedBot(bot, number, session.stop, self.bot_timeout),
+            )
 
-        named = tuple(HUMAN if is_human(spec) else spec for spec in (first, second))
         if record is not None:
-            record.players = (named[0], named[1])
+            record.players = named
         session = GameSession(
             game,
-            (named[0], named[1]),
+            named,
             make,
             seed=seed,
             clock=clock,
