@@ -86,7 +86,7 @@ never a sibling (one game's bot never uses another's)."""
 LAZY_ONLY = {("abstractgames.protocol", "abstractgames.svg")}
 """Edges allowed only inside a function: pictures are drawn on demand."""
 
-EXCEPTIONS = {("abstractgames.cli", "abstractgames.engines.codecup_entropy")}
+EXCEPTIONS = {("abstractgames.cli.engines", "abstractgames.engines.codecup_entropy")}
 """Shared modules that may use a module about one game: ``abstractgames codecup`` is the front end
 of the CodeCup Entropy adaptor."""
 
@@ -98,6 +98,21 @@ PLUGIN_LOADER = "abstractgames.registry.plugins"
 """The module that imports what the entry points of ``pyproject.toml`` name."""
 PLUGIN_GROUPS = ("abstractgames.games", "abstractgames.players")
 """The entry-point groups the plugin loader reads."""
+
+CLI_MODULES = {
+    "abstractgames.cli",
+    "abstractgames.cli.common",
+    "abstractgames.cli.listing",
+    "abstractgames.cli.bench",
+    "abstractgames.cli.play",
+    "abstractgames.cli.engines",
+    "abstractgames.cli.arena",
+    "abstractgames.cli.check",
+    "abstractgames.cli.solve",
+    "abstractgames.cli.serve",
+    "abstractgames.cli.mail",
+}
+"""The command line's modules (click)."""
 
 RL_MODULES = {
     "abstractgames.rl",
@@ -128,8 +143,8 @@ WEB_MODULES = {
 """The web interface's modules that use its libraries (the `web` extra)."""
 
 THIRD_PARTY = {
-    "click": {"abstractgames.cli"},
-    "rich": {"abstractgames.cli", "abstractgames.terminal"},
+    "click": CLI_MODULES,
+    "rich": {"abstractgames.cli.arena", "abstractgames.terminal"},
     "prompt_toolkit": {"abstractgames.terminal"},
     "hypothesis": {"abstractgames.testing"},
     "distributed": {"abstractgames.arena.executors"},
