@@ -47,7 +47,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("players", ("abstractgames.players", "abstractgames.solvers", "abstractgames.vector")),
     ("external programs", ("abstractgames.engines",)),
     ("registry", ("abstractgames.registry", "abstractgames")),
-    ("referee", ("abstractgames.records", "abstractgames.referee")),
+    ("referee", ("abstractgames.records", "abstractgames.steps", "abstractgames.referee")),
     ("tournaments", ("abstractgames.arena",)),
     (
         "front ends",
@@ -73,7 +73,8 @@ WITHIN: dict[str, set[str]] = {
     "abstractgames.grid": {"abstractgames.protocol", "abstractgames.text"},
     "abstractgames.specs": {"abstractgames.text"},
     "abstractgames.strictjson": {"abstractgames.text"},
-    "abstractgames.referee": {"abstractgames.records"},
+    "abstractgames.referee": {"abstractgames.records", "abstractgames.steps"},
+    "abstractgames.steps": {"abstractgames.records"},
     "abstractgames": {"abstractgames.registry"},
     "abstractgames.__main__": {"abstractgames.cli"},
 }

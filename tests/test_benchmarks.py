@@ -64,3 +64,33 @@ def test_the_entropy_search_benchmark_compares_two_versions() -> None:
     assert this.split("digest ")[1] == against.split("digest ")[1]
     assert "this / against, by round: median" in lines[-1]
     assert lines[0].startswith("Order's positions: 1;")
+
+
+def test_the_baseline_summary_is_the_strength_pages_row(tmp_path: Path) -> None:
+    """`entropy_baseline.py --summary` reads arenas' JSON results: match points and the Order
+    scores of both sides, whichever seat each match gave the baseline."""
+    spec = "engine:name=baseline:baseline/venv/bin/abstractgames engine --player search:time=0.1"
+    results = {
+        "game": "entropy",
+        "names": ["search:time=0.1", "baseline"],
+        "players": ["search:time=0.1", spec],
+        "matches": [
+            {"players": ["search:time=0.1", spec], "scores": [90, 80], "winner": 1},
+            {"players": [spec, "search:time=0.1"], "scores": [85, 75], "winner": 1},
+            {"players": ["search:time=0.1", spec], "scores": [80, 80], "winner": None},
+        ],
+    }
+    path = tmp_path / "4402.json"
+    path.write_text(json.dumps(results), encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "entropy_baseline.py"), "--summary", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == (
+        "search:time=0.1 against baseline: 3 matches, match points 50.0% (1-1-1); "
+        "Order 81.7 ± 19.0; Chaos concedes 81.7 ± 7.2; paired +0.0 ± 24.8"
+    )

@@ -38,9 +38,7 @@ import random
 import time
 from collections.abc import Callable
 
-import attrs
-
-from .players import Player, PlayerFailed, Resign, SeededRandom, UndoRequest
+from .players import Player, PlayerFailed, Resign, UndoRequest
 from .protocol import (
     AbstractGamesError,
     Game,
@@ -50,10 +48,28 @@ from .protocol import (
     MatchError,
     Move,
     State,
-    random_move,
 )
-from .records import ClockSettings, GameEnd, GameRecord, MatchRecord, MoveRecord, RecordError
-from .text import described, excerpt, quote
+from .records import ClockSettings, GameRecord, MatchRecord, MoveRecord
+from .steps import (
+    Automatic,
+    Event,
+    Forfeit,
+    GameEnded,
+    GameStarted,
+    MatchInPlay,
+    MovePlayed,
+    MoveRefused,
+    MovesTakenBack,
+    Notice,
+    PlayMove,
+    RefereeError,
+    Resignation,
+    TakeBack,
+    Turn,
+    chance_rng,
+    player_rng,
+)
+from .text import described, excerpt
 
 __all__ = [
     "ClockSettings",
@@ -66,10 +82,6 @@ __all__ = [
     "check_start",
     "player_rng",
 ]
-
-
-class RefereeError(AbstractGamesError):
-    """The referee cannot go on, e.g. a built-in player broke the rules."""
 
 
 class MatchStopped(RefereeError):
@@ -90,26 +102,6 @@ class _PlayerError(Exception):
         super().__init__(player, error)
         self.player = player
         self.error = error
-
-
-def chance_rng(seed: int, game_number: int, ply: int) -> SeededRandom:
-    """The generator for the chance event at `ply` of a game: the same seed, the same draw.
-
-    Its label is `SEED/GAME/PLY/chance`; plies count from 0 at the start of each game.
-    """
-    return SeededRandom(f"{seed}/{game_number}/{ply}/chance")
-
-
-def player_rng(seed: int, game_number: int, ply: int, player: int) -> SeededRandom:
-    """The generator a player is given for its move at `ply` of a game.
-
-    Its label is `SEED/GAME/PLY/playerN`, e.g. `42/1/17/player2`.
-
-    Examples:
-        >>> player_rng(42, 1, 17, 2).label
-        '42/1/17/player2'
-    """
-    return SeededRandom(f"{seed}/{game_number}/{ply}/player{player}")
 
 
 class Observer:
@@ -175,14 +167,6 @@ class RecordKeeper(Observer):
 
     def match_ended(self, record: MatchRecord) -> None:
         self.observer.match_ended(record)
-
-
-@attrs.define
-class _GameInProgress:
-    record: GameRecord
-    states: list[State]
-    clocks: list[float | None]
-    flagged: set[int] = attrs.Factory(set)
 
 
 class Referee:
@@ -279,9 +263,11 @@ class Referee:
     def play(self, record: MatchRecord | None = None) -> MatchRecord:
         """Play the match to its end, or continue the one in `record`; return its record.
 
-        A `KeyboardInterrupt` or `EOFError` from a player (a person pressing Ctrl-C or closing
-        the input, or SIGTERM, see [`abstractgames.interrupts`][]) stops the match: the record
-        returned then has `finished` false and [`play`][] with it continues where it stopped.
+        A record's own seed, clock and rules are the match's (the referee's are those of a new
+        record). A `KeyboardInterrupt` or `EOFError` from a player (a person pressing Ctrl-C or
+        closing the input, or SIGTERM, see [`abstractgames.interrupts`][]) stops the match: the
+        record returned then has `finished` false and [`play`][] with it continues where it
+        stopped.
 
         Raises:
             MatchStopped: any other error during the match (a bot's own bug); it carries the
@@ -291,14 +277,18 @@ class Referee:
         """
         try:
             record = self.new_record() if record is None else record
-            self._check_record_start(record)
-            match = self._replay(record)
+            match = MatchInPlay(self.game, record, start=self.start)
         except BaseException:
             _close(self.players, self.observer)
             raise
         try:
-            while (number := match.game_number) is not None:
-                match = self._play_game(record, match, number)
+            events = match.opening
+            while True:
+                self._tell_all(match, events)
+                turn = match.turn()
+                if turn is None:
+                    break
+                events = self._act(match, turn)
         except (KeyboardInterrupt, EOFError):
             return record
         except _PlayerError as failure:
@@ -307,9 +297,95 @@ class Referee:
             raise MatchStopped(f"the match stopped: {_describe(error)}", record) from error
         finally:
             _close(self.players, self.observer)
-        record.result = match.result()
         self.observer.match_ended(record)
         return record
+
+    def _act(self, match: MatchInPlay, turn: Turn) -> list[Event]:
+        """Ask the player whose turn it is (or let the referee act alone); take what they do."""
+        if turn.kind != "player" or turn.player is None:
+            return match.step(Automatic())
+        player = turn.player
+        self.observer.turn_started(turn.state, player, turn.clocks)
+        started = self.time_source()
+        seated = self.players[player - 1]
+        rng = player_rng(match.record.seed, turn.game_number, turn.ply, player)
+        try:
+            chosen = seated.choose(self._view(turn.state, seated), rng, turn.time_left)
+        except Resign as resigned:
+            return match.step(Resignation(player if resigned.seat not in (1, 2) else resigned.seat))
+        except UndoRequest as undo:
+            return match.step(TakeBack(player if undo.seat not in (1, 2) else undo.seat))
+        except PlayerFailed as failure:
+            return match.step(Forfeit(player, str(failure)))
+        except EOFError:  # a person closed the input: the match stops, to be continued
+            raise
+        except (Exception, SystemExit) as error:
+            return self._forfeit(match, _PlayerError(player, error))
+        spent = self.time_source() - started
+        try:
+            text = str(chosen)
+        except Exception as error:  # its __str__ failed
+            return self._forfeit(match, _PlayerError(player, error))
+        try:
+            return match.step(PlayMove(text, spent))
+        except MoveRefused as refused:
+            return match.step(Forfeit(player, refused.reason))
+
+    def _forfeit(self, match: MatchInPlay, failure: _PlayerError) -> list[Event]:
+        """The match after `failure`, a player's own error: lost by forfeit where
+        `failures_forfeit`; otherwise the error goes on (and stops the match)."""
+        if not self.failures_forfeit:
+            raise failure
+        return match.step(Forfeit(failure.player, self._failure_reason(failure)))
+
+    def _tell_all(self, match: MatchInPlay, events: list[Event]) -> None:
+        """Tell the observer and both players what happened.
+
+        A player whose hook fails while its game goes on forfeits it (or stops the match); once
+        the game is over, its result stands and the failure is a notice.
+        """
+        queue = list(events)
+        while queue:
+            event = queue.pop(0)
+            try:
+                self._tell_event(event)
+            except _PlayerError as failure:
+                game_over = isinstance(event, GameEnded) or any(
+                    isinstance(later, GameEnded) for later in queue
+                )
+                if not game_over:
+                    queue = self._forfeit(match, failure)
+                elif self.failures_forfeit:
+                    self.observer.notice(self._failure_reason(failure))
+                else:
+                    raise
+
+    def _tell_event(self, event: Event) -> None:
+        observer = self.observer
+        if isinstance(event, GameStarted):
+            observer.game_started(event.record, event.state, event.match)
+            number = event.record.number
+
+            def tell_the_game(player: Player, seat: int) -> None:
+                player.game_started(seat, number, self._view(event.states[0], player))
+                for move, after in zip(event.moves, event.states[1:], strict=True):
+                    player.move_played(move, self._view(after, player))
+
+            self._tell(tell_the_game)
+        elif isinstance(event, MovePlayed):
+            observer.move_played(event.before, event.move, event.entry, event.after)
+            after, move = event.after, event.move
+            self._tell(lambda player, seat: player.move_played(move, self._view(after, player)))
+        elif isinstance(event, MovesTakenBack):
+            observer.moves_taken_back(event.state, event.count)
+            now = event.state
+            self._tell(lambda player, seat: player.moves_taken_back(self._view(now, player)))
+        elif isinstance(event, Notice):
+            observer.notice(event.text)
+        elif isinstance(event, GameEnded):
+            observer.game_ended(event.record, event.state, event.match)
+            final = event.state
+            self._tell(lambda player, seat: player.game_ended(self._view(final, player)))
 
     def _failure_reason(self, failure: _PlayerError) -> str:
         who = f"player {failure.player} ({self.players[failure.player - 1].spec})"
@@ -330,202 +406,6 @@ class Referee:
                 call(player, seat)
             except (Exception, SystemExit) as error:
                 raise _PlayerError(seat, error) from error
-
-    def _check_record_start(self, record: MatchRecord) -> None:
-        """Refuse to continue a record whose match began elsewhere than `start`."""
-        if self.start is not None and record.games:
-            begun, wanted = record.games[0].start, self.start.position()
-            if begun != wanted:
-                raise RefereeError(
-                    f"cannot continue this record from {excerpt(wanted)}: its match started "
-                    f"from {excerpt(begun)}"
-                )
-
-    def _start_of(self, record: MatchRecord) -> str:
-        """The position string a new game of the match in `record` starts from."""
-        if self.start is not None:
-            return self.start.position()
-        if record.games:
-            return record.games[0].start
-        return self.game.initial_state().position()
-
-    def _replay(self, record: MatchRecord) -> Match:
-        """The match after the finished games of `record` (the unfinished one stays open)."""
-        try:
-            match, _ = record.replay(self.game)
-        except RecordError as error:
-            raise RefereeError(f"cannot continue this record: {error}") from None
-        return match
-
-    def _play_game(self, record: MatchRecord, match: Match, number: int) -> Match:
-        if len(record.games) < number:
-            record.games.append(GameRecord(number=number, start=self._start_of(record)))
-        game_record = record.games[number - 1]
-        states = [self.game.from_position(game_record.start)]
-        moves: list[Move] = []
-        for entry in game_record.moves:
-            moves.append(self.game.parse_move(entry.move, states[-1]))
-            states.append(states[-1].apply(moves[-1]))
-        seconds = None if self.clock is None else self.clock.seconds
-        live = _GameInProgress(game_record, states, [seconds, seconds])
-        for entry in game_record.moves:
-            if entry.player is not None and entry.clock is not None:
-                live.clocks[entry.player - 1] = entry.clock
-            if entry.auto and entry.player is not None:
-                live.flagged.add(entry.player)
-        self.observer.game_started(game_record, states[-1], match)
-
-        def tell_the_game(player: Player, seat: int) -> None:
-            player.game_started(seat, number, self._view(states[0], player))
-            for move, after in zip(moves, states[1:], strict=True):
-                player.move_played(move, self._view(after, player))
-
-        try:
-            self._tell(tell_the_game)
-        except _PlayerError as failure:
-            match = self._forfeit(live, match, failure)
-        else:
-            match = self._play_plies(live, match)
-        self.observer.game_ended(game_record, live.states[-1], match)
-        final = live.states[-1]
-        try:
-            self._tell(lambda player, seat: player.game_ended(self._view(final, player)))
-        except _PlayerError as failure:  # the game is over: its result stands
-            if not self.failures_forfeit:
-                raise
-            self.observer.notice(self._failure_reason(failure))
-        return match
-
-    def _play_plies(self, live: _GameInProgress, match: Match) -> Match:
-        """Play the game of `live` to its end; the match after it."""
-        while True:
-            state = live.states[-1]
-            if state.outcome() is not None:
-                live.record.final = state.position()
-                live.record.outcome = state.outcome()
-                return match.record_game(state)
-            try:
-                ended = self._next_ply(live, match)
-            except _PlayerError as failure:
-                return self._forfeit(live, match, failure)
-            if ended is not None:
-                return ended
-
-    def _forfeit(self, live: _GameInProgress, match: Match, failure: _PlayerError) -> Match:
-        """The match after `failure`, a player's own error: lost by forfeit where
-        `failures_forfeit`; otherwise the error goes on (and stops the match)."""
-        if not self.failures_forfeit:
-            raise failure
-        end = GameEnd("forfeit", failure.player, self._failure_reason(failure))
-        return self._end(live, match, end)
-
-    def _next_ply(self, live: _GameInProgress, match: Match) -> Match | None:
-        """Play one ply; return the match if it ended by resignation or time, else `None`."""
-        state = live.states[-1]
-        number = live.record.number
-        ply = len(live.states) - 1
-        if state.is_chance():
-            move = random_move(state, chance_rng(self.seed, number, ply))
-            self._commit(live, state, move, MoveRecord(str(move), None))
-            return None
-        role = state.to_move
-        assert role is not None
-        player = match.player_of(role)
-        if player in live.flagged:
-            automatic = self.game.timeout_move(state)
-            assert automatic is not None
-            entry = MoveRecord(str(automatic), player, seconds=0.0, clock=0.0, auto=True)
-            self._commit(live, state, automatic, entry)
-            return None
-        time_left = live.clocks[player - 1]
-        self.observer.turn_started(state, player, tuple(live.clocks))
-        started = self.time_source()
-        try:
-            seated = self.players[player - 1]
-            chosen = seated.choose(
-                self._view(state, seated), player_rng(self.seed, number, ply, player), time_left
-            )
-        except Resign as resigned:
-            who = player if resigned.seat not in (1, 2) else resigned.seat
-            return self._end(live, match, GameEnd("resigned", who, f"player {who} resigned"))
-        except UndoRequest as undo:
-            self._undo(live, role if undo.seat not in (1, 2) else match.role_of(undo.seat))
-            return None
-        except PlayerFailed as failure:
-            return self._end(live, match, GameEnd("forfeit", player, str(failure)))
-        except EOFError:  # a person closed the input: the match stops, to be continued
-            raise
-        except (Exception, SystemExit) as error:
-            raise _PlayerError(player, error) from error
-        spent = self.time_source() - started
-        try:
-            move = self.game.parse_move(str(chosen), state)  # judged on the referee's own state
-        except AbstractGamesError as error:
-            reason = f"illegal move {quote(str(chosen))} by player {player}: {excerpt(error, 300)}"
-            return self._end(live, match, GameEnd("forfeit", player, reason))
-        except Exception as error:  # its __str__ failed
-            raise _PlayerError(player, error) from error
-        if time_left is not None and self.clock is not None:
-            remaining = time_left - spent
-            if remaining < 0:
-                return self._out_of_time(live, match, state, player, spent)
-            remaining += self.clock.increment
-            live.clocks[player - 1] = remaining
-            entry = MoveRecord(str(move), player, seconds=spent, clock=remaining)
-        else:
-            entry = MoveRecord(str(move), player)
-        try:
-            self._commit(live, state, move, entry)
-        except IllegalMoveError as error:
-            reason = f'illegal move "{move}" by player {player}: {error}'
-            return self._end(live, match, GameEnd("forfeit", player, reason))
-        return None
-
-    def _out_of_time(
-        self, live: _GameInProgress, match: Match, state: State, player: int, spent: float
-    ) -> Match | None:
-        live.clocks[player - 1] = 0.0
-        timeout_move = None if self.time_loss_forfeits else self.game.timeout_move(state)
-        if timeout_move is None:
-            reason = f"player {player} ran out of time"
-            return self._end(live, match, GameEnd("out of time", player, reason))
-        self.observer.notice(
-            f"player {player} ran out of time: their moves are made for them for the rest of "
-            "this game"
-        )
-        live.flagged.add(player)
-        entry = MoveRecord(str(timeout_move), player, seconds=spent, clock=0.0, auto=True)
-        self._commit(live, state, timeout_move, entry)
-        return None
-
-    def _end(self, live: _GameInProgress, match: Match, end: GameEnd) -> Match:
-        live.record.ended_by = end
-        self.observer.notice(end.reason)
-        return end.apply(match)
-
-    def _commit(self, live: _GameInProgress, state: State, move: Move, entry: MoveRecord) -> None:
-        after = state.apply(move)
-        live.states.append(after)
-        live.record.moves.append(entry)
-        self.observer.move_played(state, move, entry, after)
-        self._tell(lambda player, seat: player.move_played(move, self._view(after, player)))
-
-    def _undo(self, live: _GameInProgress, role: str) -> None:
-        """Go back to the previous position where `role` was to move (chance events included)."""
-        for index in range(len(live.states) - 2, -1, -1):
-            if live.states[index].to_move == role and not live.record.moves[index].auto:
-                count = len(live.states) - 1 - index
-                del live.states[index + 1 :]
-                del live.record.moves[index:]
-                now = live.states[-1]
-                self.observer.moves_taken_back(now, count)
-
-                def take_back(player: Player, seat: int, now: State = now) -> None:
-                    player.moves_taken_back(self._view(now, player))
-
-                self._tell(take_back)
-                return
-        self.observer.notice("nothing to undo: this is your first move of the game")
 
 
 _OURS = f"{__package__}."
