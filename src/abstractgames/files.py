@@ -13,8 +13,9 @@ FIFO is never read or waited on), and never more bytes than its reader takes
 stops a compression bomb at the same kind of bound.
 
 The games a person plays (at the terminal or on the web page) are kept in [`games_directory`][],
-each in a file [`new_record_path`][] names; every file name made from outside text (a game spec,
-a player's name) goes through [`safe_name`][].
+each in a file [`new_record_path`][] names; a record given no name elsewhere is called
+[`record_file_name`][]. Every file name made from outside text (a game spec, a player's name)
+goes through [`safe_name`][].
 
 Examples:
     >>> safe_name("entropy:size=5")
@@ -47,6 +48,7 @@ __all__ = [
     "new_record_name",
     "new_record_path",
     "read_bounded",
+    "record_file_name",
     "safe_name",
     "write_atomic",
 ]
@@ -355,6 +357,19 @@ def data_directory() -> Path:
 def games_directory() -> Path:
     """`games` in [`data_directory`][]: where `play` at a terminal and `serve` keep records."""
     return data_directory() / "games"
+
+
+def record_file_name(game: str, seed: int, *, unique: bool = False) -> str:
+    """The name of a match's record where none is given, `abstractgames-GAME-SEED.json`: the
+    file `play` leaves in the working directory, the web page's download; with `unique`, the
+    process's id after the seed (`abstractgames-GAME-SEED-PID.json`), for a fallback file in the
+    temporary directory.
+
+        >>> record_file_name("entropy", 7)
+        'abstractgames-entropy-7.json'
+    """
+    pid = f"-{os.getpid()}" if unique else ""
+    return f"abstractgames-{safe_name(game)}-{seed}{pid}.json"
 
 
 def new_record_name(game: str, seed: int, taken: Callable[[str], bool]) -> str:

@@ -3,7 +3,6 @@ again), a record checked and shown, a position drawn."""
 
 from __future__ import annotations
 
-import os
 import sys
 from contextlib import suppress
 from pathlib import Path
@@ -159,6 +158,7 @@ def play(
     Entropy match starts there); the record keeps it.
     """
     from .. import terminal
+    from ..files import record_file_name
     from ..players import HUMAN, is_human
     from ..records import CannotResume, MatchRecord
     from ..referee import MatchStopped, RecordKeeper, Referee
@@ -222,7 +222,7 @@ def play(
         time_rule = referee.time_rule()
         if time_rule is not None and humans:
             console.print(f"clock: {time_rule}")
-        default_path = f"abstractgames-{the_game.name}-{referee.seed}.json"
+        default_path = record_file_name(the_game.name, referee.seed)
         keep = record_path is None and humans and interactive and not no_save
         if keep:
             save_path = _games_file(the_game.name, referee.seed)
@@ -238,7 +238,7 @@ def play(
             record = referee.new_record()
         if record_path is not None or keep:  # kept as it goes: a killed referee loses no move
             keeper.record, keeper.path = record, save_path
-        fallback_name = f"abstractgames-{the_game.name}-{referee.seed}-{os.getpid()}.json"
+        fallback_name = record_file_name(the_game.name, referee.seed, unique=True)
         try:
             result = referee.play(record)
         except MatchStopped as stopped:
