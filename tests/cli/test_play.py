@@ -1,6 +1,6 @@
 """`abstractgames play`: bots and people through CliRunner and real processes, resuming, what a
 person sees and types (stdin from a pipe; the pseudo-terminal tests are in
-tests/terminal/test_terminal.py), external programs, and the game kept whatever happens: signals,
+tests/terminal/test_session.py), external programs, and the game kept whatever happens: signals,
 Ctrl-C, a crashing bot, an output path that cannot be written."""
 
 from __future__ import annotations
@@ -203,7 +203,7 @@ def test_clocks_are_shown_to_people() -> None:
 
 
 # --- what a person sees and can type (stdin from a pipe; the pseudo-terminal tests are in
-# tests/terminal/test_terminal.py) ---------------------------------------------------------------
+# tests/terminal/test_session.py) ---------------------------------------------------------------
 
 
 @pytest.fixture

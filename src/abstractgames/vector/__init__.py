@@ -7,7 +7,7 @@ with the simulator's seeded `numpy.random.Generator`, so a lane always rests whe
 to move, or at the end. This module holds the [`BatchSimulator`][] contract and the generic
 helpers and never names a game: each game's simulator lives in `abstractgames.vector.<game>`,
 and the registry finds it ([`vector_for`][abstractgames.registry.vector_for]). numpy is needed
-(the `rl` extra).
+(the `vector` extra).
 
 Examples:
     >>> from abstractgames import get_game
