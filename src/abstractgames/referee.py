@@ -51,6 +51,7 @@ from .protocol import (
 )
 from .records import ClockSettings, GameRecord, MatchRecord, MoveRecord
 from .steps import (
+    Action,
     Automatic,
     Event,
     Forfeit,
@@ -282,13 +283,9 @@ class Referee:
             _close(self.players, self.observer)
             raise
         try:
-            events = match.opening
-            while True:
-                self._tell_all(match, events)
-                turn = match.turn()
-                if turn is None:
-                    break
-                events = self._act(match, turn)
+            self.tell(match, match.opening)
+            while (turn := match.turn()) is not None:
+                self.ask(match, turn)
         except (KeyboardInterrupt, EOFError):
             return record
         except _PlayerError as failure:
@@ -299,6 +296,42 @@ class Referee:
             _close(self.players, self.observer)
         self.observer.match_ended(record)
         return record
+
+    # A match advanced by its front end, one turn at a time ([`play`][] is a loop over these).
+
+    def begin(self, record: MatchRecord | None = None) -> MatchInPlay:
+        """The match of `record` (a new one by default), its players and observer told where it
+        stands; advance it with [`ask`][] and [`take`][], and [`close`][] the players at its end.
+
+        Raises:
+            RefereeError: `record` cannot be continued (see [`play`][]).
+        """
+        record = self.new_record() if record is None else record
+        match = MatchInPlay(self.game, record, start=self.start)
+        self.tell(match, match.opening)
+        return match
+
+    def ask(self, match: MatchInPlay, turn: Turn) -> list[Event]:
+        """Ask the player whose `turn` it is (or let the referee act alone at a chance or
+        timeout turn), take what they do, and tell everyone; return what happened."""
+        events = self._act(match, turn)
+        self.tell(match, events)
+        return events
+
+    def take(self, match: MatchInPlay, action: Action) -> list[Event]:
+        """Take `action`, sent from outside (a person's move at a page), and tell everyone.
+
+        Raises:
+            MoveRefused: the rules refuse the move; nothing changed.
+            ActionRefused: it cannot be taken now; nothing changed.
+        """
+        events = match.step(action)
+        self.tell(match, events)
+        return events
+
+    def close(self) -> None:
+        """Close both players (each, even when the other fails to close)."""
+        _close(self.players, self.observer)
 
     def _act(self, match: MatchInPlay, turn: Turn) -> list[Event]:
         """Ask the player whose turn it is (or let the referee act alone); take what they do."""
@@ -338,7 +371,7 @@ class Referee:
             raise failure
         return match.step(Forfeit(failure.player, self._failure_reason(failure)))
 
-    def _tell_all(self, match: MatchInPlay, events: list[Event]) -> None:
+    def tell(self, match: MatchInPlay, events: list[Event]) -> None:
         """Tell the observer and both players what happened.
 
         A player whose hook fails while its game goes on forfeits it (or stops the match); once
