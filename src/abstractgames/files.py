@@ -365,6 +365,7 @@ def record_file_name(game: str, seed: int, *, unique: bool = False) -> str:
     process's id after the seed (`abstractgames-GAME-SEED-PID.json`), for a fallback file in the
     temporary directory.
 
+    Examples:
         >>> record_file_name("entropy", 7)
         'abstractgames-entropy-7.json'
     """
