@@ -212,6 +212,7 @@ def test_the_catalog_lists_every_game_and_player(client: TestClient) -> None:
     assert games["orderchaos"]["width"] == 6 and games["entropy"]["colours"]["R"] == "red"
     assert {p["name"] for p in catalog["players"]} >= {"greedy", "random", "search", "engine"}
     assert catalog["allow_programs"] is True and catalog["saving"] is True
+    assert catalog["person"] == "human" and catalog["suggested"] == ["human", *catalog["bots"]]
 
 
 # --- playing --------------------------------------------------------------------------------------

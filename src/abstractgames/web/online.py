@@ -44,13 +44,12 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import suppress
 from typing import Any
 
 import attrs
 
 from ..players import Player, PlayerFailed, Resign, UndoRequest, is_human
-from ..protocol import CHANCE, AbstractGamesError, Game, Match, MatchError, Move, State
+from ..protocol import AbstractGamesError, Game, Match, Move, State
 from ..records import (
     MAX_CLOCK_SECONDS,
     ClockSettings,
@@ -74,20 +73,16 @@ from .database import (
     UnknownGame,
 )
 from .errors import BadRequest, Conflict, Forbidden, NotFound
+from .matchview import MatchView, PlayerView
 from .notify import Notifier, check_email, check_webhook, game_over, your_move
 from .seats import bot_spec, seat_specs
 from .sessions import GuardedBot
 from .views import (
-    clock_view,
     finished_game_view,
     game_plies_view,
-    game_view,
-    legal_view,
     match_roles,
-    named_ending,
     named_text,
     ply_view,
-    position_view,
 )
 
 __all__ = [
@@ -1404,13 +1399,8 @@ class OnlineGames:
         record = step.record
         waiting = step.waiting
         now = self.clock()
-        state = step.state
-        to_move = None
-        if state.to_move not in (None, CHANCE) and not step.match.is_over():
-            with suppress(MatchError):
-                to_move = step.match.player_of(state.to_move)
         mine = waiting is not None and waiting[0] == seat and not row.finished
-        moving = waiting[1] if waiting is not None else state
+        thinking = waiting[0] if waiting is not None and not row.finished else None
         clocks = None
         if current.pace.clock is not None:
             clocks = list(step.clocks)
@@ -1418,84 +1408,65 @@ class OnlineGames:
                 left = clocks[waiting[0] - 1]
                 assert left is not None
                 clocks[waiting[0] - 1] = max(left - (now - current.turn_began), 0.0)
-        result = record.result
         number = step.match.game_number
         shown_number = number if number is not None else len(record.games)
-        roles = _roles(game, step.match, shown_number)
-        players = []
-        for n in (1, 2):
-            holder = row.seats[n - 1]
-            players.append(
-                {
-                    "number": n,
-                    "spec": holder.player_spec or holder.name or f"player {n}",
-                    "human": n == seat,
-                    "role": roles[n - 1] if roles else None,
-                }
-            )
-        return {
-            "id": row.id,
-            "online": True,
-            "version": row.ply,
-            "status": "finished" if row.finished else "playing",
-            "error": None,
-            "game": game_view(game),
-            "seed": None,  # the chance draws to come are nobody's business
-            "clock": clock_view(current.pace.clock),
-            "time_control": str(current.pace),
-            "correspondence": current.pace.correspondence,
-            "deadline": row.deadline,
-            "single": record.single,
-            "start": row.start_position,
-            "players": players,
-            "seats": [
-                {"number": s.seat + 1, "name": s.name, "bot": s.player_spec} for s in row.seats
+        names = _names(row)
+        return MatchView(
+            id=row.id,
+            version=row.ply,
+            status="finished" if row.finished else "playing",
+            game=game,
+            state=step.state,
+            match=step.match,
+            players=[
+                PlayerView(holder.player_spec or holder.name or f"player {n}", n == seat)
+                for n, holder in enumerate(row.seats, start=1)
             ],
-            "you": seat,
-            "rematch": row.rematch,
-            "claimable_from": _claimable_from(current)
-            if not current.pace.timed and waiting is not None and not row.finished
-            else None,
-            "offer": row.offer if not row.finished else None,
-            "can_take_back": seat is not None
-            and row.offer is None
-            and not row.finished
-            and step.can_take_back(seat),
-            "game_number": shown_number,
-            "games_in_match": len(match_roles(game)) if not record.single else 1,
-            "ply": row.ply,
-            "position": position_view(state),
-            "plies": list(step.plies),
-            "finished_games": [_named_ending(g, row) for g in step.finished_games],
-            "to_move": to_move,
-            "thinking": waiting[0] if waiting is not None and not row.finished else None,
-            "awaiting": seat if mine else None,
-            "legal": legal_view(moving) if mine else [],
-            "kinds": list(game.move_kinds(moving)) if mine else [],
-            "goal": game.goal(moving.to_move or "") if mine else "",
-            "can_undo": False,
-            "clocks": clocks,
-            "running": waiting[0]
-            if clocks is not None and waiting is not None and not row.finished
-            else None,
-            "result": None
-            if result is None
-            else {
-                "winner": result.winner,
-                "reason": _named(result.reason, row),
-                "scores": list(result.scores),
-            },
-            "notices": [
-                _named(
+            roles=_roles(game, step.match, shown_number),
+            game_number=shown_number,
+            games_in_match=len(match_roles(game)) if not record.single else 1,
+            ply=row.ply,
+            plies=step.plies,
+            finished_games=step.finished_games,
+            thinking=thinking,
+            awaiting=seat if mine else None,
+            moving=None if waiting is None else waiting[1],
+            clock=current.pace.clock,
+            clocks=clocks,
+            running=thinking if clocks is not None else None,
+            result=record.result,
+            names=names,
+            seed=None,  # the chance draws to come are nobody's business
+            single=record.single,
+            start=row.start_position,
+            notices=[
+                named_text(
                     f"player {n} ran out of time: their moves are made for them for the rest of "
                     "this game",
-                    row,
+                    names,
                 )
                 for n in sorted({p["player"] for p in step.plies if p["auto"]})
             ],
-            "saved": None,
-            "pace": 0,
-        }
+            server={
+                "online": True,
+                "time_control": str(current.pace),
+                "correspondence": current.pace.correspondence,
+                "deadline": row.deadline,
+                "seats": [
+                    {"number": s.seat + 1, "name": s.name, "bot": s.player_spec} for s in row.seats
+                ],
+                "you": seat,
+                "rematch": row.rematch,
+                "claimable_from": _claimable_from(current)
+                if not current.pace.timed and waiting is not None and not row.finished
+                else None,
+                "offer": row.offer if not row.finished else None,
+                "can_take_back": seat is not None
+                and row.offer is None
+                and not row.finished
+                and step.can_take_back(seat),
+            },
+        ).to_json()
 
     def record_of(self, game_id: str) -> MatchRecord:
         """The match record of a game (what `abstractgames replay` reads).
@@ -1516,16 +1487,6 @@ def _names(row: GameRow) -> tuple[str | None, str | None]:
     """What the seats of `row` are called: a person's name, a bot's spec."""
     first, second = row.seats
     return (first.name or first.player_spec, second.name or second.player_spec)
-
-
-def _named(text: str, row: GameRow) -> str:
-    """`text` with "player 1" and "player 2" called by the names of the seats of `row`."""
-    return named_text(text, _names(row))
-
-
-def _named_ending(view: dict[str, Any], row: GameRow) -> dict[str, Any]:
-    """A finished game's view with the reason it ended told by name."""
-    return {**view, "ended_by": named_ending(view.get("ended_by"), _names(row))}
 
 
 def _seat_of(row: GameRow, secret: str | None) -> int | None:

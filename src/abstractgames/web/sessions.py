@@ -25,7 +25,6 @@ from typing import Any, cast
 
 from ..players import HUMAN, Player, PlayerFailed, Resign, UndoRequest
 from ..protocol import (
-    CHANCE,
     AbstractGamesError,
     Game,
     IllegalMoveError,
@@ -38,17 +37,16 @@ from ..records import ClockSettings, GameRecord, MatchRecord, MoveRecord, Resume
 from ..referee import MatchStopped, Observer, Referee
 from ..text import counted, excerpt, value_excerpt
 from .errors import BadRequest, Conflict, NotFound
+from .matchview import MatchView, PlayerView
 from .saved import SavedGames
 from .seats import make_seats, seat_specs
 from .views import (
-    clock_view,
     finished_game_view,
     game_plies_view,
     game_view,
     legal_view,
     match_roles,
     ply_view,
-    position_view,
 )
 
 __all__ = [
@@ -745,67 +743,48 @@ class GameSession(Live):
         return moves
 
     def snapshot(self) -> dict[str, Any]:
-        """Everything the page shows of the match now."""
+        """Everything the page shows of the match now (see
+        [`MatchView`][abstractgames.web.matchview.MatchView])."""
         with self.lock:
             self.touched = time.monotonic()
-            state = self.state
             waiting = self.waiting
-            role = state.to_move
-            to_move = None
-            if role not in (None, CHANCE) and not self.match.is_over():
-                with suppress(MatchError):
-                    to_move = self.match.player_of(role)
-            awaiting = None if waiting is None or self.status != "playing" else waiting[0]
-            moving = waiting[1] if waiting is not None else state
-            result = self.match.result()
             clocked = self.referee.clock is not None
-            running = self.turn[0] if self.turn is not None and clocked else None
-            roles = self.roles_in(self.game_number)
-            return {
-                "id": self.id,
-                "version": self.version,
-                "status": self.status,
-                "error": self.error,
-                "game": self._game_view,
-                "seed": self.referee.seed,
-                "clock": clock_view(self.referee.clock),
-                "single": self.referee.single,
-                "start": None if self.referee.start is None else self.referee.start.position(),
-                "players": [
-                    {
-                        "number": number,
-                        "spec": spec,
-                        "human": number in self.humans,
-                        "role": roles[number - 1] if roles else None,
-                    }
+            start = self.referee.start
+            return MatchView(
+                id=self.id,
+                version=self.version,
+                status=self.status,
+                game=self.game,
+                state=self.state,
+                match=self.match,
+                players=[
+                    PlayerView(spec, number in self.humans)
                     for number, spec in enumerate(self.specs, start=1)
                 ],
-                "game_number": self.game_number,
-                "games_in_match": self.games_in_match,
-                "ply": self.plies_made,
-                "position": position_view(state),
-                "plies": list(self.plies),
-                "finished_games": list(self.finished_games),
-                "to_move": to_move,
-                "thinking": self.turn[0] if self.turn is not None else None,
-                "awaiting": awaiting,
-                "legal": self._legal_moves(moving) if awaiting is not None else [],
-                "kinds": list(self.game.move_kinds(moving)) if awaiting is not None else [],
-                "goal": self.game.goal(moving.to_move or "") if awaiting is not None else "",
-                "can_undo": awaiting is not None and self.can_undo(),
-                "clocks": [self._clock_left(p) for p in (1, 2)] if clocked else None,
-                "running": running,
-                "result": None
-                if result is None
-                else {
-                    "winner": result.winner,
-                    "reason": result.reason,
-                    "scores": list(result.scores),
-                },
-                "notices": list(self.notices),
-                "saved": self.saved,
-                "pace": self.pace,
-            }
+                roles=self.roles_in(self.game_number),
+                game_number=self.game_number,
+                games_in_match=self.games_in_match,
+                ply=self.plies_made,
+                plies=self.plies,
+                finished_games=self.finished_games,
+                thinking=self.turn[0] if self.turn is not None else None,
+                awaiting=None if waiting is None or self.status != "playing" else waiting[0],
+                moving=None if waiting is None else waiting[1],
+                clock=self.referee.clock,
+                clocks=[self._clock_left(p) for p in (1, 2)] if clocked else None,
+                running=self.turn[0] if self.turn is not None and clocked else None,
+                result=self.match.result(),
+                seed=self.referee.seed,
+                single=self.referee.single,
+                start=None if start is None else start.position(),
+                error=self.error,
+                notices=self.notices,
+                saved=self.saved,
+                pace=self.pace,
+                can_undo=self.can_undo(),
+                legal=self._legal_moves,
+                shown_game=self._game_view,
+            ).to_json()
 
     def summary(self) -> dict[str, Any]:
         """A line about the match for lists."""

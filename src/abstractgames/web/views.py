@@ -40,14 +40,15 @@ __all__ = [
 MAX_MATCH_GAMES = 20
 """The most games of a match the page is told the roles of."""
 
-SUGGESTED_PLAYERS = (
-    HUMAN,
+SUGGESTED_BOTS = (
     "greedy",
     "random",
     "search:time=1",
     "search:depth=2",
 )
-"""Player specs the page offers in its lists (any other spec may be typed)."""
+"""Bot specs the page offers in its lists (any other spec may be typed)."""
+SUGGESTED_PLAYERS = (HUMAN, *SUGGESTED_BOTS)
+"""Player specs the page offers in its lists: a person, then the bots."""
 
 
 def grid_or_none(game: Game) -> Grid | None:
@@ -91,7 +92,9 @@ def game_view(game: Game) -> dict[str, Any]:
 
 
 def catalog() -> dict[str, Any]:
-    """Every game with a board and every player the registry knows, for the page's forms."""
+    """Every game with a board and every player the registry knows, for the page's forms: the
+    specs it suggests (`suggested`), those of them that are bots (`bots`), and the spec that
+    seats a person (`person`)."""
     games = []
     for name in available_games():
         try:
@@ -120,6 +123,8 @@ def catalog() -> dict[str, Any]:
         "games": games,
         "players": players,
         "suggested": list(SUGGESTED_PLAYERS),
+        "bots": list(SUGGESTED_BOTS),
+        "person": HUMAN,
         "featured": FEATURED_GAME,
     }
 

@@ -133,7 +133,7 @@ export function showOnline(main, catalog) {
   const message = main.querySelector(".online-message");
   const spec = gameChooser(form.querySelector(".online-game"), catalog, form.querySelector(".online-params"));
   const bots = form.querySelector(".online-opponent");
-  for (const name of catalog.suggested) if (name !== "human") bots.append(el("option", { value: name }, `the server's ${name}`));
+  for (const name of catalog.bots) bots.append(el("option", { value: name }, `the server's ${name}`));
   const say = (text, kind = "") => {
     message.textContent = text;
     message.className = `online-message ${kind}`;

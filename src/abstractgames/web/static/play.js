@@ -31,7 +31,7 @@ export function showNewGame(main, catalog) {
   });
   form.addEventListener("submit", (event) => {
     event.preventDefault();
-    startGame(form, spec, error);
+    startGame(form, spec, catalog, error);
   });
   listMyGames(main.querySelector(".your-games"));
 }
@@ -60,9 +60,9 @@ async function showPreview(main, board, game, wanted) {
   );
 }
 
-async function startGame(form, spec, error) {
+async function startGame(form, spec, catalog, error) {
   error.textContent = "";
-  const body = newGameRequest(form, spec);
+  const body = newGameRequest(form, spec, catalog);
   if (typeof body === "string") {
     error.textContent = body;
     return;
@@ -78,8 +78,9 @@ async function startGame(form, spec, error) {
   }
 }
 
-// The body of POST /api/games from the form, or what is wrong with the form.
-function newGameRequest(form, spec) {
+// The body of POST /api/games from the form, or what is wrong with the form; a match without a
+// person (the catalog's spec for one, in any case) is played at a pace to watch.
+function newGameRequest(form, spec, catalog) {
   const body = {
     game: spec(),
     players: [form.elements.p1.value.trim(), form.elements.p2.value.trim()],
@@ -94,7 +95,7 @@ function newGameRequest(form, spec) {
     if (!/^-?\d+$/.test(seed)) return "the seed is a whole number";
     body.seed = Number(seed);
   }
-  if (body.players.every((p) => p.toLowerCase() !== "human")) body.pace = 0.6;
+  if (!body.players.some((p) => p.toLowerCase() === catalog.person)) body.pace = 0.6;
   return body;
 }
 

@@ -100,150 +100,200 @@ export function showReplay(main, source) {
   return () => cleanup();
 }
 
-function stepper(main, { replay, download, name, resumable = false, upload = null }) {
-  const game = replay.game;
-  const board = new Board(main.querySelector(".board"));
-  const slider = main.querySelector(".slider");
-  const list = main.querySelector(".move-list");
-  const position = main.querySelector(".position-string");
-  const facts = main.querySelector(".facts");
-  const where = main.querySelector(".where");
-  const tabs = main.querySelector(".game-tabs");
-  let current = 0; // the game's index
-  let ply = 0; // positions[ply]: after `ply` plies
-
-  main.querySelector(".title").textContent = `${game.title}`;
-  const names = replay.names || replay.players;
-  main.querySelector(".players").textContent = `${names.map((p, i) => `player ${i + 1}: ${p}`).join(" · ")} · seed ${replay.seed}`;
-  main.querySelector(".result").textContent = replay.result ? namedResult(replay) : "The match is unfinished.";
-  const links = main.querySelector(".record-links");
-  if (download) links.replaceChildren(el("a", { href: download, download: name }, "Download the record"), ` (${name})`);
-  if (resumable) {
-    const button = el("button", { type: "button", className: "primary continue-game" }, "Continue this game here");
-    const error = el("p", { className: "error", role: "alert" });
-    button.addEventListener("click", async () => {
-      button.disabled = true;
-      try {
-        // a file from elsewhere is sent whole and kept as a new game; a saved one is named
-        if (upload === null) await startAndOpen("/api/games", { resume: name });
-        else await startAndOpen("/api/games/from-record", upload);
-      } catch (failure) {
-        error.textContent = failure.message;
-        button.disabled = false;
-      }
-    });
-    links.after(el("div", { className: "buttons" }, button), error);
-  }
-
-  tabs.replaceChildren(
-    ...replay.games.map((g, index) => {
-      const roles = g.roles.map((role, i) => `${i + 1}: ${role}`).join(", ");
-      const button = el("button", { type: "button", role: "tab", "aria-selected": String(index === 0), title: roles }, `Game ${g.number}`);
-      button.addEventListener("click", () => {
-        current = index;
-        ply = 0;
-        showGameList();
-        show();
-      });
-      return button;
-    }),
-  );
-  tabs.hidden = replay.games.length < 2;
-
-  function data() {
-    return replay.games[current];
-  }
-
-  function showGameList() {
-    const g = data();
-    for (const [index, tab] of [...tabs.children].entries()) tab.setAttribute("aria-selected", String(index === current));
-    const items = numbered(g.plies, game.roles[0]).map((item) => {
-      const li = el("li", { value: item.number });
-      if (item.gap) li.append("… ");
-      for (const index of item.plies) {
-        const before = index - 1 >= 0 && g.plies[index - 1].player === null ? g.plies[index - 1] : null;
-        if (before) {
-          li.append(jump(index, `(${before.move})`, "chance"), " ");
-        }
-        li.append(jump(index + 1, g.plies[index].move), " ");
-      }
-      return li;
-    });
-    list.replaceChildren(...items);
-    slider.max = String(g.positions.length - 1);
-  }
-
-  function jump(target, text, className = "") {
-    const button = el("button", { type: "button", className, "data-ply": target }, text);
-    button.addEventListener("click", () => {
-      ply = target;
-      show();
-    });
-    return button;
-  }
-
-  function show() {
-    const g = data();
-    ply = Math.max(0, Math.min(ply, g.positions.length - 1));
-    const state = g.positions[ply];
-    const move = ply > 0 ? g.plies[ply - 1] : null;
-    board.render(positionView(game, state, move ? move.squares : []));
-    slider.value = String(ply);
-    position.value = state.position;
-    facts.replaceChildren(...state.facts.map((fact) => el("li", {}, fact)));
-    let text = `Game ${g.number}: position ${ply} of ${g.positions.length - 1}`;
-    if (move) {
-      const who = move.player === null ? "chance" : `player ${move.player} (${move.role})`;
-      text += ` — after ${move.move} by ${who}${move.auto ? ", made for a player out of time" : ""}`;
-    } else {
-      text += " — the start";
-    }
-    if (ply === g.positions.length - 1) {
-      if (state.outcome) text += `. Game over: ${outcomeText(state.outcome)}`;
-      else if (g.ended_by) text += `. ${g.ended_by.reason}`;
-    }
-    where.textContent = text;
-    for (const button of list.querySelectorAll("button[data-ply]")) {
-      const current_ = Number(button.dataset.ply) === ply;
-      button.classList.toggle("current", current_);
-      if (current_) button.scrollIntoView({ block: "nearest" });
-    }
-  }
-
-  const step = (delta) => {
-    ply += delta;
-    show();
-  };
-  main.querySelector(".first").addEventListener("click", () => { ply = 0; show(); });
-  main.querySelector(".back").addEventListener("click", () => step(-1));
-  main.querySelector(".forward").addEventListener("click", () => step(1));
-  main.querySelector(".last").addEventListener("click", () => { ply = data().positions.length - 1; show(); });
-  slider.addEventListener("input", () => { ply = Number(slider.value); show(); });
-  main.querySelector(".copy").addEventListener("click", async () => {
-    try {
-      await navigator.clipboard.writeText(position.value);
-    } catch (error) {
-      position.select();
-    }
-  });
-  const keys = (event) => {
-    if (event.target instanceof HTMLInputElement && event.target.type !== "range") return;
-    const moves = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -1, ArrowDown: 1 };
-    if (event.key in moves) step(moves[event.key]);
-    else if (event.key === "Home") { ply = 0; show(); }
-    else if (event.key === "End") { ply = data().positions.length - 1; show(); }
-    else return;
-    event.preventDefault();
-  };
+// The record stepped through; its parts share `page`: the replay, the template's elements
+// (`view`), the board, and where it stands (`current`, the game's index; `ply`, the position's).
+function stepper(main, loaded) {
+  const { replay, download } = loaded;
+  const page = { replay, game: replay.game, view: replayView(main), board: new Board(main.querySelector(".board")), current: 0, ply: 0 };
+  renderHeader(page, loaded);
+  renderTabs(page);
+  const keys = (event) => onKey(page, event);
+  listenToControls(page);
   document.addEventListener("keydown", keys);
-  showGameList();
-  show();
+  showGameList(page);
+  show(page);
   return () => {
     document.removeEventListener("keydown", keys);
     if (download && download.startsWith("blob:")) URL.revokeObjectURL(download);
   };
 }
 
+// The elements of the replay's template.
+function replayView(main) {
+  const find = (selector) => main.querySelector(selector);
+  return {
+    slider: find(".slider"),
+    list: find(".move-list"),
+    position: find(".position-string"),
+    facts: find(".facts"),
+    where: find(".where"),
+    tabs: find(".game-tabs"),
+    title: find(".title"),
+    players: find(".players"),
+    result: find(".result"),
+    links: find(".record-links"),
+    first: find(".first"),
+    back: find(".back"),
+    forward: find(".forward"),
+    last: find(".last"),
+    copy: find(".copy"),
+  };
+}
+
+// The title, the players, the result, the record to download and, for an unfinished match, the
+// button that continues it here.
+function renderHeader(page, { download, name, resumable = false, upload = null }) {
+  const { replay, view } = page;
+  view.title.textContent = `${page.game.title}`;
+  const names = replay.names || replay.players;
+  view.players.textContent = `${names.map((p, i) => `player ${i + 1}: ${p}`).join(" · ")} · seed ${replay.seed}`;
+  view.result.textContent = replay.result ? namedResult(replay) : "The match is unfinished.";
+  if (download) view.links.replaceChildren(el("a", { href: download, download: name }, "Download the record"), ` (${name})`);
+  if (resumable) view.links.after(...continueButton(name, upload));
+}
+
+// "Continue this game here" and where its failure is said: a file from elsewhere is sent whole
+// and kept as a new game; a saved one is named.
+function continueButton(name, upload) {
+  const button = el("button", { type: "button", className: "primary continue-game" }, "Continue this game here");
+  const error = el("p", { className: "error", role: "alert" });
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    try {
+      if (upload === null) await startAndOpen("/api/games", { resume: name });
+      else await startAndOpen("/api/games/from-record", upload);
+    } catch (failure) {
+      error.textContent = failure.message;
+      button.disabled = false;
+    }
+  });
+  return [el("div", { className: "buttons" }, button), error];
+}
+
+// A tab for each game of a match of several.
+function renderTabs(page) {
+  const { replay, view } = page;
+  view.tabs.replaceChildren(
+    ...replay.games.map((g, index) => {
+      const roles = g.roles.map((role, i) => `${i + 1}: ${role}`).join(", ");
+      const button = el("button", { type: "button", role: "tab", "aria-selected": String(index === 0), title: roles }, `Game ${g.number}`);
+      button.addEventListener("click", () => {
+        page.current = index;
+        page.ply = 0;
+        showGameList(page);
+        show(page);
+      });
+      return button;
+    }),
+  );
+  view.tabs.hidden = replay.games.length < 2;
+}
+
+function shownGame(page) {
+  return page.replay.games[page.current];
+}
+
+// The moves of the game shown, numbered by turns, each a button to its position (a chance
+// event before a move in brackets).
+function showGameList(page) {
+  const { view } = page;
+  const g = shownGame(page);
+  for (const [index, tab] of [...view.tabs.children].entries()) tab.setAttribute("aria-selected", String(index === page.current));
+  const items = numbered(g.plies, page.game.roles[0]).map((item) => {
+    const li = el("li", { value: item.number });
+    if (item.gap) li.append("… ");
+    for (const index of item.plies) {
+      const before = index - 1 >= 0 && g.plies[index - 1].player === null ? g.plies[index - 1] : null;
+      if (before) li.append(jump(page, index, `(${before.move})`, "chance"), " ");
+      li.append(jump(page, index + 1, g.plies[index].move), " ");
+    }
+    return li;
+  });
+  view.list.replaceChildren(...items);
+  view.slider.max = String(g.positions.length - 1);
+}
+
+function jump(page, target, text, className = "") {
+  const button = el("button", { type: "button", className, "data-ply": target }, text);
+  button.addEventListener("click", () => goTo(page, target));
+  return button;
+}
+
+function goTo(page, ply) {
+  page.ply = ply;
+  show(page);
+}
+
+function lastPly(page) {
+  return shownGame(page).positions.length - 1;
+}
+
+// The position at `page.ply` (kept within the game): the board, the slider, the facts, the
+// line that says where it is, and its move marked in the list.
+function show(page) {
+  const { view } = page;
+  const g = shownGame(page);
+  page.ply = Math.max(0, Math.min(page.ply, lastPly(page)));
+  const ply = page.ply;
+  const state = g.positions[ply];
+  const move = ply > 0 ? g.plies[ply - 1] : null;
+  page.board.render(positionView(page.game, state, move ? move.squares : []));
+  view.slider.value = String(ply);
+  view.position.value = state.position;
+  view.facts.replaceChildren(...state.facts.map((fact) => el("li", {}, fact)));
+  view.where.textContent = whereText(g, ply, move, state);
+  for (const button of view.list.querySelectorAll("button[data-ply]")) {
+    const here = Number(button.dataset.ply) === ply;
+    button.classList.toggle("current", here);
+    if (here) button.scrollIntoView({ block: "nearest" });
+  }
+}
+
+// "Game 1: position 3 of 9 — after X@c3 by player 1 (order)", and how the game ended at its end.
+function whereText(g, ply, move, state) {
+  const last = g.positions.length - 1;
+  let text = `Game ${g.number}: position ${ply} of ${last}`;
+  if (move) {
+    const who = move.player === null ? "chance" : `player ${move.player} (${move.role})`;
+    text += ` — after ${move.move} by ${who}${move.auto ? ", made for a player out of time" : ""}`;
+  } else {
+    text += " — the start";
+  }
+  if (ply === last) {
+    if (state.outcome) text += `. Game over: ${outcomeText(state.outcome)}`;
+    else if (g.ended_by) text += `. ${g.ended_by.reason}`;
+  }
+  return text;
+}
+
+// The buttons, the slider and the copy of the position.
+function listenToControls(page) {
+  const { view } = page;
+  view.first.addEventListener("click", () => goTo(page, 0));
+  view.back.addEventListener("click", () => goTo(page, page.ply - 1));
+  view.forward.addEventListener("click", () => goTo(page, page.ply + 1));
+  view.last.addEventListener("click", () => goTo(page, lastPly(page)));
+  view.slider.addEventListener("input", () => goTo(page, Number(view.slider.value)));
+  view.copy.addEventListener("click", async () => {
+    try {
+      await navigator.clipboard.writeText(view.position.value);
+    } catch (error) {
+      view.position.select();
+    }
+  });
+}
+
+// The arrow keys step through the positions, Home and End go to the first and the last (not
+// while a text field has the keys).
+function onKey(page, event) {
+  if (event.target instanceof HTMLInputElement && event.target.type !== "range") return;
+  const moves = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -1, ArrowDown: 1 };
+  if (event.key in moves) goTo(page, page.ply + moves[event.key]);
+  else if (event.key === "Home") goTo(page, 0);
+  else if (event.key === "End") goTo(page, lastPly(page));
+  else return;
+  event.preventDefault();
+}
 
 // "greedy (player 2) wins — five in a row", "A draw — …": the players by their names, or specs.
 function namedResult(replay) {

@@ -194,11 +194,12 @@ export function recordName(path) {
   return path ? path.split(/[\\/]/).pop() : null;
 }
 
+// The lists of specs the forms offer: every player's (a person's first), and the bots'.
 export function setSpecLists(catalog) {
-  const names = new Set(catalog.suggested);
+  const names = new Set(catalog.bots);
   for (const player of catalog.players) if (player.options !== null) names.add(player.name);
   const programs = catalog.allow_programs ? ["engine:COMMAND", "path/to/bot.py:MyBot"] : [];
-  const all = [...names, ...programs];
-  document.getElementById("player-specs").replaceChildren(...all.map((spec) => el("option", { value: spec })));
-  document.getElementById("bot-specs").replaceChildren(...all.filter((s) => s !== "human").map((spec) => el("option", { value: spec })));
+  const bots = [...names, ...programs];
+  document.getElementById("player-specs").replaceChildren(...[catalog.person, ...bots].map((spec) => el("option", { value: spec })));
+  document.getElementById("bot-specs").replaceChildren(...bots.map((spec) => el("option", { value: spec })));
 }
