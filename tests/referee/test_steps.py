@@ -126,6 +126,22 @@ def test_time_loss_forfeits_where_correspondence_says_so() -> None:
     assert match.turn() is None
 
 
+def test_a_flag_may_say_why_and_fall_at_a_chance_draw_where_time_loss_forfeits() -> None:
+    match = new("orderchaos", time_loss_forfeits=True)
+    events = match.step(OutOfTime(0.0, reason="player 1 ran out of time (3 days a move)"))
+    assert events[0] == Notice("player 1 ran out of time (3 days a move)")
+    assert match.record.games[0].ended_by is not None
+    assert match.record.games[0].ended_by.reason == "player 1 ran out of time (3 days a move)"
+    waiting = new("entropy", time_loss_forfeits=True)  # a draw waits on player 2's message
+    waiting.step(OutOfTime(0.0, reason="late", player=2))
+    assert waiting.turn() is None and waiting.record.result is not None
+    assert waiting.record.result.winner == 1
+    free = new("entropy")
+    with pytest.raises(ActionRefused, match="time loss does not forfeit"):
+        free.step(OutOfTime(0.0, player=2))
+    assert free.turn() is not None and free.turn().kind == "chance"  # type: ignore[union-attr]
+
+
 def test_a_take_back_goes_to_the_players_previous_turn() -> None:
     match = new("orderchaos")
     assert match.step(TakeBack(1)) == [

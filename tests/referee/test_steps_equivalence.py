@@ -11,9 +11,9 @@ import random
 import pytest
 
 from abstractgames import Move, State, get_game
+from abstractgames import referee as referee_now
 from abstractgames.players import Player, PlayerFailed, Resign, UndoRequest
 from abstractgames.records import ClockSettings, MatchRecord
-from abstractgames import referee as referee_now
 from abstractgames.steps import (
     Action,
     Automatic,
@@ -69,7 +69,9 @@ class Chaotic(Player):
             if what == 4:
                 raise RuntimeError("a bug of its own")
             if what == 5:
-                return state.game.parse_move(str(state.legal_moves()[0]), state.game.initial_state())
+                return state.game.parse_move(
+                    str(state.legal_moves()[0]), state.game.initial_state()
+                )
             self.clock.now += 500.0
         moves = state.legal_moves()
         return moves[self.rng.randrange(len(moves))]

@@ -55,7 +55,14 @@ from abstractgames.protocol import (
     State,
     random_move,
 )
-from abstractgames.records import ClockSettings, GameEnd, GameRecord, MatchRecord, MoveRecord, RecordError
+from abstractgames.records import (
+    ClockSettings,
+    GameEnd,
+    GameRecord,
+    MatchRecord,
+    MoveRecord,
+    RecordError,
+)
 from abstractgames.text import described, excerpt, quote
 
 __all__ = [
