@@ -152,9 +152,15 @@ class Forfeit:
 @attrs.frozen
 class OutOfTime:
     """The flag of the player to move fell after `seconds` on this move: they lose, or their
-    moves are made for them where the game has timeout moves and time loss does not forfeit."""
+    moves are made for them where the game has timeout moves and time loss does not forfeit.
+
+    `reason` is what the record says of it (default `player N ran out of time`). `player` names
+    whose flag fell where that is not the player to move: only where time loss forfeits the
+    match, as in e-mail play, where a chance draw waits on a player's message."""
 
     seconds: float
+    reason: str | None = None
+    player: int | None = None
 
 
 @attrs.frozen
@@ -372,9 +378,18 @@ class MatchInPlay:
         if isinstance(action, TakeBack):
             return self._take_back(live, self.match.role_of(_seat(action.player)))
         if isinstance(action, OutOfTime):
+            if action.player is not None and action.player != turn.player:
+                if not self.record.time_loss_forfeits:
+                    raise ActionRefused(
+                        f"the flag of player {excerpt(repr(action.player))} cannot fall: they "
+                        "are not to move, and time loss does not forfeit this match"
+                    )
+                player = _seat(action.player)
+                reason = action.reason or f"player {player} ran out of time"
+                return self._end(live, GameEnd("out of time", player, reason))
             if turn.kind != "player" or turn.player is None:
                 raise ActionRefused(f"no player's clock runs at a {turn.kind} turn")
-            return self._out_of_time(live, turn.state, turn.player, action.seconds)
+            return self._out_of_time(live, turn.state, turn.player, action.seconds, action.reason)
         if isinstance(action, ChanceDraw):
             if turn.kind != "chance":
                 raise ActionRefused("no chance event is due: a player is to move")
@@ -431,11 +446,13 @@ class MatchInPlay:
             live.clocks[player - 1] = entry.clock
         return self._commit(live, state, move, entry, after)
 
-    def _out_of_time(self, live: _Game, state: State, player: int, spent: float) -> list[Event]:
+    def _out_of_time(
+        self, live: _Game, state: State, player: int, spent: float, reason: str | None = None
+    ) -> list[Event]:
         live.clocks[player - 1] = 0.0
         made = None if self.record.time_loss_forfeits else self.game.timeout_move(state)
         if made is None:
-            reason = f"player {player} ran out of time"
+            reason = reason or f"player {player} ran out of time"
             return self._end(live, GameEnd("out of time", player, reason))
         notice = Notice(
             f"player {player} ran out of time: their moves are made for them for the rest of "
