@@ -54,6 +54,8 @@ import numpy as np
 
 from abstractgames.entropy import COLOURS, EMPTY, EntropyGame, line_code, line_codes
 from abstractgames.players import entropy as bot
+from abstractgames.players.entropy.patterns import _pattern
+from abstractgames.players.entropy.tables import _tables
 from abstractgames.protocol import random_move
 
 OUTPUT = Path(bot.__file__).with_name(bot.PATTERNS_FILE)
@@ -98,7 +100,7 @@ def play(seed: int) -> Game:
             move = _player.choose(state, rng)
         state = state.apply(move)
     ranks, files = line_codes(state)
-    scores = bot._tables(game.size).scores
+    scores = _tables(game.size).scores
     return seen, tuple(scores[code] for code in (*ranks, *files))
 
 
@@ -129,7 +131,7 @@ def first_games_digest(size: int, seed: int = SEED) -> str:
 
 def fit(size: int, games: Sequence[Game]) -> bot.PatternTable:
     """The table that best predicts each line's growth to the end of `games` (see the module)."""
-    tables = bot._tables(size)
+    tables = _tables(size)
     patterns = bot.all_patterns(size)
     index_of = {pattern: k for k, pattern in enumerate(patterns)}
     codes = np.array([codes for seen, _ in games for codes, _ in seen], dtype=np.int64)
@@ -144,7 +146,7 @@ def fit(size: int, games: Sequence[Game]) -> bot.PatternTable:
     for k, code in enumerate(unique.tolist()):
         now, _, _, _, per_colour = tables.features[code]
         score[k] = now
-        pattern[k] = index_of[bot._pattern(size, code)]
+        pattern[k] = index_of[_pattern(size, code)]
         gains[k] = per_colour
     shares = bags / bags.sum(axis=1, keepdims=True)
     grown = (finals - score[where]).ravel()

@@ -82,7 +82,8 @@ WITHIN: dict[str, set[str]] = {
 
 PEER_PACKAGES = ("abstractgames.players", "abstractgames.solvers", "abstractgames.vector")
 """Packages whose modules are peers: each may use the package's own ``__init__`` (the contract),
-never a sibling (one game's bot never uses another's)."""
+never a sibling (one game's bot never uses another's); a peer that is a package itself (such as
+``players.entropy``) uses its own modules too."""
 
 LAZY_ONLY = {("abstractgames.protocol", "abstractgames.svg")}
 """Edges allowed only inside a function: pictures are drawn on demand."""
@@ -306,10 +307,14 @@ def game_of(module: str) -> str | None:
 
 
 def same_package(source: str, target: str) -> bool:
-    """Whether ``target`` is in ``source``'s own package (peers: only its ``__init__``)."""
+    """Whether ``target`` is in ``source``'s own package (peers: only its ``__init__``, and the
+    modules of the peer ``source`` is in when that peer is a package)."""
     for peers in PEER_PACKAGES:
         if source == peers or source.startswith(peers + "."):
-            return source != peers and target == peers
+            if source == peers:
+                return False
+            peer = ".".join(source.split(".")[: peers.count(".") + 2])
+            return target in (peers, peer) or target.startswith(peer + ".")
     _, entry = layer_of(source)
     return target == entry or target.startswith(entry + ".")
 
@@ -538,6 +543,16 @@ def test_the_check_reads_the_entry_points_as_edges(tmp_path: Path) -> None:
             "pyproject.toml (an entry point): abstractgames.registry.plugins (registry) depends "
             "on abstractgames.cli (command line), a higher layer"
         ]
+
+
+def test_a_peer_that_is_a_package_uses_its_own_modules_and_no_other_peer() -> None:
+    entropy = "abstractgames.players.entropy"
+    assert same_package(f"{entropy}.search", f"{entropy}.board")
+    assert same_package(entropy, f"{entropy}.player")
+    assert same_package(f"{entropy}.player", "abstractgames.players")
+    assert not same_package(f"{entropy}.search", "abstractgames.players.orderchaos")
+    assert not same_package("abstractgames.players.greedy", f"{entropy}.board")
+    assert not same_package("abstractgames.players.greedy", entropy)
 
 
 def test_the_architecture_page_names_every_module() -> None:

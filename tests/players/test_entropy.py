@@ -21,21 +21,19 @@ from abstractgames.entropy import (
 )
 from abstractgames.players import Player
 from abstractgames.players.entropy import (
-    _VALUES,
     HAND_WEIGHTS,
     EntropySearch,
     PatternTable,
     Weights,
-    _Board,
-    _line_features,
-    _line_values,
-    _Search,
-    _tables,
     evaluate,
     line_value,
     phase_weights,
     position_value,
 )
+from abstractgames.players.entropy.board import _Board
+from abstractgames.players.entropy.lines import _VALUES, _line_values
+from abstractgames.players.entropy.search import _Search
+from abstractgames.players.entropy.tables import _line_features, _tables
 from abstractgames.testing import playout, states
 from abstractgames.timing import Deadline, phase_budget
 from tests.conftest import examples

@@ -28,6 +28,7 @@ from abstractgames.players.entropy import (
     line_value,
     position_value,
 )
+from abstractgames.players.entropy.board import _Board
 from abstractgames.testing import states
 from tests.conftest import examples
 
@@ -195,7 +196,7 @@ def test_a_position_value_is_exact_however_the_search_reached_it(
 ) -> None:
     # Line values lie on a grid of 2**-20, so the search's running sum never rounds: the
     # training games' depth-2 player does not depend on the order it adds values in.
-    board = bot._Board(state, PatternTable.load(state.size))
+    board = _Board(state, PatternTable.load(state.size))
     colours = [k + 1 for k, left in enumerate(board.bag) if left] or [1]
     placed = []
     for square in data.draw(st.permutations(range(state.size**2)))[:12]:
@@ -206,7 +207,7 @@ def test_a_position_value_is_exact_however_the_search_reached_it(
             assert board.value == sum(lines) == sum(reversed(lines))
     for square in reversed(placed):
         board.remove(square)
-    assert board.value == bot._Board(state, PatternTable.load(state.size)).value
+    assert board.value == _Board(state, PatternTable.load(state.size)).value
 
 
 def test_greedy_keeps_the_hand_set_weights() -> None:

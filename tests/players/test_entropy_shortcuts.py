@@ -9,13 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from abstractgames.entropy import ORDER, EntropyGame, EntropyState
-from abstractgames.players.entropy import (
-    EntropySearch,
-    PatternTable,
-    _Board,
-    _gain_left,
-    _Search,
-)
+from abstractgames.players.entropy import EntropySearch, PatternTable
+from abstractgames.players.entropy.board import _Board, _gain_left
+from abstractgames.players.entropy.search import _Search
 from abstractgames.protocol import random_move
 from abstractgames.testing import states
 from abstractgames.timing import Deadline
