@@ -157,7 +157,12 @@ def decompress_bounded(decompressor: Decompressor, data: bytes, limit: int) -> b
         out = decompressor.decompress(data, max_length=_PIECE)
         # zlib hands back the input it has not used yet; lzma keeps it.
         data = getattr(decompressor, "unconsumed_tail", b"")
-        if not out and not data and getattr(decompressor, "needs_input", True):
+        if (
+            not out
+            and not data
+            and not decompressor.eof  # an empty stream ends with no output
+            and getattr(decompressor, "needs_input", True)
+        ):
             raise ValueError("the compressed data is cut short")
         total += len(out)
         if total > limit:

@@ -388,3 +388,19 @@ def test_decompress_bounded_stops_a_compression_bomb(kind: str) -> None:
         files.decompress_bounded(decompressor(), packed[:-8], len(data))
     with pytest.raises(ValueError, match="other bytes follow"):
         files.decompress_bounded(decompressor(), packed + b"tail", len(data))
+
+
+@pytest.mark.parametrize("kind", ["zlib", "xz"])
+def test_decompress_bounded_reads_an_empty_stream(kind: str) -> None:
+    """A whole stream of nothing (an empty table saved) is no stream cut short."""
+    import lzma
+    import zlib
+
+    packed, decompressor = (
+        (zlib.compress(b""), zlib.decompressobj)
+        if kind == "zlib"
+        else (lzma.compress(b""), lzma.LZMADecompressor)
+    )
+    assert files.decompress_bounded(decompressor(), packed, 0) == b""
+    with pytest.raises(ValueError, match="cut short"):
+        files.decompress_bounded(decompressor(), packed[:-4], 0)
