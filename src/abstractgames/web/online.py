@@ -48,19 +48,34 @@ from typing import Any
 
 import attrs
 
-from ..players import Player, PlayerFailed, Resign, UndoRequest, is_human
+from ..players import Player, is_human
 from ..protocol import AbstractGamesError, Game, Match, Move, State
 from ..records import (
     MAX_CLOCK_SECONDS,
     ClockSettings,
-    GameRecord,
     MatchRecord,
     MoveRecord,
     TimeControl,
     TimeControlError,
 )
-from ..referee import Observer, Referee, RefereeError
+from ..referee import Referee
 from ..registry import make_player, parse_game_spec
+from ..steps import (
+    Automatic,
+    Event,
+    Forfeit,
+    GameEnded,
+    GameStarted,
+    MatchInPlay,
+    MovePlayed,
+    MovesTakenBack,
+    Notice,
+    OutOfTime,
+    PlayMove,
+    RefereeError,
+    Resignation,
+    TakeBack,
+)
 from ..text import excerpt, value_excerpt
 from .database import (
     Challenge,
@@ -273,21 +288,20 @@ class Action:
     move: str = ""
 
 
-class _Seat(Player):
-    """A seat in one step of the referee: it plays the step's action, or stops the match."""
+class _Absent(Player):
+    """The seat whose player the server does not ask in a step: a person, or a bot that is
+    not to move."""
 
-    def __init__(self, step: _Step, number: int, spec: str) -> None:
-        self.step = step
-        self.number = number
+    def __init__(self, spec: str) -> None:
         self.spec = spec
 
     def choose(self, state: State, rng: Any, time_left: float | None = None) -> Move:
-        return self.step.decide(self.number, state, rng, time_left)
+        raise RefereeError("the server asks no player but the bot to move")
 
 
-class _Step(Observer):
-    """The stored match continued by the referee with one action (or none, to see where it
-    stands), stopped at the first decision after it; it keeps what the page shows."""
+class _Step:
+    """The stored match advanced by the match engine with one action (or none, to see where it
+    stands), up to the next decision of a person or a bot; it keeps what the page shows."""
 
     def __init__(
         self,
@@ -306,9 +320,6 @@ class _Step(Observer):
         if self.record.clock == _OLD_CORRESPONDENCE_CLOCK and self.pace.correspondence:
             self.record = attrs.evolve(self.record, clock=_CORRESPONDENCE_CLOCK)  # no year's limit
         self.action = action
-        self.elapsed = max(elapsed, 0.0)
-        self.bot = bot
-        self.acted = action is None
         self.moved: str | None = None
         self.waiting: tuple[int, State, float | None] | None = None
         self.clocks: list[float | None] = [None, None]
@@ -317,26 +328,91 @@ class _Step(Observer):
         self.notices: list[str] = []
         self.match: Match = self.record.new_match(game)
         self.state: State = game.initial_state() if start is None else game.from_position(start)
-        self._now = 0.0
-        specs = self.record.players
-        referee = Referee(
-            game,
-            (_Seat(self, 1, specs[0]), _Seat(self, 2, specs[1])),
-            seed=self.record.seed,
-            clock=self.record.clock,
-            time_loss_forfeits=self.record.time_loss_forfeits,
-            single=self.record.single,
-            time_source=lambda: self._now,
-            observer=self,
-            start=None if start is None else game.from_position(start),
-        )
         self.started = False
         try:
-            self.record = referee.play(self.record)
+            self.engine = MatchInPlay(
+                game, self.record, start=None if start is None else game.from_position(start)
+            )
         except RefereeError as error:  # a stored record the rules refuse: the store is broken
             raise DamagedGame(f"this game cannot go on: {error}") from None
+        self._see(self.engine.opening, told=False)
         if not self.started and self.record.games:
             self._show_finished()
+        self._advance()
+        if action is not None:
+            self._act(action, max(elapsed, 0.0), bot)
+            self._advance()
+        turn = self.engine.turn()
+        if turn is not None:
+            self.match, self.clocks = self.engine.match, list(turn.clocks)
+            if turn.kind == "player" and turn.player is not None:
+                self.waiting = (turn.player, turn.state, turn.time_left)
+
+    def _advance(self) -> None:
+        """Make the chance draws and the moves of a player out of time that are due."""
+        while (turn := self.engine.turn()) is not None and turn.kind != "player":
+            self._see(self.engine.step(Automatic()))
+
+    def _act(self, action: Action, elapsed: float, bot: Player | None) -> None:
+        engine = self.engine
+        turn = engine.turn()
+        if turn is None:
+            return
+        if action.kind == "resign":
+            self._see(engine.step(Resignation(action.seat)))
+        elif action.kind == "takeback":
+            self._see(engine.step(TakeBack(action.seat)))
+        elif action.kind == "abandoned":
+            reason = (
+                f"player {action.seat} did not move for {CLAIM_DAYS:g} days: their opponent "
+                "claimed the match"
+            )
+            self._see(engine.step(Forfeit(action.seat, reason)))
+        elif action.kind == "bot":
+            assert bot is not None and turn.player is not None
+            seats: list[Player] = [_Absent(spec) for spec in self.record.players]
+            seats[turn.player - 1] = bot
+            referee = Referee(self.game, (seats[0], seats[1]), failures_forfeit=True)
+            referee.tell(engine, engine.opening)  # the bot follows the game from its start
+            try:
+                self._see(referee.ask(engine, turn))
+            except EOFError:  # the server stops: the bot thinks again on restart
+                return
+        elif turn.kind == "player" and turn.player is not None:
+            spent, left = elapsed, turn.time_left
+            if action.kind == "flag" or self._over(turn.player, spent):
+                self._see(engine.step(OutOfTime(max(spent, (left or 0.0) + 1.0))))
+            else:
+                self._see(engine.step(PlayMove(action.move, spent)))
+
+    def _see(self, events: list[Event], *, told: bool = True) -> None:
+        """Keep what the page shows of `events` (notices only of this step's own)."""
+        for event in events:
+            if isinstance(event, GameStarted):
+                self.started = True
+                self.match, self.state = event.match, event.state
+                self.plies = game_plies_view(self.game, event.record)
+            elif isinstance(event, MovePlayed):
+                entry = event.entry
+                self.plies.append(_ply(event.before, entry))
+                self.state = event.after
+                if entry.player is not None and entry.clock is not None:
+                    self.clocks[entry.player - 1] = entry.clock
+                action = self.action
+                if action is not None and entry.player == action.seat and not entry.auto:
+                    self.moved = entry.move
+            elif isinstance(event, MovesTakenBack):
+                del self.plies[len(self.plies) - event.count :]
+                self.state = event.state
+            elif isinstance(event, Notice):
+                if told:
+                    self.notices.append(event.text)
+            elif isinstance(event, GameEnded):
+                self.match, self.state = event.match, event.state
+                roles = _roles(self.game, event.match, event.record.number)
+                self.finished_games.append(
+                    finished_game_view(event.record, event.state.position(), roles)
+                )
 
     def _show_finished(self) -> None:
         """A match over before this step: its last game's moves and every game's end."""
@@ -355,36 +431,6 @@ class _Step(Observer):
             self.state = state
         self.match = match
 
-    def decide(self, seat: int, state: State, rng: Any, time_left: float | None) -> Move:
-        action = self.action
-        if self.acted or action is None:
-            self.waiting = (seat, state, time_left)
-            raise EOFError
-        self.acted = True
-        if action.kind == "resign":
-            raise Resign(action.seat)
-        if action.kind == "takeback":
-            raise UndoRequest(action.seat)
-        if action.kind == "abandoned":
-            raise PlayerFailed(
-                f"player {action.seat} did not move for {CLAIM_DAYS:g} days: their opponent "
-                "claimed the match"
-            )
-        if action.kind == "bot":
-            assert self.bot is not None
-            began = time.monotonic()
-            try:
-                return self.bot.choose(state, rng, time_left)
-            finally:
-                self._now += time.monotonic() - began
-        spent = self.elapsed
-        if action.kind == "flag" or self._over(seat, spent):
-            spent = max(spent, (time_left or 0.0) + 1.0)
-        self._now += spent
-        if action.kind == "flag":
-            return state.legal_moves()[0]  # not played: the referee sees the flag first
-        return self.game.parse_move(action.move, state)
-
     def _over(self, seat: int, wait: float) -> bool:
         """Whether a correspondence player who took `wait` is past their days."""
         days = self.pace.days
@@ -397,44 +443,12 @@ class _Step(Observer):
         )
         return bool(days.over(dt.timedelta(seconds=wait), dt.timedelta(seconds=spent)))
 
-    # What the page shows, kept as the referee goes.
-
-    def game_started(self, record: GameRecord, state: State, match: Match) -> None:
-        self.started = True
-        self.match, self.state = match, state
-        self.plies = game_plies_view(self.game, record)
-
-    def turn_started(self, state: State, player: int, clocks: tuple[float | None, ...]) -> None:
-        self.clocks = list(clocks)
-
-    def move_played(self, before: State, move: Move, entry: MoveRecord, after: State) -> None:
-        self.plies.append(_ply(before, entry))
-        self.state = after
-        if entry.player is not None and entry.clock is not None:
-            self.clocks[entry.player - 1] = entry.clock
-        if self.action is not None and entry.player == self.action.seat and not entry.auto:
-            self.moved = entry.move
-
-    def moves_taken_back(self, state: State, count: int) -> None:
-        del self.plies[len(self.plies) - count :]
-        self.state = state
-
-    def notice(self, text: str) -> None:
-        if self.acted:
-            self.notices.append(text)
-
     def can_take_back(self, seat: int) -> bool:
         """Whether `seat` has a move of its own in the game being played to take back."""
         if self.record.finished or not self.record.games:
             return False
         moves = self.record.games[-1].moves
         return any(entry.player == seat and not entry.auto for entry in moves)
-
-    def game_ended(self, record: GameRecord, state: State, match: Match) -> None:
-        self.match, self.state = match, state
-        self.finished_games.append(
-            finished_game_view(record, state.position(), _roles(self.game, match, record.number))
-        )
 
 
 def _ply(before: State, entry: MoveRecord) -> dict[str, Any]:
