@@ -38,6 +38,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "abstractgames.files",
             "abstractgames.timing",
             "abstractgames.stats",
+            "abstractgames.ratings",
             "abstractgames.svg",
             "abstractgames.protocol",
             "abstractgames.grid",
@@ -139,6 +140,7 @@ WEB_MODULES = {
     "abstractgames.web",
     "abstractgames.web.app",
     "abstractgames.web.online_api",
+    "abstractgames.web.accounts_api",
     "abstractgames.web.requests",
     "abstractgames.web.server",
 }

@@ -221,7 +221,7 @@ def test_a_version_1_database_is_migrated_with_its_data(url: str) -> None:
             columns = {c["name"] for c in sa.inspect(conn).get_columns("seats")}
         assert "last_seen" not in columns
     with Database.open(url) as new:
-        assert new.version() == SCHEMA_VERSION == 7
+        assert new.version() == SCHEMA_VERSION == 8
         assert new.game(game_id).seats[0].name == "Alice" and new.seat_for(game_id, "alice") == 0
         new.touch_seat(game_id, 1, 5.0)
         assert new.game(game_id).seats[1].last_seen == 5.0
@@ -236,6 +236,12 @@ def test_a_version_1_database_is_migrated_with_its_data(url: str) -> None:
         assert len(key) == 32 and new.server_key("mail-links") == key
         new.save_record("a.json", "{}", game_spec="orderchaos", finished=False, now=7.0)
         assert new.record("a.json") == "{}"
+        # version 8's: accounts, seats bound to them, ratings
+        assert new.game(game_id).seats[0].account_id is None
+        ann = new.create_account("Ann", "ann", email=None, recovery_hash=None, now=8.0)
+        assert new.bind_seats(ann.id, [hash_secret("alice")], "Ann") == [game_id]
+        assert new.game(game_id).seats[0].account_id == ann.id
+        assert new.ratings(ann.id) == []
 
 
 def test_records_of_the_page_are_kept_by_name_and_replaced(url: str) -> None:

@@ -23,11 +23,15 @@ from typing import Any
 import attrs
 import sqlalchemy as sa
 from sqlalchemy import exc as sa_exc
+from sqlalchemy.dialects import postgresql as sa_postgresql
+from sqlalchemy.dialects import sqlite as sa_sqlite
 
 from ..protocol import AbstractGamesError
+from ..ratings import Rating, game_result, update
 
 __all__ = [
     "SCHEMA_VERSION",
+    "AccountRow",
     "Challenge",
     "Change",
     "Changes",
@@ -36,11 +40,13 @@ __all__ = [
     "GameFinished",
     "GameRow",
     "MoveRow",
+    "NameTaken",
     "NotADatabase",
     "NotYourChallenge",
     "SchemaTooNew",
     "SeatRow",
     "StalePly",
+    "UnknownAccount",
     "UnknownChallenge",
     "UnknownGame",
     "UnknownRecord",
@@ -70,6 +76,14 @@ class UnsupportedDatabase(DatabaseError, ValueError):
 
 class UnknownGame(DatabaseError, LookupError):
     """No game by that id."""
+
+
+class UnknownAccount(DatabaseError, LookupError):
+    """No account by that name or id."""
+
+
+class NameTaken(DatabaseError):
+    """An account's name that another account has (as the names are compared)."""
 
 
 class UnknownRecord(DatabaseError, LookupError):
@@ -118,6 +132,24 @@ class SeatRow:
     webhook_url: str | None
     email: str | None
     last_seen: float | None
+    account_id: str | None = None
+    """The account the seat is bound to (claimed by a signed-in person), if any."""
+    account_blocked: bool = False
+    """Whether that account is blocked by the server's operator."""
+
+
+@attrs.frozen
+class AccountRow:
+    """A person's account: a name reserved on the server (`key`, the name as names are
+    compared, is unique), where sign-in links go, and what the operator made of it."""
+
+    id: str
+    name: str
+    key: str
+    email: str | None
+    blocked: bool
+    operator: bool
+    created_at: float
 
 
 @attrs.frozen
@@ -220,6 +252,7 @@ _GAMES = sa.Table(
     sa.Column("rematch", sa.String(32)),
     sa.Column("offer", sa.Text),
     sa.Column("given_back", sa.Float),
+    sa.Column("ratings", sa.Text),
 )
 _SEATS = sa.Table(
     "seats",
@@ -232,6 +265,7 @@ _SEATS = sa.Table(
     sa.Column("webhook_url", sa.Text),
     sa.Column("email", sa.Text),
     sa.Column("last_seen", sa.Float),
+    sa.Column("account_id", sa.String(32)),
 )
 _MOVES = sa.Table(
     "moves",
@@ -253,6 +287,7 @@ _CHALLENGES = sa.Table(
     sa.Column("creator_hash", sa.String(64), nullable=False),
     sa.Column("name", sa.Text),
     sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("account_id", sa.String(32)),
 )
 _RECORDS = sa.Table(
     "records",
@@ -280,7 +315,46 @@ _KEYS = sa.Table(
     sa.Column("key", sa.String(128), nullable=False),
 )
 
-_LATER_GAME_COLUMNS = ("record", "rematch", "offer", "given_back")
+_ACCOUNTS = sa.Table(
+    "accounts",
+    _META,
+    sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column("name", sa.String(64), nullable=False),
+    sa.Column("key", sa.String(64), nullable=False, unique=True),
+    sa.Column("email", sa.Text),
+    sa.Column("recovery_hash", sa.String(64)),
+    sa.Column("blocked", sa.Boolean, nullable=False),
+    sa.Column("operator", sa.Boolean, nullable=False),
+    sa.Column("created_at", sa.Float, nullable=False),
+)
+_SIGN_INS = sa.Table(
+    "sign_in_tokens",
+    _META,
+    sa.Column("token_hash", sa.String(64), primary_key=True),
+    sa.Column("account_id", sa.String(32), nullable=False),
+    sa.Column("expires_at", sa.Float, nullable=False),
+)
+_SESSIONS = sa.Table(
+    "sessions",
+    _META,
+    sa.Column("token_hash", sa.String(64), primary_key=True),
+    sa.Column("account_id", sa.String(32), nullable=False),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("expires_at", sa.Float, nullable=False),
+)
+_RATINGS = sa.Table(
+    "ratings",
+    _META,
+    sa.Column("account_id", sa.String(32), primary_key=True),
+    sa.Column("game", sa.String(64), primary_key=True),
+    sa.Column("rating", sa.Float, nullable=False),
+    sa.Column("deviation", sa.Float, nullable=False),
+    sa.Column("volatility", sa.Float, nullable=False),
+    sa.Column("games", sa.Integer, nullable=False),
+    sa.Column("updated_at", sa.Float, nullable=False),
+)
+
+_LATER_GAME_COLUMNS = ("record", "rematch", "offer", "given_back", "ratings")
 """Columns of `games` that a later migration adds."""
 
 
@@ -327,6 +401,7 @@ def _migration_1(conn: sa.Connection) -> None:
         *(
             sa.Column(c.name, c.type, primary_key=c.primary_key, nullable=c.nullable)
             for c in _CHALLENGES.columns
+            if c.name != "account_id"  # added by migration 8
         ),
     )
     meta.create_all(conn)
@@ -392,6 +467,22 @@ def _migration_7(conn: sa.Connection) -> None:
     ).create(conn)
 
 
+def _migration_8(conn: sa.Connection) -> None:
+    """Accounts (a reserved name, a recovery code's hash, blocked and operator flags), their
+    one-time sign-in tokens and sessions (hashed), the account a seat or a challenge is bound
+    to, and the Glicko-2 ratings of accounts per game, with each rated game's changes."""
+    conn.execute(sa.text("ALTER TABLE seats ADD COLUMN account_id VARCHAR(32)"))
+    conn.execute(sa.text("ALTER TABLE challenges ADD COLUMN account_id VARCHAR(32)"))
+    conn.execute(sa.text("ALTER TABLE games ADD COLUMN ratings TEXT"))
+    meta = sa.MetaData()
+    for table in (_ACCOUNTS, _SIGN_INS, _SESSIONS, _RATINGS):
+        table.to_metadata(meta)
+    sa.Index("sessions_account_id", meta.tables["sessions"].c.account_id)
+    meta.create_all(conn)
+    seats = sa.Table("seats", sa.MetaData(), sa.Column("account_id", sa.String(32)))
+    sa.Index("seats_account_id", seats.c.account_id).create(conn)
+
+
 _MIGRATIONS: tuple[Callable[[sa.Connection], None], ...] = (
     _migration_1,
     _migration_2,
@@ -400,6 +491,7 @@ _MIGRATIONS: tuple[Callable[[sa.Connection], None], ...] = (
     _migration_5,
     _migration_6,
     _migration_7,
+    _migration_8,
 )
 """Migration `i` brings the schema from version `i` to `i + 1`."""
 
@@ -804,6 +896,7 @@ class Database:
                 **({} if record is None else {"record": record}),
             )
         )
+        bound = any(len(seat) > 3 and seat[3] is not None for seat in seats)
         conn.execute(
             sa.insert(_SEATS),
             [
@@ -813,6 +906,7 @@ class Database:
                     "secret_hash": seat[0],
                     "name": seat[1],
                     "player_spec": seat[2] if len(seat) > 2 else None,
+                    **({"account_id": seat[3] if len(seat) > 3 else None} if bound else {}),
                 }
                 for index, seat in enumerate(seats)
             ],
@@ -871,6 +965,8 @@ class Database:
                         clocks=_dumps(clocks),
                     )
                 )
+                if result is not None:
+                    self._rate(conn, game_id, result, made_at)
                 self._notify(conn, Change("game", game_id, ply + 1))
         except sa_exc.IntegrityError:
             with self._engine.connect() as conn:
@@ -962,6 +1058,17 @@ class Database:
                 raise UnknownGame(f"no game {game_id}")
             if row.rematch is not None:
                 return str(row.rematch)
+            accounts = {  # each player's account follows their secret to the other seat
+                (r.secret_hash, r.player_spec): r.account_id
+                for r in conn.execute(sa.select(_SEATS).where(_SEATS.c.game_id == game_id))
+                if r.account_id is not None
+            }
+            seats = [
+                (*seat[:3], accounts.get((seat[0], seat[2] if len(seat) > 2 else None)))
+                if seat[0] is not None
+                else seat
+                for seat in seats
+            ]
             new_id = self._insert_game(
                 conn,
                 row.game_spec,
@@ -1099,7 +1206,10 @@ class Database:
         ids = [row.id for row in rows]
         seats: dict[str, list[SeatRow]] = {game_id: [] for game_id in ids}
         for seat in conn.execute(
-            sa.select(_SEATS).where(_SEATS.c.game_id.in_(ids)).order_by(_SEATS.c.seat)
+            sa.select(_SEATS, _ACCOUNTS.c.blocked)
+            .select_from(_SEATS.outerjoin(_ACCOUNTS, _ACCOUNTS.c.id == _SEATS.c.account_id))
+            .where(_SEATS.c.game_id.in_(ids))
+            .order_by(_SEATS.c.seat)
         ):
             seats[seat.game_id].append(
                 SeatRow(
@@ -1110,6 +1220,8 @@ class Database:
                     seat.webhook_url,
                     seat.email,
                     seat.last_seen,
+                    seat.account_id,
+                    bool(seat.blocked),
                 )
             )
         moves: dict[str, list[MoveRow]] = {game_id: [] for game_id in ids}
@@ -1282,7 +1394,8 @@ class Database:
     ) -> str:
         """Turn a challenge into a game and return the game's id; of several acceptors exactly
         one wins, the others get `UnknownChallenge`. `record(creator_seat)` (seats 0 and 1)
-        gives the new game's match record."""
+        gives the new game's match record. The creator's seat is bound to the account the
+        challenge was made from, if any ([`bind_challenge`][])."""
         with self._write() as conn:
             row = conn.execute(
                 sa.delete(_CHALLENGES)
@@ -1292,7 +1405,7 @@ class Database:
             if row is None:
                 raise UnknownChallenge(f"no open challenge {challenge_id}")
             side = row.side if row.side is not None else secrets.randbelow(2)
-            creator = (row.creator_hash, row.name)
+            creator = (row.creator_hash, row.name, None, row.account_id)
             acceptor = (acceptor_hash, name)
             seats = [creator, acceptor] if side == 0 else [acceptor, creator]
             game_id = self._insert_game(
@@ -1310,11 +1423,423 @@ class Database:
         self._published(Change("game", game_id, 0))
         return game_id
 
+    # Accounts
+
+    def create_account(
+        self,
+        name: str,
+        key: str,
+        *,
+        email: str | None,
+        recovery_hash: str | None,
+        now: float,
+        blocked: bool = False,
+        operator: bool = False,
+    ) -> AccountRow:
+        """A new account `name`; `NameTaken` if an account's `key` (the name as names are
+        compared) is `key` already."""
+        account = AccountRow(_new_id(), name, key, email, blocked, operator, now)
+        try:
+            with self._write() as conn:
+                if conn.execute(sa.select(_ACCOUNTS.c.id).where(_ACCOUNTS.c.key == key)).first():
+                    raise NameTaken(f"the name {name} is taken")
+                conn.execute(
+                    sa.insert(_ACCOUNTS).values(
+                        **attrs.asdict(account), recovery_hash=recovery_hash
+                    )
+                )
+        except sa_exc.IntegrityError:  # made by another process at the same moment
+            raise NameTaken(f"the name {name} is taken") from None
+        return account
+
+    def account(self, *, key: str | None = None, account_id: str | None = None) -> AccountRow:
+        """The account whose name's key is `key` (or whose id is `account_id`);
+        `UnknownAccount` if there is none."""
+        where = _ACCOUNTS.c.key == key if key is not None else _ACCOUNTS.c.id == account_id
+        with self._engine.connect() as conn:
+            row = conn.execute(sa.select(_ACCOUNTS).where(where)).first()
+        if row is None:
+            raise UnknownAccount(f"no account {key if key is not None else account_id}")
+        return _account(row)
+
+    def accounts(self, limit: int = 1000) -> list[AccountRow]:
+        """The accounts, the newest first."""
+        with self._engine.connect() as conn:
+            rows = conn.execute(
+                sa.select(_ACCOUNTS).order_by(_ACCOUNTS.c.created_at.desc()).limit(limit)
+            )
+            return [_account(row) for row in rows]
+
+    def recovery_hash(self, account_id: str) -> str | None:
+        """The hash of the account's recovery code, if it has one."""
+        with self._engine.connect() as conn:
+            found = conn.execute(
+                sa.select(_ACCOUNTS.c.recovery_hash).where(_ACCOUNTS.c.id == account_id)
+            ).scalar()
+        return None if found is None else str(found)
+
+    def set_account(self, account_id: str, **values: Any) -> None:
+        """Change an account's `email`, `recovery_hash`, `blocked` or `operator`. Blocking one
+        ends its sessions and tells the games it has seats in."""
+        unknown = set(values) - {"email", "recovery_hash", "blocked", "operator"}
+        if unknown:
+            raise ValueError(f"not an account's setting: {sorted(unknown)}")
+        with self._write() as conn:
+            updated = conn.execute(
+                sa.update(_ACCOUNTS).where(_ACCOUNTS.c.id == account_id).values(**values)
+            )
+            if updated.rowcount != 1:
+                raise UnknownAccount(f"no account {account_id}")
+            touched: list[tuple[str, int]] = []
+            if "blocked" in values:
+                if values["blocked"]:
+                    conn.execute(sa.delete(_SESSIONS).where(_SESSIONS.c.account_id == account_id))
+                touched = self._touch_account_games(conn, account_id)
+        self._published_games(touched)
+
+    def rename_account(self, account_id: str, name: str, key: str) -> None:
+        """Call an account `name` (its key `key`), and its seats too; `NameTaken` if another
+        account's key is `key`."""
+        try:
+            with self._write() as conn:
+                other = conn.execute(
+                    sa.select(_ACCOUNTS.c.id).where(
+                        _ACCOUNTS.c.key == key, _ACCOUNTS.c.id != account_id
+                    )
+                ).first()
+                if other is not None:
+                    raise NameTaken(f"the name {name} is taken")
+                updated = conn.execute(
+                    sa.update(_ACCOUNTS)
+                    .where(_ACCOUNTS.c.id == account_id)
+                    .values(name=name, key=key)
+                )
+                if updated.rowcount != 1:
+                    raise UnknownAccount(f"no account {account_id}")
+                conn.execute(
+                    sa.update(_SEATS).where(_SEATS.c.account_id == account_id).values(name=name)
+                )
+                touched = self._touch_account_games(conn, account_id)
+        except sa_exc.IntegrityError:
+            raise NameTaken(f"the name {name} is taken") from None
+        self._published_games(touched)
+
+    def merge_accounts(self, source_id: str, target_id: str) -> int:
+        """Move every seat of account `source_id` to `target_id` (named as it is), keep for
+        each game the rating of the two that has more games behind it, and delete
+        `source_id`; return how many seats moved."""
+        if source_id == target_id:
+            raise ValueError("an account is merged into another one")
+        with self._write() as conn:
+            target = conn.execute(sa.select(_ACCOUNTS).where(_ACCOUNTS.c.id == target_id)).first()
+            if target is None:
+                raise UnknownAccount(f"no account {target_id}")
+            touched = self._touch_account_games(conn, source_id)
+            moved = conn.execute(
+                sa.update(_SEATS)
+                .where(_SEATS.c.account_id == source_id)
+                .values(account_id=target_id, name=target.name)
+            ).rowcount
+            conn.execute(
+                sa.update(_CHALLENGES)
+                .where(_CHALLENGES.c.account_id == source_id)
+                .values(account_id=target_id, name=target.name)
+            )
+            theirs = {
+                r.game: r
+                for r in conn.execute(sa.select(_RATINGS).where(_RATINGS.c.account_id == target_id))
+            }
+            for row in conn.execute(
+                sa.select(_RATINGS).where(_RATINGS.c.account_id == source_id)
+            ).all():
+                kept = theirs.get(row.game)
+                if kept is None or kept.games < row.games:
+                    conn.execute(
+                        sa.delete(_RATINGS).where(
+                            _RATINGS.c.account_id == target_id, _RATINGS.c.game == row.game
+                        )
+                    )
+                    conn.execute(
+                        sa.update(_RATINGS)
+                        .where(_RATINGS.c.account_id == source_id, _RATINGS.c.game == row.game)
+                        .values(account_id=target_id)
+                    )
+            for table in (_RATINGS, _SESSIONS, _SIGN_INS):
+                conn.execute(sa.delete(table).where(table.c.account_id == source_id))
+            conn.execute(sa.delete(_ACCOUNTS).where(_ACCOUNTS.c.id == source_id))
+        self._published_games(touched)
+        return int(moved)
+
+    def add_sign_in_token(self, token_hash: str, account_id: str, expires_at: float) -> None:
+        """Keep a one-time sign-in token's hash until `expires_at` (the expired go meanwhile)."""
+        with self._write() as conn:
+            conn.execute(sa.delete(_SIGN_INS).where(_SIGN_INS.c.expires_at < expires_at - 86_400))
+            conn.execute(
+                sa.insert(_SIGN_INS).values(
+                    token_hash=token_hash, account_id=account_id, expires_at=expires_at
+                )
+            )
+
+    def use_sign_in_token(self, token_hash: str, now: float) -> AccountRow | None:
+        """The account of a sign-in token that is not expired, once: the token is gone after."""
+        with self._write() as conn:
+            row = conn.execute(
+                sa.delete(_SIGN_INS)
+                .where(_SIGN_INS.c.token_hash == token_hash)
+                .returning(_SIGN_INS.c.account_id, _SIGN_INS.c.expires_at)
+            ).first()
+            if row is None or row.expires_at < now:
+                return None
+            found = conn.execute(
+                sa.select(_ACCOUNTS).where(_ACCOUNTS.c.id == row.account_id)
+            ).first()
+        return None if found is None else _account(found)
+
+    def add_session(self, token_hash: str, account_id: str, now: float, expires_at: float) -> None:
+        """Keep a session's token hash, signed in as `account_id` until `expires_at`."""
+        with self._write() as conn:
+            conn.execute(sa.delete(_SESSIONS).where(_SESSIONS.c.expires_at < now))
+            conn.execute(
+                sa.insert(_SESSIONS).values(
+                    token_hash=token_hash,
+                    account_id=account_id,
+                    created_at=now,
+                    expires_at=expires_at,
+                )
+            )
+
+    def session(self, token_hash: str, now: float) -> AccountRow | None:
+        """The account a session's token signs in, unless it expired or the account is
+        blocked."""
+        with self._engine.connect() as conn:
+            row = conn.execute(
+                sa.select(_ACCOUNTS)
+                .join(_SESSIONS, _SESSIONS.c.account_id == _ACCOUNTS.c.id)
+                .where(
+                    _SESSIONS.c.token_hash == token_hash,
+                    _SESSIONS.c.expires_at > now,
+                    sa.not_(_ACCOUNTS.c.blocked),
+                )
+            ).first()
+        return None if row is None else _account(row)
+
+    def end_session(self, token_hash: str) -> None:
+        """Forget a session (signing out)."""
+        with self._write() as conn:
+            conn.execute(sa.delete(_SESSIONS).where(_SESSIONS.c.token_hash == token_hash))
+
+    def bind_seats(self, account_id: str, secret_hashes: Iterable[str], name: str) -> list[str]:
+        """Bind to an account the seats these secret hashes hold that are bound to no other
+        account, naming them `name`; return the games whose seats it holds now."""
+        hashes = list(secret_hashes)
+        if not hashes:
+            return []
+        with self._write() as conn:
+            free = sa.and_(
+                _SEATS.c.secret_hash.in_(hashes),
+                sa.or_(_SEATS.c.account_id.is_(None), _SEATS.c.account_id == account_id),
+            )
+            games = sorted(
+                {r.game_id for r in conn.execute(sa.select(_SEATS.c.game_id).where(free))}
+            )
+            conn.execute(sa.update(_SEATS).where(free).values(account_id=account_id, name=name))
+            touched = self._touch(conn, games)
+        self._published_games(touched)
+        return games
+
+    def bind_challenge(self, challenge_id: str, account_id: str, name: str) -> None:
+        """Bind an open challenge to the account that made it: its creator's seat will be."""
+        with self._write() as conn:
+            conn.execute(
+                sa.update(_CHALLENGES)
+                .where(_CHALLENGES.c.id == challenge_id)
+                .values(account_id=account_id, name=name)
+            )
+
+    def account_games(
+        self, account_id: str, *, finished: bool | None = None, limit: int = 200
+    ) -> list[GameRow]:
+        """The games with a seat bound to the account (only the finished ones, or only the
+        others, if asked), the newest first."""
+        ids = sa.select(_SEATS.c.game_id).where(_SEATS.c.account_id == account_id)
+        where: sa.ColumnElement[bool] = _GAMES.c.id.in_(ids)
+        if finished is not None:
+            done = _GAMES.c.result.is_not(None)
+            where = sa.and_(where, done if finished else sa.not_(done))
+        with self._engine.connect() as conn:
+            latest = (
+                sa.select(_GAMES.c.id)
+                .where(where)
+                .order_by(_GAMES.c.updated_at.desc())
+                .limit(limit)
+            )
+            chosen = [row.id for row in conn.execute(latest)]
+            return self._games(conn, _GAMES.c.id.in_(chosen)) if chosen else []
+
+    def recent_games(self, limit: int = 100) -> list[GameRow]:
+        """The games changed last, the latest first."""
+        with self._engine.connect() as conn:
+            latest = sa.select(_GAMES.c.id).order_by(_GAMES.c.updated_at.desc()).limit(limit)
+            chosen = [row.id for row in conn.execute(latest)]
+            found = self._games(conn, _GAMES.c.id.in_(chosen)) if chosen else []
+        return sorted(found, key=lambda g: -g.updated_at)
+
+    def game_ratings(self, game_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """What rating each seat had before and after each of these games that was rated."""
+        if not game_ids:
+            return {}
+        with self._engine.connect() as conn:
+            rows = conn.execute(
+                sa.select(_GAMES.c.id, _GAMES.c.ratings).where(
+                    _GAMES.c.id.in_(list(game_ids)), _GAMES.c.ratings.is_not(None)
+                )
+            )
+            return {row.id: _loads(row.ratings) for row in rows}
+
+    def ratings(self, account_id: str) -> list[dict[str, Any]]:
+        """The account's rating in each game it was rated in: `{"game", "rating",
+        "deviation", "volatility", "games", "updated"}`, by game."""
+        with self._engine.connect() as conn:
+            rows = conn.execute(
+                sa.select(_RATINGS)
+                .where(_RATINGS.c.account_id == account_id)
+                .order_by(_RATINGS.c.game)
+            )
+            return [
+                {
+                    "game": row.game,
+                    "rating": row.rating,
+                    "deviation": row.deviation,
+                    "volatility": row.volatility,
+                    "games": row.games,
+                    "updated": row.updated_at,
+                }
+                for row in rows
+            ]
+
+    def delete_game(self, game_id: str) -> None:
+        """Delete a game, its seats and moves (a rematch of it, or it of another, is
+        forgotten); `UnknownGame` if there is none."""
+        with self._write() as conn:
+            found = conn.execute(sa.select(_GAMES.c.id).where(_GAMES.c.id == game_id)).first()
+            if found is None:
+                raise UnknownGame(f"no game {game_id}")
+            conn.execute(sa.update(_GAMES).where(_GAMES.c.rematch == game_id).values(rematch=None))
+            conn.execute(sa.delete(_MOVES).where(_MOVES.c.game_id == game_id))
+            conn.execute(sa.delete(_SEATS).where(_SEATS.c.game_id == game_id))
+            conn.execute(sa.delete(_GAMES).where(_GAMES.c.id == game_id))
+            self._bump(conn)
+            self._notify(conn, Change("all"))
+        self._published(Change("all"))
+
+    def _rate(self, conn: sa.Connection, game_id: str, result: dict[str, Any], now: float) -> None:
+        """Update the Glicko-2 ratings of the two accounts of a game that just finished (each
+        game a rating period), in the transaction that finishes it; a game with a bot, or with
+        a seat bound to no account, or both to one, is not rated."""
+        seats = conn.execute(
+            sa.select(_SEATS.c.seat, _SEATS.c.account_id, _SEATS.c.player_spec)
+            .where(_SEATS.c.game_id == game_id)
+            .order_by(_SEATS.c.seat)
+        ).all()
+        if len(seats) != 2 or any(s.account_id is None or s.player_spec for s in seats):
+            return
+        if seats[0].account_id == seats[1].account_id:
+            return
+        winner = result.get("winner")
+        if winner not in (1, 2, None):
+            return
+        spec = conn.execute(sa.select(_GAMES.c.game_spec).where(_GAMES.c.id == game_id)).scalar()
+        game = str(spec or "").partition(":")[0][:64]
+        accounts = sorted(s.account_id for s in seats)  # locked in one order: no deadlock
+        insert = sa_postgresql.insert if self.dialect == "postgresql" else sa_sqlite.insert
+        before: dict[str, tuple[Rating, int]] = {}
+        for account_id in accounts:
+            conn.execute(
+                insert(_RATINGS)
+                .values(
+                    account_id=account_id,
+                    game=game,
+                    rating=Rating().rating,
+                    deviation=Rating().deviation,
+                    volatility=Rating().volatility,
+                    games=0,
+                    updated_at=now,
+                )
+                .on_conflict_do_nothing()
+            )
+            row = conn.execute(
+                sa.select(_RATINGS)
+                .where(_RATINGS.c.account_id == account_id, _RATINGS.c.game == game)
+                .with_for_update()
+            ).one()
+            before[account_id] = (Rating(row.rating, row.deviation, row.volatility), row.games)
+        changes = {}
+        for seat in seats:
+            mine, count = before[seat.account_id]
+            theirs = before[seats[1 - seat.seat].account_id][0]
+            after = update(mine, [(theirs, game_result(winner, seat.seat + 1))])
+            conn.execute(
+                sa.update(_RATINGS)
+                .where(_RATINGS.c.account_id == seat.account_id, _RATINGS.c.game == game)
+                .values(
+                    rating=after.rating,
+                    deviation=after.deviation,
+                    volatility=after.volatility,
+                    games=count + 1,
+                    updated_at=now,
+                )
+            )
+            changes[str(seat.seat + 1)] = {
+                "game": game,
+                "before": round(mine.rating, 1),
+                "after": round(after.rating, 1),
+            }
+        conn.execute(
+            sa.update(_GAMES).where(_GAMES.c.id == game_id).values(ratings=_dumps(changes))
+        )
+
+    def _touch_account_games(self, conn: sa.Connection, account_id: str) -> list[tuple[str, int]]:
+        games = conn.execute(
+            sa.select(_SEATS.c.game_id).where(_SEATS.c.account_id == account_id)
+        ).all()
+        return self._touch(conn, sorted({row.game_id for row in games}))
+
+    def _touch(self, conn: sa.Connection, game_ids: Sequence[str]) -> list[tuple[str, int]]:
+        """Say that these games changed (their pages read them again)."""
+        touched = []
+        for game_id in game_ids:
+            ply = conn.execute(
+                sa.update(_GAMES)
+                .where(_GAMES.c.id == game_id)
+                .values(change_seq=self._bump(conn))
+                .returning(_GAMES.c.ply)
+            ).scalar()
+            if ply is not None:
+                self._notify(conn, Change("game", game_id, ply))
+                touched.append((game_id, ply))
+        return touched
+
+    def _published_games(self, touched: Sequence[tuple[str, int]]) -> None:
+        for game_id, ply in touched:
+            self._published(Change("game", game_id, ply))
+
     # Changes
 
     def listen(self, *, poll: float | None = None) -> Changes:
         """Start receiving changes (see `Changes`; `poll` matters on SQLite only); close it."""
         return Changes(self, poll)
+
+
+def _account(row: Any) -> AccountRow:
+    return AccountRow(
+        row.id,
+        row.name,
+        row.key,
+        row.email,
+        bool(row.blocked),
+        bool(row.operator),
+        row.created_at,
+    )
 
 
 def _shown(url: sa.URL) -> str:

@@ -107,7 +107,10 @@ class Notice:
     text: str
     link: str
     event: str = "your-move"
-    """`"your-move"`, or `"game-over"` for the end of the match."""
+    """`"your-move"`, `"game-over"` for the end of the match, or `"sign-in"` (an account's
+    one-time sign-in link)."""
+    link_label: str = "Your seat"
+    """What the e-mail calls the link."""
 
     def as_json(self) -> dict[str, str]:
         """The webhook's body."""
@@ -296,7 +299,7 @@ class Notifier:
         message["From"] = smtp.sender
         message["To"] = address
         message["Subject"] = notice.subject
-        message.set_content(f"{notice.text}\n\nYour seat: {notice.link}\n")
+        message.set_content(f"{notice.text}\n\n{notice.link_label}: {notice.link}\n")
         with smtplib.SMTP(smtp.host, smtp.port, timeout=smtp.timeout) as server:
             if smtp.starttls:
                 server.starttls(context=ssl.create_default_context())

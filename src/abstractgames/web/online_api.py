@@ -24,6 +24,8 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from .. import strictjson
 from ..referee import check_start
+from .accounts import Accounts
+from .accounts_api import account_routes, signed_in
 from .database import Database, UnknownChallenge
 from .errors import BadRequest, NotFound, TooMany, WebError
 from .online import MAX_EXTENSION_DAYS, OnlineGames, Pace, hash_secret
@@ -74,10 +76,17 @@ class RateLimits:
                     del self._buckets[key]
 
 
-DEFAULT_LIMITS = {"create": (0.5, 30.0), "move": (5.0, 20.0)}
+DEFAULT_LIMITS = {
+    "create": (0.5, 30.0),
+    "move": (5.0, 20.0),
+    "account": (1 / 60, 5.0),
+    "sign-in": (0.2, 10.0),
+}
 """Creating games, challenges or notifications: 30 at once, then one every 2 seconds, per client
-address; moves, resignations and names: 20 at once, then 5 a second, per seat."""
-UNLIMITED = {"create": (1e9, 1e9), "move": (1e9, 1e9)}
+address; moves, resignations and names: 20 at once, then 5 a second, per seat; new accounts: 5
+at once, then one a minute, per client address; sign-ins (by code, by link, asking for a link):
+10 at once, then one every 5 seconds, per client address."""
+UNLIMITED = {"create": (1e9, 1e9), "move": (1e9, 1e9), "account": (1e9, 1e9), "sign-in": (1e9, 1e9)}
 """No limits (`serve --no-rate-limits`): for a proxy that limits per address, and load tests."""
 
 
@@ -99,7 +108,15 @@ class OnlineServer:
     ) -> None:
         self.database = database
         self.games = games or OnlineGames(database)
-        self.limits = RateLimits(limits or DEFAULT_LIMITS, time.monotonic)
+        self.accounts = Accounts(
+            database,
+            self.games,
+            notifier=self.games.notifier,
+            base_url=self.games.base_url,
+            clock=self.games.clock,
+        )
+        """The accounts of the server's players (see [`abstractgames.web.accounts`][])."""
+        self.limits = RateLimits({**DEFAULT_LIMITS, **(limits or {})}, time.monotonic)
         self.lobby = Live()
         self._lives: dict[str, Live] = {}
         self._lock = threading.Lock()
@@ -224,9 +241,13 @@ async def create_game(request: Request) -> Response:
     if start is not None:
         check_start(game, start)
     web = _web(request)
+    account = await signed_in(request)
+    name = await web.run(online.accounts.seat_name, name, account)
     game_id, mine, theirs = await web.run(
         online.games.create, game, seat=seat, pace=pace, name=name, start=start, opponent=opponent
     )
+    if account is not None:  # the creator's seat is the account's
+        await web.run(online.accounts.claim, account, [mine])
     view = await web.run(online.games.snapshot, game_id, mine)
     return JSONResponse(
         {"id": game_id, "seat": view["you"], "secret": mine, "invitation": theirs, "game": view},
@@ -316,7 +337,15 @@ async def rename(request: Request) -> Response:
     fields = await read_json(request)
     name = fields.text("name", None, limit=200)
     fields.finish()
-    named = await _as_seat(request, _online(request).games.rename, name)
+    online = _online(request)
+    name = await _web(request).run(
+        online.accounts.seat_name_for,
+        request.path_params["id"],
+        _secret(request),
+        name,
+        await signed_in(request),
+    )
+    named = await _as_seat(request, online.games.rename, name)
     return JSONResponse({"name": named})
 
 
@@ -414,9 +443,14 @@ async def create_challenge(request: Request) -> Response:
     fields.finish()
     online.limits.take(_client(request), "create")
     game = board_game(spec)
-    challenge_id, secret = await _web(request).run(
+    web = _web(request)
+    account = await signed_in(request)
+    name = await web.run(online.accounts.seat_name, name, account)
+    challenge_id, secret = await web.run(
         online.games.challenge, game, pace=pace, seat=seat, name=name
     )
+    if account is not None:  # the creator's seat will be the account's
+        await web.run(online.accounts.bind_challenge, account, challenge_id)
     return JSONResponse({"id": challenge_id, "secret": secret}, status_code=201)
 
 
@@ -427,10 +461,14 @@ async def accept_challenge(request: Request) -> Response:
     fields.finish()
     online.limits.take(_client(request), "create")
     web = _web(request)
+    account = await signed_in(request)
+    name = await web.run(online.accounts.seat_name, name, account)
     try:
         game_id, secret = await web.run(online.games.accept, request.path_params["id"], name)
     except UnknownChallenge:
         raise NotFound("that challenge is gone: someone accepted it, or it was withdrawn") from None
+    if account is not None:  # the acceptor's seat is the account's
+        await web.run(online.accounts.claim, account, [secret])
     view = await web.run(online.games.snapshot, game_id, secret)
     return JSONResponse(
         {"id": game_id, "seat": view["you"], "secret": secret, "game": view}, status_code=201
@@ -498,7 +536,8 @@ async def lobby_socket(websocket: WebSocket) -> None:
 
 
 def routes() -> list[BaseRoute]:
-    """The routes of the game server, under `/api/online` and `/api/lobby`."""
+    """The routes of the game server, under `/api/online` and `/api/lobby`, and those of its
+    accounts, players and moderation (`accounts_api.account_routes`)."""
     return [
         Route("/api/online", create_game, methods=["POST"]),
         Route("/api/online/mine", my_games, methods=["POST"]),
@@ -521,4 +560,5 @@ def routes() -> list[BaseRoute]:
         Route("/api/lobby/{id}/accept", accept_challenge, methods=["POST"]),
         Route("/api/lobby/{id}", cancel_challenge, methods=["DELETE"]),
         WebSocketRoute("/api/lobby/ws", lobby_socket),
+        *account_routes(),
     ]
