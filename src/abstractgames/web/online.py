@@ -567,6 +567,7 @@ class OnlineGames:
         self._cache: OrderedDict[str, _Current] = OrderedDict()
         self._damaged_games: dict[str, str] = {}
         self._mail_key: bytes | None = None
+        self._account_key: bytes | None = None
         self._rows = _Shared(SHARED_FOR, 1024)
         """Each game as its pages see it."""
         self._texts = _Shared(VIEW_FOR, 4096)
@@ -1163,23 +1164,26 @@ class OnlineGames:
             for seat in row.seats:
                 if seat.secret_hash not in held:
                     continue
-                number = seat.seat + 1
-                waiting = None if row.finished else self._replayed(row).step.waiting
-                other = row.seats[1 - seat.seat]
                 found.append(
-                    {
-                        "id": row.id,
-                        "seat": number,
-                        "game": row.game_spec,
-                        "title": _title(row.game_spec),
-                        "status": "finished" if row.finished else "playing",
-                        "your_move": waiting is not None and waiting[0] == number,
-                        "opponent": other.name or other.player_spec,
-                        "updated": row.updated_at,
-                        "index": held[seat.secret_hash],
-                    }
+                    {**self.game_line(row, seat.seat + 1), "index": held[seat.secret_hash]}
                 )
         return sorted(found, key=lambda line: (not line["your_move"], -line["updated"]))
+
+    def game_line(self, row: GameRow, number: int) -> dict[str, Any]:
+        """What a list of one's games says of game `row` for seat `number`: `{"id", "seat",
+        "game", "title", "status", "your_move", "opponent", "updated"}`."""
+        waiting = None if row.finished else self._replayed(row).step.waiting
+        other = row.seats[2 - number]
+        return {
+            "id": row.id,
+            "seat": number,
+            "game": row.game_spec,
+            "title": _title(row.game_spec),
+            "status": "finished" if row.finished else "playing",
+            "your_move": waiting is not None and waiting[0] == number,
+            "opponent": other.name or other.player_spec,
+            "updated": row.updated_at,
+        }
 
     # Inside
 
@@ -1227,15 +1231,33 @@ class OnlineGames:
         digest = hmac.new(self._mail_key, f"{game_id}:{seat}".encode(), hashlib.sha256).digest()
         return base64.urlsafe_b64encode(digest[:SECRET_BYTES]).decode()
 
+    def account_token(self, game_id: str, seat: int, account_id: str) -> str:
+        """The secret that opens seat `seat` for the account it is bound to, on any device the
+        account signs in on: made from a key of the server's, as [`mail_token`][] is; it holds
+        the seat while the seat is bound to that account and the account is not blocked."""
+        if self._account_key is None:
+            self._account_key = self.database.server_key("account-seats")
+        text = f"{game_id}:{seat}:{account_id}".encode()
+        digest = hmac.new(self._account_key, text, hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(digest[:SECRET_BYTES]).decode()
+
     def _seat(self, row: GameRow, secret: str | None) -> int | None:
-        """The seat `secret` holds in the game of `row`: its own secret, or the secret of the
-        seat link its holder was sent by e-mail."""
+        """The seat `secret` holds in the game of `row`: its own secret, the secret of the
+        seat link its holder was sent by e-mail, or its account's ([`account_token`][])."""
         seat = _seat_of(row, secret)
         if seat is not None or not secret or not isinstance(secret, str):
             return seat
         for holder in row.seats:
             if holder.email and hmac.compare_digest(
                 self.mail_token(row.id, holder.seat + 1), secret
+            ):
+                return holder.seat + 1
+            if (
+                holder.account_id
+                and not holder.account_blocked
+                and hmac.compare_digest(
+                    self.account_token(row.id, holder.seat + 1, holder.account_id), secret
+                )
             ):
                 return holder.seat + 1
         return None
