@@ -16,6 +16,13 @@ the draw and reveals their value with their next move, so that the other side ch
 The draw is `random_move` on a generator seeded with a hash of the game's id and both values.
 Each player's secret values come from a key kept in their own data directory, never in the text.
 
+Each player's program also remembers the game ([`Memory`][]): the seats it plays, bound when
+the game begins, and every text it sent and received. A text it receives must extend what it
+knows by the opponent's actions alone; a rewritten, replayed or forged message, a move made
+for its own seat elsewhere, or a changed header is refused, naming the line. The move list
+ends with a line that counts it and carries a checksum, so that a damaged e-mail is refused
+rather than read as a shorter game.
+
 Nothing here knows a particular game: the chance nodes, the roles, the match of several games
 and the rule on time come from the game's own protocol.
 
@@ -26,6 +33,7 @@ Examples:
     >>> print(game.render().split("\\n\\n")[1])
     Game 1: Ann is order, Bob is chaos
     1. order X@c3  2026-01-01 12:00
+    End of the list: 1 line, checksum 6c43b1c1b1b3a3f9
 """
 
 from __future__ import annotations
@@ -42,8 +50,8 @@ from pathlib import Path
 
 import attrs
 
-from .files import data_directory, write_atomic
-from .grid import diagram
+from .files import data_directory, read_bounded, write_atomic
+from .grid import diagram, grid_of
 from .protocol import (
     CHANCE,
     AbstractGamesError,
@@ -54,16 +62,21 @@ from .protocol import (
     State,
     random_move,
 )
-from .records import (
-    GameEnd,
-    GameRecord,
-    MatchRecord,
-    MoveRecord,
-    TimeControl,
-    TimeControlError,
-)
+from .records import MatchRecord, TimeControl, TimeControlError
 from .registry import parse_game_spec
-from .text import excerpt
+from .steps import (
+    ActionRefused,
+    ChanceDraw,
+    Event,
+    GameEnded,
+    GameStarted,
+    MatchInPlay,
+    MovePlayed,
+    OutOfTime,
+    PlayMove,
+    Resignation,
+)
+from .text import excerpt, printable
 
 __all__ = [
     "FORMAT",
@@ -72,6 +85,7 @@ __all__ = [
     "Keys",
     "MailError",
     "MailGame",
+    "Memory",
     "Replay",
     "TimeControl",
     "Turn",
@@ -79,14 +93,19 @@ __all__ = [
     "describe",
 ]
 
-FORMAT = "abstractgames correspondence game, format 1"
+FORMAT = "abstractgames correspondence game, format 2"
 """The first line of every game text."""
+_OLD_FORMAT = re.compile(r"abstractgames correspondence game, format \d+")
 MAX_TEXT = 2 * 1024 * 1024
 """The most characters of text read (an e-mail with a whole game is far smaller)."""
 NOON = dt.datetime(2026, 1, 1, 12, 0, tzinfo=dt.UTC)
 """A fixed time, for examples and tests."""
 _TIME = "%Y-%m-%d %H:%M"
 _HEX = re.compile(r"[0-9a-f]{32}")
+_END = re.compile(r"End of the list: (\d+) lines?, checksum ([0-9a-f]{16})")
+_RANK = re.compile(r"(?P<cells>\S(?: \S)*) <---(?P<rank>\d+)")
+_TIME_ALONE = re.compile(r"\d{4}-\d\d-\d\d(?: \d\d:\d\d)?|\d\d:\d\d")
+_MAX_NAME = 60
 _DAY = dt.timedelta(days=1)
 _NO_TIME_LIMIT = TimeControl()
 
@@ -143,6 +162,12 @@ class Keys:
             return bytes.fromhex(kept[str(seat)])
         if not make:
             return None
+        seats = Memory(self.directory).seats(game_id)
+        if seats is not None and seat not in seats:
+            raise MailError(
+                f"this machine plays {_seats_text(seats)} in this game: it makes no key for "
+                f"player {seat}, whose draws are made on their own machine"
+            )
         kept[str(seat)] = secrets.token_hex(32)
         self.directory.mkdir(parents=True, exist_ok=True)
         write_atomic(path, json.dumps(kept, indent=2, sort_keys=True) + "\n")
@@ -154,6 +179,17 @@ def _value(key: bytes, game_id: str, game_number: int, draw: int) -> str:
     return hmac.new(key, f"{game_id}/{game_number}/{draw}".encode(), hashlib.sha256).hexdigest()[
         :32
     ]
+
+
+def _given(key: bytes, game_id: str, game_number: int, draw: int, committed: str) -> str:
+    """The giver's value for a draw: derived from the commitment it answers, so that the
+    giver's program alone can tell later that the commitment was not changed since."""
+    text = f"give/{game_id}/{game_number}/{draw}/{committed}"
+    return hmac.new(key, text.encode(), hashlib.sha256).hexdigest()[:32]
+
+
+def _seats_text(seats: set[int] | frozenset[int]) -> str:
+    return "both seats" if len(seats) == 2 else f"player {min(seats)}"
 
 
 def commitment(game_id: str, game_number: int, draw: int, value: str) -> str:
@@ -215,15 +251,29 @@ _ENTRY = re.compile(
     r"|(?P<resigner>\S+) resigns"
     r"|draw (?P<drawn>\d+): (?P<event>\S+)"
     r"|(?P<who>\S+) (?P<kind>commits|gives|reveals) (?P<step>\d+): (?P<value>[0-9a-f]{32}))"
-    r"(?:  (?P<when>\d{4}-\d\d-\d\d \d\d:\d\d))?"
+    r"(?: (?P<when>\d{4}-\d\d-\d\d \d\d:\d\d))?"
 )
 _GAME = re.compile(r"Game (\d+): .*")
-_HEADER = re.compile(r"([A-Z][a-z]*(?: \d)?): (.*)")
+_GAME_WHOLE = re.compile(r"Game \d+: .+ is \S+, .+ is \S+")
+_HEADER = re.compile(r"(Game|Id|Player 1|Player 2|Started|Time|Made by|Start): ?(.*)")
+_HEADERS = ("Game", "Id", "Player 1", "Player 2", "Started", "Time", "Made by")
 
 
 def _clean(line: str) -> str:
-    """A line without its e-mail quoting (`> `, nested or not) and spaces around."""
-    return re.sub(r"^[\s>]*", "", line).rstrip()
+    """A line without its e-mail quoting (`> `, nested or not), spaces around, and with every
+    run of spaces (no-break spaces and tabs too) one space: an e-mail program that collapses
+    them, or makes them no-break, changes nothing that is read."""
+    return " ".join(re.sub(r"^[\s>]*", "", line).split())
+
+
+def _name(text: str, where: str) -> str:
+    name = " ".join(text.split())
+    if not name or not text.isprintable() or len(name) > _MAX_NAME:
+        raise MailError(
+            f"{where}: a player's name is one line of at most {_MAX_NAME} printable characters, "
+            f"not {printable(excerpt(text))!r}"
+        )
+    return name
 
 
 @attrs.frozen
@@ -280,9 +330,36 @@ class Replay:
     since: dt.datetime  # when the last message was sent (the start, before any)
 
 
+@attrs.define
+class _Progress:
+    """Where a replay stands: the position, the game of the match, its draws and moves so far,
+    the steps of its draws sent, each seat's time in it."""
+
+    state: State
+    number: int = 1
+    draws: int = 0
+    moves: int = 0
+    pending: dict[int, _Draw] = attrs.Factory(dict)
+    spent: dict[int, dt.timedelta] = attrs.Factory(lambda: {1: dt.timedelta(), 2: dt.timedelta()})
+
+    def follow(self, events: list[Event]) -> None:
+        for event in events:
+            if isinstance(event, MovePlayed):
+                self.state = event.after
+            elif isinstance(event, GameEnded):
+                self.state = event.state
+            elif isinstance(event, GameStarted) and event.record.number != self.number:
+                self.state, self.number = event.state, event.record.number
+                self.draws, self.moves, self.pending = 0, 0, {}
+                self.spent = {1: dt.timedelta(), 2: dt.timedelta()}
+
+
 @attrs.frozen
 class MailGame:
-    """A game by correspondence as its text holds it (see [the module][abstractgames.mail])."""
+    """A game by correspondence as its text holds it (see [the module][abstractgames.mail]).
+
+    `made_by` is the seat of the machine that made the game (1 or 2; 0: one machine plays
+    both, as against a bot): whoever receives it first plays the other seat."""
 
     game: Game
     id: str
@@ -291,6 +368,11 @@ class MailGame:
     time: TimeControl = _NO_TIME_LIMIT
     start: str | None = None
     entries: tuple[Entry, ...] = ()
+    made_by: int = 1
+    lines: dict[str, int] = attrs.field(factory=dict, eq=False)
+    """Where each header was read (none: made here); not part of what the text says."""
+    shown: tuple[tuple[int, int, tuple[str, ...]], ...] = attrs.field(default=(), eq=False)
+    """The diagram's ranks as read (line, rank, cells), checked against the moves."""
 
     # -- making and reading ------------------------------------------------------------------
 
@@ -303,40 +385,42 @@ class MailGame:
         time: TimeControl = _NO_TIME_LIMIT,
         start: State | None = None,
         when: dt.datetime | None = None,
+        made_by: int = 1,
     ) -> MailGame:
-        """A new game (from `start`, else the game's first position). Whoever creates it sends
-        nothing for either player: where a draw comes first, its committer commits with
+        """A new game (from `start`, else the game's first position), made on the machine of
+        player `made_by` (0: one machine plays both seats). Whoever creates it sends nothing
+        for either player: where a draw comes first, its committer commits with
         `play("draw")` on their own machine, so that their key is theirs alone.
 
         Raises:
             MailError: a start where the game is over, or a name that cannot be written.
         """
-        for name in players:
-            if not name.strip() or not name.isprintable() or len(name) > 60:
-                raise MailError(
-                    f"a player's name is one line of at most 60 characters, not {excerpt(name)!r}"
-                )
+        names = (_name(players[0], "player 1"), _name(players[1], "player 2"))
+        if made_by not in (0, 1, 2):
+            raise MailError(f"the game is made by player 1, player 2 or both, not {made_by!r}")
         if start is not None and start.is_terminal():
             raise MailError(f"the game is over in {start.position()}: start from another")
         made = cls(
             game,
             secrets.token_hex(16),
-            (players[0].strip(), players[1].strip()),
+            names,
             when or _now(),
             time,
             None
             if start is None or start.position() == game.initial_state().position()
             else start.position(),
+            made_by=made_by,
         )
         made.replay(when or _now())
         return made
 
     @classmethod
     def parse(cls, text: str) -> MailGame:
-        """Read a game from its text, or from an e-mail that holds it (quoted, indented, with a
-        signature or a reply around it). Where the e-mail holds several copies of the game (a
-        reply quoting the one before), the longest is read, and every other copy must be the
-        beginning of it.
+        """Read a game from its text, or from an e-mail that holds it (quoted, indented,
+        re-wrapped, its spaces collapsed, with a signature or a reply around it). Where the
+        e-mail holds several copies of the game (a reply quoting the one before), the longest
+        is read, and every other copy must be the beginning of it. Every copy is read to the
+        end of its list, whose line count and checksum must agree.
 
         Raises:
             MailError: naming the line that cannot be read.
@@ -350,6 +434,9 @@ class MailGame:
         lines = [_clean(line) for line in text.splitlines()]
         starts = [i for i, line in enumerate(lines) if line == FORMAT]
         if not starts:
+            older = next((line for line in lines if _OLD_FORMAT.fullmatch(line)), None)
+            if older is not None:
+                raise MailError(f"this text is in another format ({older!r}): {FORMAT!r} is read")
             raise MailError(f"no game in this text: it has no line {FORMAT!r}")
         copies = [_parse_copy(lines, first) for first in starts]
         longest = max(copies, key=lambda copy: len(copy.entries))
@@ -363,30 +450,43 @@ class MailGame:
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> MailGame:
         """Read the game text (or e-mail) in a file; see [`parse`][]."""
-        name = os.fspath(path)
-        try:
-            with open(path, encoding="utf-8", errors="replace") as handle:
-                text = handle.read(MAX_TEXT + 1)
-        except OSError as error:
-            raise MailError(f"cannot read {name}: {error.strerror or error}") from None
-        return cls.parse(text)
+        return cls.parse(read_mail(path))
 
     # -- the text ------------------------------------------------------------------------------
 
-    def render(self, now: dt.datetime | None = None) -> str:
-        """The game's text: headers, every move, the diagram and what is to happen next."""
-        replay = self.replay(now)
+    def header_lines(self) -> list[str]:
+        """The header lines, as written."""
+        made = "both players" if self.made_by == 0 else f"player {self.made_by}"
         out = [
-            FORMAT,
             f"Game: {self.game.spec}",
             f"Id: {self.id}",
             f"Player 1: {self.players[0]}",
             f"Player 2: {self.players[1]}",
             f"Started: {_time_text(self.started)} UTC",
             f"Time: {self.time}",
+            f"Made by: {made}",
         ]
         if self.start is not None:
             out.append(f"Start: {self.start}")
+        return out
+
+    def checksum(self) -> str:
+        """The list's checksum: a hash of the headers and every line, as read."""
+        listed = [*self.header_lines(), *(f"{e.game} {e.render()}" for e in self.entries)]
+        return hashlib.sha256("\n".join(listed).encode()).hexdigest()[:16]
+
+    def end_line(self) -> str:
+        """The line that ends the list: how many lines it has, and its checksum."""
+        count = len(self.entries)
+        return (
+            f"End of the list: {count} line{'' if count == 1 else 's'}, checksum {self.checksum()}"
+        )
+
+    def render(self, now: dt.datetime | None = None) -> str:
+        """The game's text: headers, every move, the end of the list, the diagram and what is
+        to happen next."""
+        replay = self.replay(now)
+        out = [FORMAT, *self.header_lines()]
         shown = 0
         for entry in self.entries:
             if entry.game != shown:
@@ -397,8 +497,12 @@ class MailGame:
         if replay.game_number != shown and replay.turn.action != "over":
             out.append("")
             out.append(self._game_line(replay.match, replay.game_number))
+        out.append(self.end_line())
         out.append("")
-        out.append(diagram(replay.state))
+        board = diagram(replay.state)
+        if replay.turn.action == "over":  # no one is to move in a finished game
+            board = board.rsplit("\n\n", 1)[0]
+        out.append(board)
         out.append("")
         out.append(self.next_line(replay))
         return "\n".join(out) + "\n"
@@ -429,45 +533,63 @@ class MailGame:
         step = "commit to" if turn.action == "commit" else "give a value for"
         return f"Next: {who} to {step} the next draw (abstractgames mail move FILE draw)"
 
+    def seat_of(self, entry: Entry) -> int | None:
+        """The seat that wrote `entry` (none for a draw line, or a role the game lacks)."""
+        if entry.role is None:
+            return None
+        match = self.game.new_match(time_loss_forfeits=True)
+        for seat in (1, 2):
+            try:
+                if match.role_of(seat, entry.game) == entry.role:
+                    return seat
+            except (MatchError, ValueError, IndexError):
+                return None
+        return None
+
     # -- reading through the rules ---------------------------------------------------------------
 
     def replay(self, now: dt.datetime | None = None) -> Replay:
         """Read every line through the rules, the draws and the clock (with `now`, the clock
-        of the player to act too: past their time, they have lost).
+        of the player to act too: past their time, they have lost), advancing the match
+        engine ([`MatchInPlay`][abstractgames.steps.MatchInPlay]) with each move, draw,
+        resignation and time loss; the record it builds is the match's. The diagram read with
+        the text, if any, must show the position the moves give.
 
         Raises:
-            MailError: naming the first line the rules, the draws or the clock refuse.
+            MailError: naming the first line the rules, the draws, the clock or the diagram
+                refuse.
         """
         game = self.game
         start = game.initial_state() if self.start is None else game.from_position(self.start)
-        match = game.new_match(time_loss_forfeits=True)
         record = MatchRecord(
             game=game.name,
             params=game.params,
             players=self.players,
             seed=0,
             time_loss_forfeits=True,
-            games=[GameRecord(number=1, start=start.position())],
         )
-        state, number, draws, moves = start, 1, 0, 0
-        pending: dict[int, _Draw] = {}
-        spent = {1: dt.timedelta(), 2: dt.timedelta()}
+        engine = MatchInPlay(game, record, start=start)
+        now_at = _Progress(start)
         since, last = self.started, 0
-        shown: Entry | None = None  # a draw line, checked by the reveal after it
+        shown: Entry | None = None  # a draw line, checked by the reveal right after it
         for entry in self.entries:
             where = f"line {entry.line}" if entry.line else f"{entry.kind} {excerpt(entry.text)}"
-            turn = _turn(match, state, pending, draws)
+            turn = _turn(engine, now_at)
             if turn.action == "over":
                 raise MailError(f"{where}: the match is over")
-            if entry.game != number:
-                raise MailError(f"{where}: this is game {number}, not game {entry.game}")
+            if entry.game != now_at.number:
+                raise MailError(f"{where}: this is game {now_at.number}, not game {entry.game}")
+            if shown is not None and entry.kind != "reveals":
+                raise MailError(
+                    f"line {shown.line}: a draw line comes right before the value that makes it"
+                )
             if entry.kind == "draw":
-                if turn.action != "reveal" or entry.draw != draws + 1:
+                if turn.action != "reveal" or entry.draw != now_at.draws + 1:
                     raise MailError(f"{where}: no draw {entry.draw} is due here")
                 shown = entry
                 continue
             assert entry.role is not None
-            seat = _seat(match, entry.role, where)
+            seat = _seat(engine.match, entry.role, where)
             if entry.kind in ("move", "gives", "reveals") and seat != turn.seat:
                 raise MailError(f"{where}: {_expected(turn)}")
             if entry.when is None:
@@ -476,80 +598,115 @@ class MailGame:
                 if entry.when < since:
                     raise MailError(f"{where}: its time is before the time of the line before")
                 wait = entry.when - since
-                spent[seat] += wait
-                late = self.time.over(wait, spent[seat])
+                now_at.spent[seat] += wait
+                late = self.time.over(wait, now_at.spent[seat])
                 if late:
                     raise MailError(f"{where}: player {seat} ran out of time ({late})")
                 since, last = entry.when, seat
             elif entry.when != since:
                 raise MailError(f"{where}: the lines of one message have one time")
             if entry.kind == "resigns":
-                record.games[-1].ended_by = GameEnd("resigned", seat, f"player {seat} resigned")
-                match = match.resign(seat)
+                now_at.follow(engine.step(Resignation(seat)))
             elif entry.kind == "commits":
-                if entry.draw != draws + 1 or entry.draw in pending:
-                    raise MailError(f"{where}: draw {draws + 1} is the one to commit to")
-                self._check_fresh(pending, entry.text, where)
-                pending[entry.draw] = _Draw(seat, entry.text)
+                if entry.draw != now_at.draws + 1 or entry.draw in now_at.pending:
+                    raise MailError(f"{where}: draw {now_at.draws + 1} is the one to commit to")
+                self._check_fresh(now_at.pending, entry.text, where)
+                now_at.pending[entry.draw] = _Draw(seat, entry.text)
             elif entry.kind == "gives":
-                if turn.action != "give" or turn.seat != seat or entry.draw != draws + 1:
+                if turn.action != "give" or entry.draw != now_at.draws + 1:
                     raise MailError(f"{where}: no value is to be given here: {_expected(turn)}")
-                self._check_fresh(pending, entry.text, where)
-                pending[entry.draw].value = entry.text
+                self._check_fresh(now_at.pending, entry.text, where)
+                now_at.pending[entry.draw].value = entry.text
             elif entry.kind == "reveals":
-                if turn.action != "reveal" or turn.seat != seat or entry.draw != draws + 1:
+                if turn.action != "reveal" or entry.draw != now_at.draws + 1:
                     raise MailError(f"{where}: no value is to be revealed here: {_expected(turn)}")
-                step = pending[entry.draw]
+                step = now_at.pending[entry.draw]
+                number = now_at.number
                 if commitment(self.id, number, entry.draw, entry.text) != step.commitment:
                     raise MailError(
                         f"{where}: this is not the value committed to for draw {entry.draw}"
                     )
                 assert step.value is not None
-                event = _draw(state, self.id, number, entry.draw, entry.text, step.value)
+                event = _draw(now_at.state, self.id, number, entry.draw, entry.text, step.value)
                 if shown is not None and shown.text != str(event):
                     raise MailError(
                         f"line {shown.line}: the draw is {event}, not {excerpt(shown.text)} (the "
                         "two values give it)"
                     )
-                step.revealed, shown, draws = entry.text, None, draws + 1
-                state = state.apply(event)
-                record.games[-1].moves.append(MoveRecord(str(event), None))
+                step.revealed, shown = entry.text, None
+                now_at.draws += 1
+                now_at.follow(engine.step(ChanceDraw(str(event))))
             else:  # a move
-                if turn.seat != seat or turn.action not in ("move", "reveal"):
-                    raise MailError(f"{where}: {_expected(turn)}")
                 if turn.action == "reveal":
-                    raise MailError(f"{where}: draw {draws + 1} is to be revealed first")
-                moves += 1
-                if entry.number != moves:
+                    raise MailError(f"{where}: draw {now_at.draws + 1} is to be revealed first")
+                now_at.moves += 1
+                if entry.number != now_at.moves:
                     raise MailError(
-                        f"{where}: this is move {moves} of game {number}, not {entry.number}"
+                        f"{where}: this is move {now_at.moves} of game {now_at.number}, not "
+                        f"{entry.number}"
                     )
                 try:
-                    move = game.parse_move(entry.text, state)
-                    state = state.apply(move)
-                except AbstractGamesError as error:
+                    game.parse_move(entry.text, now_at.state)
+                    now_at.follow(engine.step(PlayMove(entry.text)))
+                except (AbstractGamesError, ActionRefused) as error:
                     raise MailError(f"{where}: {entry.text} cannot be played: {error}") from None
-                record.games[-1].moves.append(MoveRecord(str(move), seat))
-                if state.is_terminal():
-                    record.games[-1].final = state.position()
-                    record.games[-1].outcome = state.outcome()
-                    match = match.record_game(state)
-                    if match.game_number is not None:  # the next game of the match
-                        number = match.game_number
-                        state, draws, moves, pending = start, 0, 0, {}
-                        spent = {1: dt.timedelta(), 2: dt.timedelta()}
-                        record.games.append(GameRecord(number=number, start=start.position()))
-        turn = _turn(match, state, pending, draws)
+        if shown is not None:
+            raise MailError(
+                f"line {shown.line}: a draw line comes right before the value that makes it"
+            )
+        turn = _turn(engine, now_at)
         if now is not None and turn.seat is not None:
             wait = now - since
-            late = self.time.over(wait, spent[turn.seat] + wait)
+            late = self.time.over(wait, now_at.spent[turn.seat] + wait)
             if late:
                 reason = f"player {turn.seat} ran out of time ({late})"
-                record.games[-1].ended_by = GameEnd("out of time", turn.seat, reason)
-                match = match.lose_on_time(turn.seat)
+                now_at.follow(engine.step(OutOfTime(0.0, reason=reason, player=turn.seat)))
                 turn = Turn(None, "over")
-        record.result = match.result()
-        return Replay(match, state, turn, number, draws, pending, record, spent, since)
+        self._check_diagram(now_at.state)
+        return Replay(
+            engine.match,
+            now_at.state,
+            turn,
+            now_at.number,
+            now_at.draws,
+            now_at.pending,
+            engine.record,
+            now_at.spent,
+            since,
+        )
+
+    def _check_diagram(self, state: State) -> None:
+        """The diagram read with the text must show `state`: a changed diagram is refused,
+        naming the squares where it differs."""
+        if not self.shown:
+            return
+        board = grid_of(state)
+        cells = state.cells()
+        ranks = {rank for _, rank, _ in self.shown}
+        if ranks != set(range(1, board.height + 1)) or len(self.shown) != board.height:
+            raise MailError(
+                f"line {self.shown[0][0]}: the diagram does not have each of the board's "
+                f"{board.height} ranks once"
+            )
+        differ = []
+        for line, rank, row in self.shown:
+            real = cells[(rank - 1) * board.width : rank * board.width]
+            if len(row) != board.width:
+                raise MailError(
+                    f"line {line}: the diagram's rank {rank} is not {board.width} cells"
+                )
+            differ += [
+                (line, board.name((rank - 1) * board.width + file), row[file], real[file])
+                for file in range(board.width)
+                if row[file] != real[file]
+            ]
+        if differ:
+            squares = ", ".join(
+                f"{name} ({shown} shown, {real} played)" for _, name, shown, real in differ
+            )
+            raise MailError(
+                f"line {differ[0][0]}: the diagram is not the position the moves give: {squares}"
+            )
 
     def _check_fresh(self, pending: dict[int, _Draw], text: str, where: str) -> None:
         for step in pending.values():
@@ -606,9 +763,12 @@ class MailGame:
         if turn.action in ("commit", "give"):
             if word not in ("", "draw"):
                 raise MailError(f"no move yet: {_expected(turn)} (mail move FILE draw)")
-            value = _value(self._key(keys, seat, make=True), self.id, number, draw)
+            key = self._key(keys, seat, make=True)
             if turn.action == "give":
+                committed = replay.pending[draw].commitment
+                value = _given(key, self.id, number, draw, committed)
                 return self._with(Entry(number, "gives", role, value, draw, when))
+            value = _value(key, self.id, number, draw)
             secret = commitment(self.id, number, draw, value)
             return self._with(Entry(number, "commits", role, secret, draw, when))
         if word in ("", "draw"):
@@ -634,7 +794,7 @@ class MailGame:
         return moved
 
     def _with(self, *entries: Entry) -> MailGame:
-        return attrs.evolve(self, entries=(*self.entries, *entries))
+        return attrs.evolve(self, entries=(*self.entries, *entries), shown=())
 
     def _key(self, keys: Keys, seat: int, *, make: bool) -> bytes:
         key = keys.key(self.id, seat, make=make)
@@ -671,7 +831,7 @@ class MailGame:
             MailError: the match is over, or the draw's key is not here.
             InvalidPlayerError: a bad spec.
         """
-        from .players import SeededRandom
+        from .players import PlayerFailed, SeededRandom
         from .registry import make_player
 
         when = now or _now()
@@ -685,6 +845,8 @@ class MailGame:
         try:
             rng = SeededRandom(f"{self.id}/{replay.game_number}/{len(self.entries)}")
             return str(player.choose(state, rng, None))
+        except PlayerFailed as error:
+            raise MailError(f"the bot {excerpt(spec)} failed: {excerpt(error, 300)}") from None
         finally:
             player.close()
 
@@ -696,20 +858,21 @@ def _seat(match: Match, role: str, where: str) -> int:
         raise MailError(f"{where}: {excerpt(role)!r} is not a role of this game") from None
 
 
-def _turn(match: Match, state: State, pending: dict[int, _Draw], draws: int) -> Turn:
-    """Who acts next: at a chance node the steps of its draw, in order (`"reveal"`: the
-    committer has both values, draws and moves)."""
-    if match.is_over() or state.is_terminal():
+def _turn(engine: MatchInPlay, now_at: _Progress) -> Turn:
+    """Who acts next, from the engine's turn: at a chance draw the steps of its draw, in order
+    (`"reveal"`: the committer has both values, draws and moves)."""
+    turn = engine.turn()
+    if turn is None:
         return Turn(None, "over")
-    if state.to_move != CHANCE:
-        role = state.to_move
-        assert role is not None
-        return Turn(match.player_of(role), "move", role)
+    match, state = engine.match, turn.state
+    if turn.kind != "chance":
+        assert turn.player is not None and turn.role is not None
+        return Turn(turn.player, "move", turn.role)
     after = state.apply(state.chance_outcomes()[0][0])
     role = after.to_move
     assert role is not None and role != CHANCE
     committer = match.player_of(role)
-    step = pending.get(draws + 1)
+    step = now_at.pending.get(now_at.draws + 1)
     if step is None or step.committer != committer:  # a commitment by another is no use
         return Turn(committer, "commit", role)
     if step.value is None:
@@ -727,63 +890,148 @@ def _expected(turn: Turn) -> str:
 
 
 def _parse_copy(lines: list[str], first: int) -> MailGame:
-    """The game of the copy that begins at `lines[first]`."""
+    """The game of the copy that begins at `lines[first]`, read to the end of its list."""
     headers: dict[str, str] = {}
+    at: dict[str, int] = {}
     index = first + 1
+    last: str | None = None
     while index < len(lines) and lines[index]:
-        found = _HEADER.fullmatch(lines[index])
-        if found is None:
-            raise MailError(f"line {index + 1}: {excerpt(lines[index])!r} is not a header line")
-        headers[found.group(1)] = found.group(2).strip()
+        line = lines[index]
+        found = _HEADER.fullmatch(line)
+        if found is not None and found.group(1) not in headers:
+            last = found.group(1)
+            headers[last], at[last] = found.group(2).strip(), index + 1
+        elif last is not None and found is None:  # a header an e-mail program wrapped
+            headers[last] = f"{headers[last]} {line}"
+        else:
+            raise MailError(f"line {index + 1}: {excerpt(line)!r} is not a header line")
         index += 1
-    for name in ("Game", "Id", "Player 1", "Player 2", "Started", "Time"):
+    for name in _HEADERS:
         if name not in headers:
             raise MailError(f"line {first + 1}: the game has no {name!r} line")
     where = f"line {first + 1}"
     try:
         game = parse_game_spec(headers["Game"])
     except AbstractGamesError as error:
-        raise MailError(f"{where}: {error}") from None
+        raise MailError(f"line {at['Game']}: {error}") from None
     if not _HEX.fullmatch(headers["Id"]):
-        raise MailError(f"{where}: the Id is not 32 hexadecimal digits")
-    started = _read_time(headers["Started"].removesuffix(" UTC"), where)
+        raise MailError(f"line {at['Id']}: the Id is not 32 hexadecimal digits")
+    players = (
+        _name(headers["Player 1"], f"line {at['Player 1']}"),
+        _name(headers["Player 2"], f"line {at['Player 2']}"),
+    )
+    started = _read_time(headers["Started"].removesuffix(" UTC"), f"line {at['Started']}")
+    made = {"player 1": 1, "player 2": 2, "both players": 0}.get(headers["Made by"])
+    if made is None:
+        raise MailError(
+            f"line {at['Made by']}: 'Made by' is player 1, player 2 or both players, not "
+            f"{excerpt(headers['Made by'])!r}"
+        )
     entries: list[Entry] = []
     number = 0
-    while index < len(lines):
+    while True:
+        if index >= len(lines):
+            raise MailError(
+                f"{where}: the list has no end line ('End of the list: N lines, checksum ...'): "
+                "the e-mail is cut short or damaged, and a shorter game is not read"
+            )
         line = lines[index]
         index += 1
         if not line:
             continue
+        end = _END.fullmatch(line)
+        if end is None and line.startswith("End of the list"):  # wrapped
+            joined = line
+            for extra in range(index, min(index + 3, len(lines))):
+                joined = f"{joined} {lines[extra]}"
+                end = _END.fullmatch(joined)
+                if end is not None:
+                    index = extra + 1
+                    break
+        if end is not None:
+            break
         game_line = _GAME.fullmatch(line)
         if game_line is not None:
             number = int(game_line.group(1))
+            text = line
+            while (  # a game line an e-mail program wrapped
+                not _GAME_WHOLE.fullmatch(text)
+                and index < len(lines)
+                and lines[index]
+                and not _is_line(lines[index])
+            ):
+                text, index = f"{text} {lines[index]}", index + 1
             continue
         if number == 0:
-            break
+            raise MailError(f"line {index}: {excerpt(line)!r} comes before the first 'Game' line")
         found = _ENTRY.fullmatch(line)
-        if found is None and index < len(lines):  # a line an e-mail program wrapped in two
-            joined = _ENTRY.fullmatch(f"{line} {lines[index]}")
-            if joined is not None:
-                found, index = joined, index + 1
+        read = index
+        if found is None or (found.group("when") is None and found.group("drawn") is None):
+            joined = line  # a line an e-mail program wrapped, perhaps just before its time
+            for extra in range(index, min(index + 3, len(lines))):
+                if not lines[extra] or _is_line(lines[extra]):
+                    break
+                joined = f"{joined} {lines[extra]}"
+                again = _ENTRY.fullmatch(joined)
+                if again is not None and (again.group("when") or again.group("drawn")):
+                    found, index = again, extra + 1
+                    break
         if found is None:
-            break  # the diagram, or whatever the e-mail has below the game
-        entries.append(_entry(found, number, index))
+            raise MailError(f"line {read}: {excerpt(line)!r} cannot be read as a line of the list")
+        entries.append(_entry(found, number, read))
     start = headers.get("Start")
-    made = MailGame(
+    made_game = MailGame(
         game,
         headers["Id"],
-        (headers["Player 1"], headers["Player 2"]),
+        players,
         started,
         _time_control(headers["Time"]),
         start,
         tuple(entries),
+        made,
+        at,
+        _diagram_lines(lines, index),
     )
+    count, checksum = int(end.group(1)), end.group(2)
+    if count != len(entries) or checksum != made_game.checksum():
+        try:  # the first line the rules refuse is likely the damaged one
+            attrs.evolve(made_game, shown=()).replay()
+        except MailError as error:
+            raise MailError(f"{error} (and the list's checksum does not match)") from None
+        what = (
+            f"it has {len(entries)} lines, not the {count} its end line counts"
+            if count != len(entries)
+            else "its checksum is not the one its end line carries"
+        )
+        raise MailError(
+            f"line {index}: the list is damaged or was changed by hand: {what} (the text is "
+            "refused rather than read otherwise than it was written)"
+        )
     if start is not None:
         try:
             game.from_position(start)
         except AbstractGamesError as error:
-            raise MailError(f"{where}: bad Start: {error}") from None
-    return made
+            raise MailError(f"line {at['Start']}: bad Start: {error}") from None
+    return made_game
+
+
+def _is_line(line: str) -> bool:
+    """Whether `line` is a line of the list on its own (not the tail of one wrapped)."""
+    return bool(_ENTRY.fullmatch(line) or _GAME.fullmatch(line) or _END.fullmatch(line))
+
+
+def _diagram_lines(lines: list[str], index: int) -> tuple[tuple[int, int, tuple[str, ...]], ...]:
+    """The ranks of the diagram below the list (line, rank, cells), up to the `Next:` or
+    `Result:` line."""
+    ranks = []
+    for at in range(index, len(lines)):
+        line = lines[at]
+        if line.startswith(("Next: ", "Result: ", FORMAT)):
+            break
+        found = _RANK.fullmatch(line)
+        if found is not None:
+            ranks.append((at + 1, int(found.group("rank")), tuple(found.group("cells").split())))
+    return tuple(ranks)
 
 
 def _time_control(text: str) -> TimeControl:
@@ -825,6 +1073,248 @@ def _entry(found: re.Match[str], number: int, line: int) -> Entry:
     )
 
 
+def read_mail(path: str | os.PathLike[str]) -> str:
+    """The text of the file at `path` (a regular file: a FIFO, a device or a directory is
+    refused, never waited on), read up to a bound.
+
+    Raises:
+        MailError: the file cannot be read, is not a regular file, or is too large.
+    """
+    name = printable(os.fspath(path))
+    try:
+        data = read_bounded(path, 4 * MAX_TEXT)
+    except OSError as error:
+        raise MailError(f"cannot read {name}: {error.strerror or error}") from None
+    return data.decode("utf-8", errors="replace")
+
+
+# --- what each player's program remembers ---------------------------------------------------------
+
+
+@attrs.frozen
+class Received:
+    """What [`Memory.check`][] found of a text: the seats this machine plays, whether it sees
+    the game for the first time, and whether the text holds anything new."""
+
+    seats: frozenset[int]
+    first: bool
+    new: bool
+
+
+class Memory:
+    """What a player's program remembers of their games by correspondence, one file a game in
+    their data directory (`mail/ID.history.json`, beside the keys): the seats it plays (bound when
+    the game begins: made here, or first received), the game as last sent or received, and
+    every text it sent and received (the evidence), written atomically.
+
+    Args:
+        directory: where it is kept (default: `mail` in the data directory).
+    """
+
+    def __init__(self, directory: Path | None = None) -> None:
+        self.directory = data_directory() / "mail" if directory is None else directory
+
+    def _path(self, game_id: str) -> Path:
+        return self.directory / f"{game_id}.history.json"
+
+    def kept(self, game_id: str) -> dict[str, object] | None:
+        """What is kept of the game `game_id`, or `None`."""
+        path = self._path(game_id)
+        if not path.exists():
+            return None
+        try:
+            kept = json.loads(read_bounded(path, 512 * MAX_TEXT))
+        except (OSError, ValueError) as error:
+            raise MailError(f"cannot read this game's history in {path}: {error}") from None
+        if not isinstance(kept, dict):
+            raise MailError(f"cannot read this game's history in {path}: not an object")
+        return kept
+
+    def seats(self, game_id: str) -> frozenset[int] | None:
+        """The seats this machine plays in the game `game_id`, or `None` if it has none."""
+        kept = self.kept(game_id)
+        if kept is None:
+            return None
+        seats = kept.get("seats")
+        assert isinstance(seats, list)
+        return frozenset(int(seat) for seat in seats)
+
+    def known(self, game_id: str) -> MailGame | None:
+        """The game as this machine last sent or received it."""
+        kept = self.kept(game_id)
+        if kept is None:
+            return None
+        text = kept.get("known")
+        assert isinstance(text, str)
+        return MailGame.parse(text)
+
+    def texts(self, game_id: str) -> list[dict[str, str]]:
+        """Every text kept of the game, in order: `{"kind": "made" | "received" | "sent",
+        "text": ...}`."""
+        kept = self.kept(game_id) or {}
+        texts = kept.get("texts", [])
+        assert isinstance(texts, list)
+        return texts
+
+    def keep(self, game: MailGame, text: str, kind: str, seats: frozenset[int]) -> None:
+        """Keep `text` (a text `kind`: `"made"`, `"received"` or `"sent"`) and, unless it is
+        shorter, the game it holds as the one this machine knows."""
+        kept = self.kept(game.id)
+        known = None if kept is None else self.known(game.id)
+        texts = self.texts(game.id)
+        texts.append({"kind": kind, "text": text})
+        latest = game if known is None or len(game.entries) >= len(known.entries) else known
+        record = {
+            "id": game.id,
+            "seats": sorted(seats),
+            "known": latest.render(),
+            "texts": texts,
+        }
+        self.directory.mkdir(parents=True, exist_ok=True)
+        path = self._path(game.id)
+        write_atomic(path, json.dumps(record, indent=1) + "\n")
+        os.chmod(path, 0o600)
+
+    def check(self, game: MailGame, *, answering: bool = True) -> Received:
+        """Whether `game`, just received, extends what this machine knows of it by the
+        opponent's actions alone; for a game it has not seen, when `answering` it, the seat it
+        will play (the other than the one of the machine that made it), which none of the
+        lines may be for. Only when `answering` is this machine's own last message refused.
+
+        Raises:
+            MailError: what differs, by line: a rewritten line, an older message, a line for
+                this machine's seat that it did not make, a changed header, another game.
+        """
+        known = self.known(game.id)
+        if known is None:
+            self._same_game_elsewhere(game)
+            if not answering:
+                return Received(frozenset({1, 2}), True, True)
+            if game.made_by == 0:
+                raise MailError(
+                    "this game was made for one machine to play both seats ('Made by: both "
+                    "players'): this machine has not played it and takes no seat in it"
+                )
+            seat = 3 - game.made_by
+            self._none_for(game, frozenset({seat}), game.entries, first=True)
+            return Received(frozenset({seat}), True, bool(game.entries))
+        seats = self.seats(game.id)
+        assert seats is not None
+        for name, mine, theirs in (
+            ("game", known.game.spec, game.game.spec),
+            ("players", known.players, game.players),
+            ("start time", known.started, game.started),
+            ("time control", str(known.time), str(game.time)),
+            ("start position", known.start, game.start),
+            ("maker", known.made_by, game.made_by),
+        ):
+            if mine != theirs:
+                line = {"game": "Game", "players": "Player 1", "start time": "Started"}.get(
+                    name, {"time control": "Time", "maker": "Made by"}.get(name, "Start")
+                )
+                where = f"line {game.lines[line]}: " if line in game.lines else ""
+                raise MailError(
+                    f"{where}the {name} of this text ({_shown(theirs)}) is not this game's "
+                    f"({_shown(mine)}, as it began): a changed header is refused"
+                )
+        for old, new in zip(known.entries, game.entries, strict=False):
+            if old != new:
+                raise MailError(
+                    f"line {new.line}: {new.render()!r} differs from this machine's copy of the "
+                    f"game, which has {old.render()!r} there: a changed line is refused"
+                )
+        if len(game.entries) < len(known.entries):
+            raise MailError(self._older(game, seats))
+        added = game.entries[len(known.entries) :]
+        self._none_for(game, seats, added, first=False)
+        self._check_given(game, seats)
+        return Received(seats, False, bool(added))
+
+    def _older(self, game: MailGame, seats: frozenset[int]) -> str:
+        if not game.entries:
+            return "this is the game as it began, already answered: nothing in it is new"
+        last = _last_action(game.entries)
+        when = "" if last.when is None else f" of {_time_text(last.when)}"
+        if game.seat_of(last) in seats:
+            return f"this is your own message{when}: it was sent before, and nothing in it is new"
+        return f"this is the opponent's message{when}, already answered: nothing in it is new"
+
+    def _none_for(
+        self, game: MailGame, seats: frozenset[int], entries: tuple[Entry, ...], *, first: bool
+    ) -> None:
+        """No line of `entries` is for one of `seats` (this machine's)."""
+        for entry in entries:
+            seat = game.seat_of(entry)
+            if seat is None or seat not in seats:
+                continue
+            written = entry.render().split("  ")[0]
+            name = f"player {seat} ({game.players[seat - 1]})"
+            if first:
+                raise MailError(
+                    f"line {entry.line}: {written!r} is for {name}, the seat this machine "
+                    "takes in this game, and this machine did not make it (this machine has not "
+                    "played this game): a line for its seat made elsewhere is refused"
+                )
+            raise MailError(
+                f"line {entry.line}: {written!r} is for {name}, this machine's seat in this "
+                "game, and this machine did not make it: a line for its seat made elsewhere "
+                "is refused"
+            )
+
+    def _check_given(self, game: MailGame, seats: frozenset[int]) -> None:
+        """Each value this machine gave answers the commitment the text has for its draw."""
+        keys = Keys(self.directory)
+        committed: dict[tuple[int, int], Entry] = {}
+        for entry in game.entries:
+            if entry.kind == "commits":
+                committed[(entry.game, entry.draw)] = entry
+            seat = game.seat_of(entry)
+            if entry.kind != "gives" or seat not in seats:
+                continue
+            key = keys.key(game.id, seat, make=False) if seat is not None else None
+            answered = committed.get((entry.game, entry.draw))
+            if key is None or answered is None:
+                continue
+            if _given(key, game.id, entry.game, entry.draw, answered.text) != entry.text:
+                raise MailError(
+                    f"line {answered.line}: this machine's value for draw {entry.draw} answered "
+                    "another commitment: the commitment was changed since"
+                )
+
+    def _same_game_elsewhere(self, game: MailGame) -> None:
+        """A game this machine has not seen that is one it has under another Id."""
+        if not self.directory.is_dir():
+            return
+        for path in sorted(self.directory.glob("*.history.json"))[:1000]:
+            other_id = path.name.removesuffix(".history.json")
+            other = self.known(other_id)
+            if other is None or other.id == game.id:
+                continue
+            if (other.game.spec, other.players, other.started) == (
+                game.game.spec,
+                game.players,
+                game.started,
+            ):
+                where = f"line {game.lines['Id']}: " if "Id" in game.lines else ""
+                raise MailError(
+                    f"{where}the Id of this text ({game.id}) is not the Id of this machine's "
+                    f"game between {other.players[0]} and {other.players[1]} started "
+                    f"{_time_text(other.started)} UTC ({other.id}): a changed Id is refused"
+                )
+
+
+def _last_action(entries: tuple[Entry, ...]) -> Entry:
+    return next(entry for entry in reversed(entries) if entry.role is not None)
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, tuple):
+        return " and ".join(str(part) for part in value)
+    if isinstance(value, dt.datetime):
+        return f"{_time_text(value)} UTC"
+    return "none" if value is None else str(value)
+
+
 def _duration(span: dt.timedelta) -> str:
     """`2 days 3 hours`, `5 hours 10 minutes`, `4 minutes`."""
     minutes = max(int(span.total_seconds() // 60), 0)
@@ -848,7 +1338,8 @@ def describe(game: MailGame, replay: Replay, now: dt.datetime | None = None) -> 
         checked += f" and {draws} draw{'' if draws == 1 else 's'}"
     lines = [
         f"{game.game.title or game.game.name} ({game.game.spec}) by e-mail: {names[0]} against "
-        f"{names[1]}, started {_time_text(game.started)} UTC, time control: {game.time}",
+        f"{names[1]}",
+        f"started {_time_text(game.started)} UTC, time control: {game.time}",
         f"{checked} checked: every one follows the rules",
         f"game {replay.game_number}: {names[0]} has had {_duration(replay.spent[1])}, "
         f"{names[1]} {_duration(replay.spent[2])}",

@@ -33,6 +33,7 @@ class Player:
     def __init__(self, home: Path, name: str) -> None:
         self.home = home / name
         self.file = self.home / "game.txt"
+        self.answer = self.home / "game.answer.txt"
         self.home.mkdir(parents=True)
 
     def run(self, *args: str) -> str:
@@ -73,12 +74,13 @@ def test_two_players_play_a_whole_match_exchanging_only_the_text(tmp_path: Path,
         mover = players[turn.seat]
         mover.receive(text)
         mover.run("move", str(mover.file), "--bot", "random", "--now", clock(at))
-        text = mover.file.read_text()
-        assert text.startswith("abstractgames correspondence game")  # the clean text, rewritten
+        assert mover.file.read_text().startswith("On Monday")  # the e-mail received is kept
+        text = mover.answer.read_text()
+        assert text.startswith("abstractgames correspondence game")  # the clean text, beside
     else:
         pytest.fail("the match did not end")
     out = ann.run(
-        "check", str(mover.file), "--record", str(tmp_path / "record.json"), "--now", clock(at)
+        "check", str(mover.answer), "--record", str(tmp_path / "record.json"), "--now", clock(at)
     )
     assert "checked: every one follows the rules" in out and "Result: " in out
     record = MatchRecord.load(tmp_path / "record.json")
@@ -90,7 +92,7 @@ def test_two_players_play_a_whole_match_exchanging_only_the_text(tmp_path: Path,
         assert re.search(r"^draw 1: [A-Z]$", text, re.M)
         # each player kept their own key alone, and no key is in the text
         for seat, player in players.items():
-            (kept,) = (player.home / "mail").glob("*.json")
+            (kept,) = (player.home / "mail").glob("?" * 32 + ".json")
             key = json.loads(kept.read_text())
             assert list(key) == [str(seat)] and key[str(seat)] not in text
 
@@ -127,7 +129,7 @@ def test_a_draw_is_made_by_both_and_checked_by_both(tmp_path: Path) -> None:
     reveals = re.findall(r"^chaos reveals (\d+): ([0-9a-f]{32})", text, re.M)
     assert commits and gives and reveals
     # the key is kept by its player alone, readable by them only
-    (path,) = (tmp_path / "ann").glob("*.json")
+    (path,) = (tmp_path / "ann").glob("?" * 32 + ".json")
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert json.loads(path.read_text()).keys() == {"1"}
     assert MailGame.parse(text).replay().draws == len(reveals)
@@ -246,7 +248,7 @@ def test_check_says_whose_move_it_is_and_how_long_each_has_had(tmp_path: Path) -
         str(ann.file),
     )
     ann.run("move", str(ann.file), "a2-b3", "--now", clock(NOON + 5 * HOUR))
-    out = ann.run("check", str(ann.file), "--now", clock(NOON + 8 * HOUR))
+    out = ann.run("check", str(ann.answer), "--now", clock(NOON + 8 * HOUR))
     assert "1 move checked" in out
     assert "game 1: Ann has had 5 hours, Bob no time" in out
     assert "Next: Bob (S) to move" in out
@@ -313,15 +315,17 @@ def test_a_game_against_a_bot_by_email(tmp_path: Path) -> None:
         "Me",
         "-2",
         "search:depth=1",
+        "--me",
+        "both",
         "-o",
         str(me.file),
         "--now",
         clock(NOON),
     )
     me.run("move", str(me.file), "X@c3", "--now", clock(NOON + HOUR))
-    out = me.run("move", str(me.file), "--bot", "search:depth=1", "--now", clock(NOON + 2 * HOUR))
+    out = me.run("move", str(me.answer), "--bot", "search:depth=1", "--now", clock(NOON + 2 * HOUR))
     assert out.startswith("played ") and "Next: Me (order) to move" in out
-    cells = MailGame.load(me.file).replay().state.cells()
+    cells = MailGame.load(me.answer).replay().state.cells()
     assert len(cells) - cells.count(".") == 2
 
 
@@ -356,7 +360,7 @@ def test_the_drawn_counter_is_shown_on_the_committers_machine_only(tmp_path: Pat
     ann, bob = tmp_path / "ann", tmp_path / "bob"
     code, text, _ = run_mail(ann, "new", "entropy:size=5", "-1", "Ann", "-2", "Bob")
     assert code == 0 and "Next: Ann (chaos) to commit to the next draw" in text
-    assert not (ann / "mail").exists()  # creating a game makes nobody's key
+    assert not list((ann / "mail").glob("?" * 32 + ".json"))  # creating a game makes no key
     code, text, said = run_mail(ann, "move", "-", "draw", input=text)
     assert code == 0 and said.startswith("sent a commitment to draw 1"), said
     assert "Next: Bob (order) to give a value for the next draw" in text
@@ -379,9 +383,10 @@ def test_the_drawn_counter_is_shown_on_the_committers_machine_only(tmp_path: Pat
 def test_a_tampered_file_is_refused_at_the_command_line_and_left_alone(tmp_path: Path) -> None:
     home = tmp_path / "me"
     file = tmp_path / "game.txt"
-    assert run_mail(home, "new", "orderchaos", "-1", "Me", "-2", "You", "-o", str(file))[0] == 0
-    assert run_mail(home, "move", str(file), "X@c3")[0] == 0
-    assert run_mail(home, "move", str(file), "O@d4")[0] == 0
+    new = ["new", "orderchaos", "-1", "Me", "-2", "You", "--me", "both", "-o", str(file)]
+    assert run_mail(home, *new)[0] == 0
+    assert run_mail(home, "move", str(file), "X@c3", "-o", str(file))[0] == 0
+    assert run_mail(home, "move", str(file), "O@d4", "-o", str(file))[0] == 0
     bad = file.read_text().replace("2. chaos O@d4", "2. chaos O@c3")
     file.write_text(bad)
     for command in (["move", str(file), "X@a1"], ["check", str(file)], ["show", str(file)]):

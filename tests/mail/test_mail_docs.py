@@ -29,7 +29,7 @@ def sessions() -> list[list[tuple[list[str], list[str]]]]:
     found = []
     for body in blocks("console"):
         steps: list[tuple[list[str], list[str]]] = []
-        for line in body.splitlines():
+        for line in body.replace("\\\n", "").splitlines():
             if line.startswith("$ abstractgames "):
                 steps.append((shlex.split(line)[2:], []))
             else:
@@ -81,14 +81,17 @@ def test_the_sessions_are_what_the_commands_print(
     times = iter(["2026-12-01 09:00", "2026-12-01 09:05"])
     for args, shown in start:
         assert ann.run(args, next(times), monkeypatch) == shown
-    assert (ann.home / "game.txt").read_text() == blocks("text")[1].replace(
-        re.search(r"Id: \w+", blocks("text")[1])[0],  # type: ignore[index]
-        re.search(r"Id: \w+", (ann.home / "game.txt").read_text())[0],  # type: ignore[index]
-    )
-    e_mail((ann.home / "game.txt").read_text(), bob.home / "reply.txt")
+    sent = (ann.home / "game.answer.txt").read_text()
+    page = blocks("text")[1]
+    for made_anew in (r"Id: \w+", r"checksum \w+"):  # the Id is new each time, and its checksum
+        was, now = re.search(made_anew, page), re.search(made_anew, sent)
+        assert was is not None and now is not None
+        page = page.replace(was[0], now[0])
+    assert sent.startswith(page)
+    e_mail(sent, bob.home / "reply.txt")
     for args, shown in answer:
         assert bob.run(args, "2026-12-02 18:30", monkeypatch) == shown
-    e_mail((bob.home / "reply.txt").read_text(), ann.home / "reply.txt")
+    e_mail((bob.home / "reply.answer.txt").read_text(), ann.home / "reply.txt")
     for args, shown in check:
         assert ann.run(args, "2026-12-02 21:00", monkeypatch) == shown
     for args, shown in reply:
@@ -97,10 +100,10 @@ def test_the_sessions_are_what_the_commands_print(
     ann, bob = Person(tmp_path / "ann2"), Person(tmp_path / "bob2")
     for args, shown in e_start:
         assert ann.run(args, "2026-12-01 09:00", monkeypatch) == shown
-    e_mail((ann.home / "game.txt").read_text(), bob.home / "game.txt")
+    e_mail((ann.home / "game.answer.txt").read_text(), bob.home / "reply.txt")
     for args, shown in e_give:
         assert bob.run(args, "2026-12-01 12:00", monkeypatch) == shown
-    e_mail((bob.home / "game.txt").read_text(), ann.home / "game.txt")
+    e_mail((bob.home / "reply.answer.txt").read_text(), ann.home / "reply.txt")
     for args, shown in e_show:  # the colour drawn is the keys', new each time
         real = ann.run(args, "2026-12-01 13:00", monkeypatch)
         assert [COLOUR.sub("C", line) for line in real] == [COLOUR.sub("C", s) for s in shown]

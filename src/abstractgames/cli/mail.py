@@ -9,7 +9,7 @@ import click
 
 from ..registry import parse_game_spec
 from ..text import printable
-from .common import _check_output, _one_position, _position_options, _read_text, _user_errors
+from .common import _check_output, _one_position, _position_options, _user_errors
 
 
 @click.group()
@@ -22,6 +22,8 @@ def mail() -> None:
     rules and the clock; 'mail show' draws the board. In Entropy the bag's draws are made by
     both players together (a value committed to, then revealed), so neither knows one before it
     is due and neither can steer it; each player's secret key stays in their data directory.
+    Each player's program remembers the game there too: a text that rewrites, replays or forges
+    a line, or acts for the other seat, is refused.
     """
 
 
@@ -49,13 +51,21 @@ def _mail_time(text: str | None) -> Any:
 
 
 def _write_mail(text: str, out: str | None) -> str | None:
-    """Write the game's text to `out` (`-` or `None`: standard output); where it went."""
+    """Write the game's text to `out` (`-` or `None`: standard output; a device such as
+    `/dev/null` is written as it is); where it went."""
+    import os
+    import stat
+
     from ..files import write_atomic
 
     if out is None or out == "-":
         click.echo(text, nl=False)
         return None
     try:
+        if os.path.exists(out) and stat.S_ISCHR(os.stat(out).st_mode):
+            with open(out, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            return out
         write_atomic(out, text)
     except OSError as error:
         click.echo(text, nl=False)
@@ -77,6 +87,14 @@ def _write_mail(text: str, out: str | None) -> str | None:
     metavar="'N days a move[, at most M days a game]'",
     help="The time control: a player who takes longer loses the match.",
 )
+@click.option(
+    "--me",
+    type=click.Choice(["1", "2", "both"]),
+    default="1",
+    show_default=True,
+    help="The seat this machine plays: 1, 2, or both (a game against a bot, or alone); the "
+    "other player's machine takes the other seat when it first receives the game.",
+)
 @_position_options(many=False)
 @click.option(
     "-o",
@@ -90,6 +108,7 @@ def mail_new(
     player1: str,
     player2: str,
     time_control: str,
+    me: str,
     positions: str | None,
     position_file: str | None,
     side: str | None,
@@ -98,10 +117,11 @@ def mail_new(
 ) -> None:
     """Start a game of GAME by e-mail between player 1 (-1 NAME) and player 2 (-2 NAME).
 
-    Player 1 makes the first move of the first game (in Entropy, player 1 is Chaos first). Send
-    the text to whoever is to move (its last line says who).
+    Player 1 makes the first move of the first game (in Entropy, player 1 is Chaos first). This
+    machine plays the seat --me (player 1 unless told) and remembers the game in its data
+    directory. Send the text to whoever is to move (its last line says who).
     """
-    from ..mail import MailGame, TimeControl
+    from ..mail import MailGame, Memory, TimeControl
 
     with _user_errors():
         the_game = parse_game_spec(game)
@@ -117,8 +137,12 @@ def mail_new(
             time=TimeControl.parse(time_control),
             start=start,
             when=when,
+            made_by=0 if me == "both" else int(me),
         )
-        written = _write_mail(made.render(when), out)
+        text = made.render(when)
+        seats = frozenset({1, 2}) if me == "both" else frozenset({int(me)})
+        Memory().keep(made, text, "made", seats)
+        written = _write_mail(text, out)
     if written is not None:
         turn = made.replay(when).turn
         assert turn.seat is not None
@@ -129,11 +153,34 @@ def mail_new(
         )
 
 
+def _read_mail(file: str) -> str:
+    """The text (or e-mail) in `file`, `-` for standard input, read up to a bound (a FIFO or a
+    device is refused, never waited on)."""
+    import sys
+
+    from ..mail import MAX_TEXT, read_mail
+
+    if file == "-":
+        return sys.stdin.read(MAX_TEXT + 1)
+    return read_mail(file)
+
+
 def _load_mail(file: str) -> Any:
     """The game in the text (or e-mail) in `file`, `-` for standard input."""
     from ..mail import MailGame
 
-    return MailGame.parse(_read_text(file)) if file == "-" else MailGame.load(file)
+    return MailGame.parse(_read_mail(file))
+
+
+def _beside(file: str) -> str:
+    """Where the answer to the e-mail in `file` goes by default: beside it, `NAME.answer.txt`
+    (the e-mail received is left as it is; a file of answers is answered in place)."""
+    from pathlib import Path
+
+    path = Path(file)
+    if path.stem.endswith(".answer"):
+        return file
+    return str(path.with_name(f"{path.stem}.answer{path.suffix or '.txt'}"))
 
 
 def _mail_next(game: Any, when: Any) -> str:
@@ -158,43 +205,87 @@ def _mail_next(game: Any, when: Any) -> str:
     "-o",
     "--out",
     type=click.Path(dir_okay=False, allow_dash=True),
-    help="Write the new text here ('-': standard output). [default: FILE itself]",
+    help="Write the answer here ('-': standard output). [default: beside FILE, as NAME.answer.txt]",
 )
 @_now_option
 def mail_move(
     file: str, move: str | None, bot: str | None, out: str | None, now: str | None
 ) -> None:
-    """Play MOVE in the game in FILE (the text, or an e-mail that holds it) and rewrite it.
+    """Play MOVE in the game in FILE (the text, or an e-mail that holds it) and write the
+    answer to send beside it (FILE itself is kept, as the history in the data directory keeps
+    every text sent and received).
 
     MOVE is a move in the game's notation, 'draw' for a step of an Entropy draw that is due
-    (the text says when), or 'resign'. The rules, the draws and the clock are checked first:
-    a move list that has been changed, or a move sent too late, is refused.
+    (the text says when), or 'resign'. The rules, the draws and the clock are checked first,
+    and the text must extend what this machine knows of the game by the opponent's actions
+    alone: a changed or replayed text, or one that acts for this machine's seat, is refused.
     """
+    from ..mail import MailError, MailGame, Memory
 
     if move is not None and bot is not None:
         raise click.UsageError("give a MOVE or --bot, not both")
     with _user_errors():
-        game = _load_mail(file)
+        received = _read_mail(file)
+        game = MailGame.parse(received)
         when = _mail_time(now)
+        memory = Memory()
+        found = memory.check(game)
+        replay = game.replay(when)
+        turn = replay.turn
+        if turn.seat is not None and turn.seat not in found.seats:
+            (mine,) = found.seats
+            name = game.players[turn.seat - 1]
+            raise MailError(
+                f"it is {name}'s turn (player {turn.seat}), and this machine plays player {mine} "
+                f"({game.players[mine - 1]}) in this game: send the text to {name}"
+            )
+        if found.new or found.first:
+            memory.keep(game, received, "received", found.seats)
         action = move
         if bot is not None:
             action = game.choose(bot, now=when)
         before = len(game.entries)
         after = game.play(action, when=when, now=when)
         text = after.render(when)
-        target = out if out is not None else (None if file == "-" else file)
+        target = out if out is not None else (None if file == "-" else _beside(file))
         if target is not None and target != "-":
+            _no_shorter(target, after)
             _write_mail(text, target)
+        memory.keep(after, text, "sent", found.seats)
         added = [entry.summary() for entry in after.entries[before:]]
         moved = any(entry.kind == "move" for entry in after.entries[before:])
         lines = [f"{'played' if moved else 'sent'} {', '.join(added)}"]
         lines.append(text.rstrip("\n").splitlines()[-1])
+        if found.first:
+            (mine,) = found.seats
+            lines.append(
+                f"this machine plays player {mine} ({game.players[mine - 1]}) in this game"
+            )
         if target is None or target == "-":
             click.echo(text, nl=False)
-            click.echo("\n".join(lines), err=True)
+            click.echo(printable("\n".join(lines)), err=True)
         else:
-            lines.append(f"the game's text is in {printable(target)}: {_mail_next(after, when)}")
-            click.echo("\n".join(lines))
+            lines.append(f"the game's text is in {target}: {_mail_next(after, when)}")
+            click.echo(printable("\n".join(lines)))
+
+
+def _no_shorter(target: str, game: Any) -> None:
+    """A shorter game is never written over a longer one of the same game."""
+    import os
+
+    from ..mail import MailError, MailGame
+
+    if not os.path.isfile(target):
+        return
+    try:
+        there = MailGame.load(target)
+    except MailError:
+        return
+    if there.id == game.id and len(there.entries) > len(game.entries):
+        raise MailError(
+            f"{target} holds this game with {len(there.entries)} lines, more than the "
+            f"{len(game.entries)} of the answer: it is not written over (give -o elsewhere)"
+        )
 
 
 @mail.command(name="show")
@@ -216,7 +307,9 @@ def mail_show(file: str, no_color: bool, now: str | None) -> None:
             e.render() for e in game.entries if e.kind == "move" and e.game == replay.game_number
         ]
         console.print(
-            f"{game.game.title or game.game.name}: {game.players[0]} against {game.players[1]}"
+            printable(
+                f"{game.game.title or game.game.name}: {game.players[0]} against {game.players[1]}"
+            )
         )
         if moves:
             from ..terminal import join_fitting
@@ -248,13 +341,14 @@ def mail_check(file: str, record_path: str | None, now: str | None) -> None:
     """Read every move and draw of the game in FILE through the rules and the clock: say whose
     move it is and how long each side has had, or how the match ended (a player past their
     time has lost)."""
-    from ..mail import describe
+    from ..mail import Memory, describe
 
     with _user_errors():
         game = _load_mail(file)
         when = _mail_time(now)
+        Memory().check(game, answering=False)
         replay = game.replay(when)
-        click.echo(describe(game, replay, when))
+        click.echo(printable(describe(game, replay, when)))
         if record_path is not None:
             _check_output(record_path, "the record")
             replay.record.save(record_path)
