@@ -113,6 +113,7 @@ CLI_MODULES = {
     "abstractgames.cli.check",
     "abstractgames.cli.solve",
     "abstractgames.cli.serve",
+    "abstractgames.cli.admin",
     "abstractgames.cli.mail",
 }
 """The command line's modules (click)."""

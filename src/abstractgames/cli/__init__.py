@@ -5,8 +5,8 @@ non-zero exit status, never a traceback.
 
 The group `main` is here, and each command is in a module of this package with what it alone
 needs: `listing` (`list`), `bench`, `play` (`play`, `replay`, `show`), `engines` (`engine`,
-`codecup`), `arena`, `check`, `solve` (`solve`, `verify`), `serve` and `mail`; `common` holds
-what more than one of them shares.
+`codecup`), `arena`, `check`, `solve` (`solve`, `verify`), `serve`, `admin` (`server admin
+...`) and `mail`; `common` holds what more than one of them shares.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import click
 
 from .. import __version__
 from ..interrupts import EXIT_INTERRUPTED, exit_status, termination_as_interrupt
-from . import arena, bench, check, engines, listing, mail, play, serve, solve
+from . import admin, arena, bench, check, engines, listing, mail, play, serve, solve
 from .common import EXIT_SAVED_ELSEWHERE, _Fitted, _say
 
 __all__ = ["EXIT_INTERRUPTED", "EXIT_SAVED_ELSEWHERE", "main"]
@@ -71,4 +71,5 @@ main.add_command(check.check)
 main.add_command(solve.solve)
 main.add_command(solve.verify)
 main.add_command(serve.serve)
+main.add_command(admin.server)
 main.add_command(mail.mail)
