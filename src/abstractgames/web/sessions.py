@@ -34,7 +34,8 @@ from ..protocol import (
     State,
 )
 from ..records import ClockSettings, GameRecord, MatchRecord, MoveRecord, ResumePlan
-from ..referee import MatchStopped, Observer, Referee
+from ..referee import Observer, Referee
+from ..steps import Action, OutOfTime, PlayMove, RefereeError, Resignation, TakeBack, Turn
 from ..text import counted, excerpt, value_excerpt
 from .errors import BadRequest, Conflict, NotFound
 from .matchview import MatchView, PlayerView
@@ -139,56 +140,18 @@ def interrupt(thread: threading.Thread) -> bool:
 
 
 class WebHuman(Player):
-    """A person at the page: `choose` waits for the move (or the undo, the resignation) that
-    the page sends for this turn; when the clock runs out first, the referee is given a move as
-    the terminal gives it, and the referee scores the time."""
+    """A person at the page, in their seat: their moves, take-backs and resignations come from
+    the page ([`GameSession.play`][], [`GameSession.undo`][], [`GameSession.resign`][]), never
+    from `choose`."""
 
     spec = HUMAN
 
     def __init__(self, session: GameSession, number: int) -> None:
         self.session = session
         self.number = number
-        self.inbox: queue.Queue[tuple[str, int, Move | int | None]] = queue.Queue()
 
     def choose(self, state: State, rng: random.Random, time_left: float | None = None) -> Move:
-        session = self.session
-        with session.lock:
-            session.turns += 1
-            turn = session.turns
-            session.waiting = (self.number, state, turn)
-            resign = self.number in session.resigning
-            session.resigning.discard(self.number)
-        session.changed()
-        try:
-            if resign:
-                raise Resign()
-            deadline = None if time_left is None else time.monotonic() + max(time_left, 0.0)
-            while True:
-                if session.stop.is_set():
-                    raise EOFError
-                wait = None if deadline is None else deadline - time.monotonic()
-                if wait is not None and wait <= 0:
-                    timeout = state.game.timeout_move(state)  # the flag fell
-                    return timeout if timeout is not None else state.legal_moves()[0]
-                try:
-                    kind, for_turn, move = self.inbox.get(timeout=wait)
-                except queue.Empty:
-                    continue
-                if kind == "stop":
-                    raise EOFError
-                if for_turn != turn:
-                    continue  # sent for a turn that is over
-                if kind == "resign":  # this player's, or (a seat number) the other person's
-                    raise Resign(move if isinstance(move, int) else None)
-                if kind == "undo":
-                    raise UndoRequest()
-                assert move is not None and not isinstance(move, int)
-                return move
-        finally:
-            with session.lock:
-                if session.waiting is not None and session.waiting[2] == turn:
-                    session.waiting = None
-            session.changed()
+        raise RefereeError("a person's moves come from the page")
 
 
 class GuardedBot(Player):
@@ -335,6 +298,9 @@ class _Watcher(Observer):
 
     def game_started(self, record: GameRecord, state: State, match: Match) -> None:
         session = self.session
+        if session.between:  # shown once the people have read the last game's result
+            session.next_game = lambda: self.game_started(record, state, match)
+            return
         with session.lock:
             session.game_number = record.number
             session.match = match
@@ -392,19 +358,9 @@ class _Watcher(Observer):
             )
             if following is not None and session.humans:
                 session.status = "between games"
+            session.between = following is not None
         session.save()
         session.changed()
-        if following is None:
-            return
-        if session.humans:  # the people read the result, then go on
-            while not session.proceed.wait(0.25):
-                if session.stop.is_set():
-                    raise EOFError
-            session.proceed.clear()
-            if session.stop.is_set():
-                raise EOFError
-        elif session.pace > 0:
-            session.stop.wait(4 * session.pace)
 
     def match_ended(self, record: MatchRecord) -> None:
         self.session.changed()
@@ -458,6 +414,13 @@ class GameSession(Live):
         self.waiting: tuple[int, State, int] | None = None
         """The person to move, the position and the turn's number, while a person is to move."""
         self.resigning: set[int] = set()
+        """The people who resigned while a bot thought, or between two games."""
+        self.between = False
+        """A game of the match is over and the next one has not begun."""
+        self.next_game: Callable[[], None] | None = None
+        """Shows the next game, once the people go on to it."""
+        self._inbox: queue.Queue[tuple[int, Action | None]] = queue.Queue()
+        """What the people send for the turn of that number (`None`: the match stops)."""
         self.humans: dict[int, WebHuman] = {}
         self.players = make(self)
         self.referee = Referee(
@@ -528,13 +491,29 @@ class GameSession(Live):
 
     def _run(self) -> None:
         error = None
+        referee = self.referee
         try:
-            self.referee.play(self.record)
-        except MatchStopped as stopped:
-            self.record = stopped.record
-            error = str(stopped)
-        except Exception as failure:  # the record could not be continued, or our own bug
+            match = referee.begin(self.record)
+            while (turn := match.turn()) is not None and self._go_on():
+                with self.lock:
+                    resigned = min(self.resigning, default=None)
+                    self.resigning.clear()
+                if resigned is not None:
+                    referee.take(match, Resignation(resigned))
+                elif turn.kind == "player" and turn.player in self.humans:
+                    action = self._wait_for_person(turn)
+                    if action is not None:
+                        referee.take(match, action)
+                else:
+                    referee.ask(match, turn)  # a bot (its thread stopped with the match)
+        except EOFError:  # the match was stopped while a bot thought
+            pass
+        except RefereeError as failure:  # the record could not be continued
             error = _describe(failure)
+        except Exception as failure:  # our own bug
+            error = f"the match stopped: {_describe(failure)}"
+        finally:
+            referee.close()
         try:
             self.save()  # before the page is told the match is over, so that its file is whole
         finally:
@@ -548,6 +527,60 @@ class GameSession(Live):
                 self.stop_clock()
             self.changed()
             self.done.set()
+
+    def _go_on(self) -> bool:
+        """Whether the match goes on: after a game, once the people read its result (bots
+        alone: after a pause, to watch), and unless it is stopped."""
+        if self.between:
+            self.between = False
+            if self.humans:
+                while not self.proceed.wait(0.25):
+                    if self.stop.is_set():
+                        return False
+                self.proceed.clear()
+            elif self.pace > 0:
+                self.stop.wait(4 * self.pace)
+            show, self.next_game = self.next_game, None
+            if show is not None:
+                show()
+        return not self.stop.is_set()
+
+    def _wait_for_person(self, turn: Turn) -> Action | None:
+        """What the person to move at `turn` does (their flag falls at the end of their time);
+        `None` if the match stops first."""
+        player = turn.player
+        assert player is not None
+        self.referee.observer.turn_started(turn.state, player, turn.clocks)
+        with self.lock:
+            self.turns += 1
+            number = self.turns
+            self.waiting = (player, turn.state, number)
+        self.changed()
+        began = time.monotonic()
+        left = turn.time_left
+        deadline = None if left is None else began + max(left, 0.0)
+        try:
+            while not self.stop.is_set():
+                wait = None if deadline is None else deadline - time.monotonic()
+                if wait is not None and wait <= 0:
+                    return OutOfTime(time.monotonic() - began)
+                try:
+                    for_turn, action = self._inbox.get(timeout=wait)
+                except queue.Empty:
+                    continue
+                if action is None:
+                    return None
+                if for_turn != number:
+                    continue  # sent for a turn that is over
+                if isinstance(action, PlayMove):
+                    return PlayMove(action.move, time.monotonic() - began)
+                return action
+            return None
+        finally:
+            with self.lock:
+                if self.waiting is not None and self.waiting[2] == number:
+                    self.waiting = None
+            self.changed()
 
     def save(self) -> str | None:
         """Keep the record as it is now (atomically); return where, if it is kept."""
@@ -628,7 +661,7 @@ class GameSession(Live):
             state.apply(move)
             self.waiting = None
             self._sent = 1
-            self.humans[number].inbox.put(("move", turn, move))
+            self._inbox.put((turn, PlayMove(str(move))))
         self.changed()
         return str(move)
 
@@ -657,7 +690,7 @@ class GameSession(Live):
             if not self.can_undo():
                 raise Conflict("nothing to undo: this is your first move of the game")
             self.waiting = None
-            self.humans[number].inbox.put(("undo", turn, None))
+            self._inbox.put((turn, TakeBack(number)))
         self.changed()
 
     def resign(self, player: int | None) -> int:
@@ -682,12 +715,9 @@ class GameSession(Live):
             if player not in self.humans:
                 raise BadRequest(f"player {player} is not a person at this page")
             waiting = self.waiting
-            if waiting is not None and waiting[0] == player:
+            if waiting is not None:  # a person is to move: this one, or the other one
                 self.waiting = None
-                self.humans[player].inbox.put(("resign", waiting[2], None))
-            elif waiting is not None and waiting[0] in self.humans:  # the other person thinks
-                self.waiting = None
-                self.humans[waiting[0]].inbox.put(("resign", waiting[2], player))
+                self._inbox.put((waiting[2], Resignation(player)))
             else:
                 self.resigning.add(player)
                 self.proceed.set()
@@ -722,8 +752,7 @@ class GameSession(Live):
         """Stop the match: people and bots give up their turn, the referee keeps the record."""
         self.stop.set()
         self.proceed.set()
-        for human in self.humans.values():
-            human.inbox.put(("stop", 0, None))
+        self._inbox.put((0, None))
 
     # --- what the page sees ----------------------------------------------------------------------
 
