@@ -43,7 +43,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
-from ..files import safe_name
+from ..files import record_file_name
 from ..players import HUMAN
 from ..protocol import AbstractGamesError
 from ..records import (
@@ -453,7 +453,7 @@ async def hint(request: Request) -> Response:
 async def game_record(request: Request) -> Response:
     session = _session(request)
     text = session.record.dumps()
-    name = f"abstractgames-{safe_name(session.game.name)}-{session.referee.seed}.json"
+    name = record_file_name(session.game.name, session.record.seed)
     return Response(
         text,
         media_type="application/json",
