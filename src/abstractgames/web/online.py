@@ -416,15 +416,8 @@ class _Step:
 
     def _show_finished(self) -> None:
         """A match over before this step: its last game's moves and every game's end."""
-        match = self.record.new_match(self.game)
-        for record in self.record.games:
-            state = self.game.from_position(record.start)
-            for entry in record.moves:
-                state = state.apply(entry.move)
-            if record.ended_by is not None:
-                match = record.ended_by.apply(match)
-            elif state.outcome() is not None:
-                match = match.record_game(state)
+        match, finals = self.record.replay(self.game)
+        for record, state in zip(self.record.games, finals, strict=True):
             roles = _roles(self.game, self.match, record.number)
             self.finished_games.append(finished_game_view(record, state.position(), roles))
             self.plies = game_plies_view(self.game, record)
