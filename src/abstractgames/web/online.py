@@ -13,8 +13,8 @@ Secrets are kept only as their SHA-256 hashes and compared in constant time.
 
 **The database is the game.** Nothing of a game lives only in a process: each game's row holds
 its match record, and every action (a move, a resignation, a flag that fell) is one step of the
-same [`Referee`][abstractgames.referee.Referee] as `abstractgames play`, continuing the stored
-record with the action and stopping at the next decision nobody has made yet. The step is
+match engine every front end uses ([`MatchInPlay`][abstractgames.steps.MatchInPlay]), built from
+the stored record and taken on to the next decision nobody has made yet. The step is
 committed (the action with its ply, the new record, the result if the match ended) in one
 transaction before the action is acknowledged, so a server killed at any moment loses nothing
 acknowledged, and any number of server processes on one PostgreSQL database serve the same
