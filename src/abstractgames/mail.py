@@ -86,11 +86,13 @@ __all__ = [
     "MailError",
     "MailGame",
     "Memory",
+    "Received",
     "Replay",
     "TimeControl",
     "Turn",
     "commitment",
     "describe",
+    "read_mail",
 ]
 
 FORMAT = "abstractgames correspondence game, format 2"
@@ -551,7 +553,7 @@ class MailGame:
     def replay(self, now: dt.datetime | None = None) -> Replay:
         """Read every line through the rules, the draws and the clock (with `now`, the clock
         of the player to act too: past their time, they have lost), advancing the match
-        engine ([`MatchInPlay`][abstractgames.steps.MatchInPlay]) with each move, draw,
+        engine (`steps.MatchInPlay`) with each move, draw,
         resignation and time loss; the record it builds is the match's. The diagram read with
         the text, if any, must show the position the moves give.
 

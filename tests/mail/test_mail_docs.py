@@ -57,7 +57,7 @@ def e_mail(text: str, to: Path) -> None:
 
 
 def test_fig_1_as_pasted_is_the_start() -> None:
-    fig = blocks("text")[0]
+    fig = blocks("text")[1]
     assert read_position(get_game("dispersal"), fig) == get_game("dispersal").initial_state()
 
 
@@ -77,12 +77,12 @@ def test_the_sessions_are_what_the_commands_print(
 ) -> None:
     start, answer, reply, check, _bot, e_start, e_give, e_show = sessions()
     ann, bob = Person(tmp_path / "ann"), Person(tmp_path / "bob")
-    (ann.home / "fig1.txt").write_text(blocks("text")[0])
+    (ann.home / "fig1.txt").write_text(blocks("text")[1])
     times = iter(["2026-12-01 09:00", "2026-12-01 09:05"])
     for args, shown in start:
         assert ann.run(args, next(times), monkeypatch) == shown
     sent = (ann.home / "game.answer.txt").read_text()
-    page = blocks("text")[1]
+    page = blocks("text")[2]
     for made_anew in (r"Id: \w+", r"checksum \w+"):  # the Id is new each time, and its checksum
         was, now = re.search(made_anew, page), re.search(made_anew, sent)
         assert was is not None and now is not None
