@@ -30,10 +30,10 @@ Examples:
     >>> from abstractgames import get_game
     >>> game = MailGame.new(get_game("orderchaos"), ("Ann", "Bob"), when=NOON)
     >>> game = game.play("X@c3", when=NOON)
-    >>> print(game.render().split("\\n\\n")[1])
+    >>> print(game.render().split("\\n\\n")[1].rsplit(",", 1)[0])
     Game 1: Ann is order, Bob is chaos
     1. order X@c3  2026-01-01 12:00
-    End of the list: 1 line, checksum 6c43b1c1b1b3a3f9
+    End of the list: 1 line
 """
 
 from __future__ import annotations
