@@ -60,6 +60,7 @@ from ..records import (
 )
 from ..referee import Referee
 from ..registry import make_player, parse_game_spec
+from ..steps import Action as EngineAction
 from ..steps import (
     Automatic,
     Event,
@@ -338,9 +339,15 @@ class _Step:
         self._see(self.engine.opening, told=False)
         if not self.started and self.record.games:
             self._show_finished()
+        self._referee: Referee | None = None
+        if bot is not None and action is not None:  # the bot follows the game from its start
+            seats: list[Player] = [_Absent(spec) for spec in self.record.players]
+            seats[action.seat - 1] = bot
+            self._referee = Referee(game, (seats[0], seats[1]), failures_forfeit=True)
+            self._referee.tell(self.engine, self.engine.opening)
         self._advance()
         if action is not None:
-            self._act(action, max(elapsed, 0.0), bot)
+            self._act(action, max(elapsed, 0.0))
             self._advance()
         turn = self.engine.turn()
         if turn is not None:
@@ -351,39 +358,41 @@ class _Step:
     def _advance(self) -> None:
         """Make the chance draws and the moves of a player out of time that are due."""
         while (turn := self.engine.turn()) is not None and turn.kind != "player":
-            self._see(self.engine.step(Automatic()))
+            self._step(Automatic())
 
-    def _act(self, action: Action, elapsed: float, bot: Player | None) -> None:
-        engine = self.engine
-        turn = engine.turn()
+    def _act(self, action: Action, elapsed: float) -> None:
+        turn = self.engine.turn()
         if turn is None:
             return
         if action.kind == "resign":
-            self._see(engine.step(Resignation(action.seat)))
+            self._step(Resignation(action.seat))
         elif action.kind == "takeback":
-            self._see(engine.step(TakeBack(action.seat)))
+            self._step(TakeBack(action.seat))
         elif action.kind == "abandoned":
             reason = (
                 f"player {action.seat} did not move for {CLAIM_DAYS:g} days: their opponent "
                 "claimed the match"
             )
-            self._see(engine.step(Forfeit(action.seat, reason)))
+            self._step(Forfeit(action.seat, reason))
         elif action.kind == "bot":
-            assert bot is not None and turn.player is not None
-            seats: list[Player] = [_Absent(spec) for spec in self.record.players]
-            seats[turn.player - 1] = bot
-            referee = Referee(self.game, (seats[0], seats[1]), failures_forfeit=True)
-            referee.tell(engine, engine.opening)  # the bot follows the game from its start
+            assert self._referee is not None
             try:
-                self._see(referee.ask(engine, turn))
+                self._see(self._referee.ask(self.engine, turn))
             except EOFError:  # the server stops: the bot thinks again on restart
                 return
         elif turn.kind == "player" and turn.player is not None:
             spent, left = elapsed, turn.time_left
             if action.kind == "flag" or self._over(turn.player, spent):
-                self._see(engine.step(OutOfTime(max(spent, (left or 0.0) + 1.0))))
+                self._step(OutOfTime(max(spent, (left or 0.0) + 1.0)))
             else:
-                self._see(engine.step(PlayMove(action.move, spent)))
+                self._step(PlayMove(action.move, spent))
+
+    def _step(self, action: EngineAction) -> None:
+        """Take `action` on the match, telling the bot that thinks in this step (if any)."""
+        events = self.engine.step(action)
+        if self._referee is not None:
+            self._referee.tell(self.engine, events)
+        self._see(events)
 
     def _see(self, events: list[Event], *, told: bool = True) -> None:
         """Keep what the page shows of `events` (notices only of this step's own)."""
