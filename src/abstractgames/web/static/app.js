@@ -5,7 +5,9 @@
 //   #/replay          saved games          #/replay/NAME   a saved record
 //   #/replay/file     an opened file       #/replay/t/ID/N a tournament's match
 //   #/replay/online/ID  a finished online game
+//   #/players/NAME    a player's page    #/sign-in/TOKEN  a sign-in link    #/moderation
 
+import { showModeration, showPlayer, showSignIn } from "./account.js";
 import { api } from "./api.js";
 import { openSeat, showOnline, showOnlineGame } from "./online.js";
 import { showGame, showNewGame } from "./play.js";
@@ -47,6 +49,9 @@ async function route() {
     else if (section === "online" && parts[1]) done = showOnlineGame(main, parts[1]);
     else if (section === "online") done = showOnline(main, catalog);
     else if (section === "seat" && parts[1] && parts[2]) done = openSeat(parts[1], parts[2]);
+    else if (section === "players" && parts[1]) done = showPlayer(main, parts[1]);
+    else if (section === "sign-in" && parts[1]) done = showSignIn(main, parts[1]);
+    else if (section === "moderation") done = showModeration(main);
     else if (section === "watch" && parts[1] === "t" && parts[2]) done = showTournament(main, parts[2]);
     else if (section === "watch") done = showWatch(main, catalog);
     else if (section === "replay" && parts[1] === "file") done = showReplay(main, { kind: "file" });

@@ -4,11 +4,12 @@
 //   #/online           the forms, the lobby, your games     #/online/ID   a game
 //   #/seat/ID/SECRET   a seat link: the secret is kept here, then the address drops it
 
+import { accountPanel, signedIn } from "./account.js";
 import { api, follow } from "./api.js";
 import { showGame } from "./play.js";
 import { clone, el, gameChooser } from "./ui.js";
 
-const SEATS = "abstractgames.seats"; // {game id: {secret, invitation}}
+const SEATS = "abstractgames.seats"; // {game id: {secret, invitation, account}}
 const CHALLENGES = "abstractgames.challenges"; // {challenge id: secret}
 
 function load(key) {
@@ -30,6 +31,30 @@ function store(key, value) {
 export function keepSeat(id, secret, invitation = null) {
   const seats = load(SEATS);
   seats[id] = { secret, invitation: invitation || (seats[id] && seats[id].invitation) || null };
+  store(SEATS, seats);
+}
+
+// The seats of the signed-in account's games, kept here like the others (marked as the
+// account's: signing out forgets them); returns their lines for the list of your games.
+async function keepAccountSeats() {
+  if (!signedIn()) return [];
+  let games;
+  try {
+    games = (await api("/api/account/games")).games;
+  } catch (error) {
+    return [];
+  }
+  const seats = load(SEATS);
+  for (const game of games) {
+    if (!seats[game.id]) seats[game.id] = { secret: game.secret, invitation: null, account: true };
+  }
+  store(SEATS, seats);
+  return games;
+}
+
+function forgetAccountSeats() {
+  const seats = load(SEATS);
+  for (const [id, seat] of Object.entries(seats)) if (seat.account) delete seats[id];
   store(SEATS, seats);
 }
 
@@ -129,6 +154,8 @@ function copyable(text, name) {
 // The section: a new game by link (or against a bot of the server), the lobby, your games.
 export function showOnline(main, catalog) {
   main.replaceChildren(clone("tpl-online"));
+  const accountBox = el("div", { className: "account-panel" });
+  main.querySelector(".online h1").after(accountBox);
   const form = main.querySelector(".online-form");
   const message = main.querySelector(".online-message");
   const spec = gameChooser(form.querySelector(".online-game"), catalog, form.querySelector(".online-params"));
@@ -186,7 +213,11 @@ export function showOnline(main, catalog) {
     const open = new Set(data.challenges.map((c) => c.id));
     if (Object.keys(load(CHALLENGES)).some((id) => !open.has(id))) refresh(); // one was accepted
   });
-  refresh();
+  const showAccount = () => accountPanel(accountBox, (account) => {
+    if (!account) forgetAccountSeats();
+    showAccount().then(refresh);
+  });
+  showAccount().then(refresh);
   const timer = setInterval(refresh, 3000);
   return () => {
     subscription.close();
@@ -226,16 +257,17 @@ function showLobby(list, data, say) {
 
 // Your games, listed; returns the ids of the games of challenges of ours accepted since.
 async function showMine(list) {
+  const accountGames = await keepAccountSeats();
   const seats = load(SEATS);
   const challenges = load(CHALLENGES);
-  const secrets = [...Object.values(seats).map((s) => s.secret), ...Object.values(challenges)];
-  if (!secrets.length) {
+  const secrets = [...Object.values(seats).filter((s) => !s.account).map((s) => s.secret), ...Object.values(challenges)];
+  if (!secrets.length && !accountGames.length) {
     list.replaceChildren(el("li", { className: "help" }, "None yet."));
     return [];
   }
-  let games;
+  let games = [];
   try {
-    games = (await api("/api/online/mine", { method: "POST", body: { secrets } })).games;
+    if (secrets.length) games = (await api("/api/online/mine", { method: "POST", body: { secrets } })).games;
   } catch (error) {
     return [];
   }
@@ -251,6 +283,9 @@ async function showMine(list) {
       accepted.push(game.id);
     }
   }
+  const listed = new Set(games.map((g) => g.id));
+  games = [...games, ...accountGames.filter((g) => !listed.has(g.id))];
+  games.sort((a, b) => (b.your_move - a.your_move) || (b.updated - a.updated));
   list.replaceChildren(
     ...games.map((g) =>
       el("li", { className: g.your_move ? "your-move" : "" },
