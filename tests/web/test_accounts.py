@@ -346,3 +346,27 @@ def test_accounts_sessions_claims_and_ratings_in_the_store(url: str) -> None:  #
         assert db.game_ratings([game_id])[game_id]["2"]["after"] == 1662.3
         db.set_account(ann.id, blocked=True)
         assert db.session("s", 2.0) is None and db.game(game_id).seats[0].account_blocked
+
+
+def test_the_moderation_page_is_the_operators_and_aborts_and_blocks(
+    app: Any, database: Database
+) -> None:
+    ann, bob = browser(app), browser(app)
+    account(ann, "Ann")
+    account(bob, "Bob")
+    game = post(bob, "/api/online", {"game": "orderchaos", "seat": 1}).json()
+    assert ann.get("/api/moderation").status_code == 403
+    assert post(bob, f"/api/moderation/games/{game['id']}/abort", {}).status_code == 403
+    assert browser(app).get("/api/moderation").status_code == 403
+    Moderation(database).make_operator("ann")
+    seen = ann.get("/api/moderation").json()
+    assert [g["id"] for g in seen["games"]] == [game["id"]]
+    assert {a["name"] for a in seen["accounts"]} == {"Ann", "Bob"}
+    assert post(ann, f"/api/moderation/games/{game['id']}/abort", {}).json() == {
+        "aborted": game["id"]
+    }
+    assert ann.get("/api/moderation").json()["games"][0]["status"] == "aborted"
+    assert post(ann, f"/api/moderation/games/{game['id']}/abort", {}).status_code == 409
+    assert post(ann, "/api/moderation/accounts/BOB/block", {}).json()["blocked"] is True
+    assert bob.get("/api/account").json()["account"] is None
+    assert post(ann, "/api/moderation/accounts/nobody/block", {"blocked": False}).status_code == 404

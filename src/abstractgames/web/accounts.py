@@ -18,8 +18,8 @@ device, finds their games there and is rated in them; anonymous play by link goe
   their account, and they may bind the seats of games they made before signing in by
   presenting those seats' secrets ([`Accounts.claim`][]); a seat bound to another account stays
   its. A bound seat opens on any device the account signs in on, through a secret made from a
-  key of the server's (`OnlineGames.account_token`), which [`Accounts.account_games`][] gives only to a
-  session of that account; a blocked account's no longer opens anything.
+  key of the server's (`OnlineGames.account_token`), which [`Accounts.account_games`][] gives
+  only to a session of that account; a blocked account's no longer opens anything.
 - **Ratings**: a game between two accounts is rated when it finishes (Glicko-2, per game name,
   each game a rating period: see [`abstractgames.ratings`][]), in the transaction that stores
   its end; a player's page ([`Accounts.player`][]) shows the ratings and the finished games.
