@@ -75,6 +75,21 @@ from .common import _interrupted
     help="The addresses of your reverse proxies (comma-separated), whose X-Forwarded-For "
     "header names each client for the rate limits; from anyone else it is ignored.",
 )
+@click.option(
+    "--vacation-days",
+    default=15,
+    show_default=True,
+    type=click.IntRange(0, 366),
+    help="The vacation days a year each account may take, during which its correspondence "
+    "clocks stop (0: none).",
+)
+@click.option(
+    "--digest-hour",
+    default=7,
+    show_default=True,
+    type=click.IntRange(0, 23),
+    help="The hour (UTC) from which the daily digest e-mails go out (with --smtp).",
+)
 def serve(
     host: str,
     port: int,
@@ -88,6 +103,8 @@ def serve(
     base_url: str | None,
     no_rate_limits: bool,
     forwarded_allow_ips: str | None,
+    vacation_days: int,
+    digest_hour: int,
 ) -> None:
     """Play, watch and replay in your web browser: a local web app (pip install
     'abstractgames[web]').
@@ -148,6 +165,8 @@ def serve(
             base_url=base_url,
             rate_limits=not no_rate_limits,
             forwarded_allow_ips=forwarded_allow_ips,
+            vacation_days=vacation_days,
+            digest_hour=digest_hour,
         )
     except ServeError as error:
         raise click.ClickException(printable(error)) from None

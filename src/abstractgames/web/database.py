@@ -136,6 +136,8 @@ class SeatRow:
     """The account the seat is bound to (claimed by a signed-in person), if any."""
     account_blocked: bool = False
     """Whether that account is blocked by the server's operator."""
+    digest: bool = False
+    """Whether the seat's holder asked for one daily digest e-mail instead of one a move."""
 
 
 @attrs.frozen
@@ -266,6 +268,7 @@ _SEATS = sa.Table(
     sa.Column("email", sa.Text),
     sa.Column("last_seen", sa.Float),
     sa.Column("account_id", sa.String(32)),
+    sa.Column("digest", sa.Boolean),
 )
 _MOVES = sa.Table(
     "moves",
@@ -352,6 +355,27 @@ _RATINGS = sa.Table(
     sa.Column("volatility", sa.Float, nullable=False),
     sa.Column("games", sa.Integer, nullable=False),
     sa.Column("updated_at", sa.Float, nullable=False),
+)
+
+_VACATIONS = sa.Table(
+    "vacations",
+    _META,
+    sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column("account_id", sa.String(32), nullable=False),
+    sa.Column("starts_at", sa.Float, nullable=False),
+    sa.Column("ends_at", sa.Float, nullable=False),
+)
+_ACCOUNT_DIGESTS = sa.Table(
+    "account_digests",
+    _META,
+    sa.Column("account_id", sa.String(32), primary_key=True),
+)
+_DIGESTS_SENT = sa.Table(
+    "digests_sent",
+    _META,
+    sa.Column("address", sa.String(320), primary_key=True),
+    sa.Column("day", sa.String(10), nullable=False),
+    sa.Column("sent_at", sa.Float, nullable=False),
 )
 
 _LATER_GAME_COLUMNS = ("record", "rematch", "offer", "given_back", "ratings")
@@ -483,6 +507,18 @@ def _migration_8(conn: sa.Connection) -> None:
     sa.Index("seats_account_id", seats.c.account_id).create(conn)
 
 
+def _migration_vacations_and_digests(conn: sa.Connection) -> None:
+    """Correspondence players' vacations (an account's periods whose time their clocks do not
+    count), the choice of a daily digest e-mail (a seat's, an account's) and the day each
+    address was last sent one."""
+    conn.execute(sa.text("ALTER TABLE seats ADD COLUMN digest BOOLEAN"))
+    meta = sa.MetaData()
+    for table in (_VACATIONS, _ACCOUNT_DIGESTS, _DIGESTS_SENT):
+        table.to_metadata(meta)
+    sa.Index("vacations_account_id", meta.tables["vacations"].c.account_id)
+    meta.create_all(conn)
+
+
 _MIGRATIONS: tuple[Callable[[sa.Connection], None], ...] = (
     _migration_1,
     _migration_2,
@@ -492,6 +528,7 @@ _MIGRATIONS: tuple[Callable[[sa.Connection], None], ...] = (
     _migration_6,
     _migration_7,
     _migration_8,
+    _migration_vacations_and_digests,
 )
 """Migration `i` brings the schema from version `i` to `i + 1`."""
 
@@ -1222,6 +1259,7 @@ class Database:
                     seat.last_seen,
                     seat.account_id,
                     bool(seat.blocked),
+                    bool(seat.digest),
                 )
             )
         moves: dict[str, list[MoveRow]] = {game_id: [] for game_id in ids}
@@ -1822,6 +1860,159 @@ class Database:
     def _published_games(self, touched: Sequence[tuple[str, int]]) -> None:
         for game_id, ply in touched:
             self._published(Change("game", game_id, ply))
+
+    # Vacations and digests (see `abstractgames.web.vacation` and `abstractgames.web.digest`)
+
+    def vacations(self, account_id: str) -> list[tuple[float, float]]:
+        """The account's vacations, `(starts_at, ends_at)`, the earliest first."""
+        with self._engine.connect() as conn:
+            rows = conn.execute(
+                sa.select(_VACATIONS.c.starts_at, _VACATIONS.c.ends_at)
+                .where(_VACATIONS.c.account_id == account_id)
+                .order_by(_VACATIONS.c.starts_at)
+            )
+            return [(row.starts_at, row.ends_at) for row in rows]
+
+    def add_vacation(
+        self,
+        account_id: str,
+        starts_at: float,
+        ends_at: float,
+        check: Callable[[list[tuple[float, float]]], None],
+    ) -> None:
+        """Add a vacation to the account, once `check(its vacations so far)` returns (it raises
+        to refuse), in one transaction: two requests at once are checked one after the other."""
+        with self._write() as conn:
+            # SQLite's write lock is the whole file's; PostgreSQL's, the account's row
+            locked = conn.execute(
+                sa.select(_ACCOUNTS.c.id).where(_ACCOUNTS.c.id == account_id).with_for_update()
+            ).first()
+            if locked is None:
+                raise UnknownAccount(f"no account {account_id}")
+            taken = conn.execute(
+                sa.select(_VACATIONS.c.starts_at, _VACATIONS.c.ends_at)
+                .where(_VACATIONS.c.account_id == account_id)
+                .order_by(_VACATIONS.c.starts_at)
+            )
+            check([(row.starts_at, row.ends_at) for row in taken])
+            conn.execute(
+                sa.insert(_VACATIONS).values(
+                    id=_new_id(), account_id=account_id, starts_at=starts_at, ends_at=ends_at
+                )
+            )
+            touched = self._touch_account_games(conn, account_id)
+        self._published_games(touched)
+
+    def end_vacation(self, account_id: str, now: float) -> bool:
+        """End the account's vacation under way at `now`, now; return whether one was."""
+        with self._write() as conn:
+            ended = conn.execute(
+                sa.update(_VACATIONS)
+                .where(
+                    _VACATIONS.c.account_id == account_id,
+                    _VACATIONS.c.starts_at <= now,
+                    _VACATIONS.c.ends_at > now,
+                )
+                .values(ends_at=now)
+            ).rowcount
+            touched = self._touch_account_games(conn, account_id) if ended else []
+        self._published_games(touched)
+        return bool(ended)
+
+    def move_deadline(self, game_id: str, ply: int, deadline: float | None) -> None:
+        """Set the deadline of the player to move at `ply` (a vacation began or ended): only if
+        the game is still at `ply` and not over (`StalePly`, `GameFinished` otherwise)."""
+        with self._write() as conn:
+            updated = conn.execute(
+                sa.update(_GAMES)
+                .where(_GAMES.c.id == game_id, _GAMES.c.ply == ply, _GAMES.c.result.is_(None))
+                .values(deadline=deadline, change_seq=self._bump(conn))
+            )
+            if updated.rowcount != 1:
+                raise self._refusal(conn, game_id, ply)
+            self._notify(conn, Change("game", game_id, ply))
+        self._published(Change("game", game_id, ply))
+
+    def set_seat_digest(self, game_id: str, seat: int, digest: bool) -> None:
+        """Whether the holder of a seat wants a daily digest instead of an e-mail a move."""
+        self._update_seat(game_id, seat, digest=digest)
+
+    def set_account_digest(self, account_id: str, digest: bool) -> None:
+        """Whether an account wants a daily digest of the games where it is its move."""
+        with self._write() as conn:
+            conn.execute(
+                sa.delete(_ACCOUNT_DIGESTS).where(_ACCOUNT_DIGESTS.c.account_id == account_id)
+            )
+            if digest:
+                conn.execute(sa.insert(_ACCOUNT_DIGESTS).values(account_id=account_id))
+
+    def account_digest(self, account_id: str) -> bool:
+        """Whether the account asked for a daily digest."""
+        with self._engine.connect() as conn:
+            found = conn.execute(
+                sa.select(_ACCOUNT_DIGESTS.c.account_id).where(
+                    _ACCOUNT_DIGESTS.c.account_id == account_id
+                )
+            ).first()
+        return found is not None
+
+    def digest_seats(self) -> list[tuple[str, GameRow, int]]:
+        """Who may be sent a digest: `(address, game, seat)` for each seat of an unfinished
+        game that asked for one with an e-mail address, and each seat bound to an account that
+        did (not blocked, with an address)."""
+        wanting = sa.select(_ACCOUNT_DIGESTS.c.account_id)
+        with self._engine.connect() as conn:
+            addresses = {
+                row.id: row.email
+                for row in conn.execute(
+                    sa.select(_ACCOUNTS.c.id, _ACCOUNTS.c.email).where(
+                        _ACCOUNTS.c.id.in_(wanting),
+                        _ACCOUNTS.c.email.is_not(None),
+                        sa.not_(_ACCOUNTS.c.blocked),
+                    )
+                )
+            }
+            seats = sa.select(_SEATS.c.game_id).where(
+                sa.or_(
+                    sa.and_(_SEATS.c.digest.is_(True), _SEATS.c.email.is_not(None)),
+                    _SEATS.c.account_id.in_(list(addresses)),
+                )
+            )
+            games = self._games(conn, sa.and_(_GAMES.c.result.is_(None), _GAMES.c.id.in_(seats)))
+        found = []
+        for game in games:
+            for seat in game.seats:
+                if seat.digest and seat.email:
+                    found.append((seat.email, game, seat.seat + 1))
+                elif seat.account_id in addresses:
+                    found.append((addresses[seat.account_id], game, seat.seat + 1))
+        return found
+
+    def claim_digest(self, address: str, day: str, now: float) -> bool:
+        """Claim the digest of `address` for `day` (its UTC date): true once per address and
+        day, whichever process asks first; the others (and the same one again) get false."""
+        try:
+            with self._write() as conn:
+                last = conn.execute(
+                    sa.select(_DIGESTS_SENT.c.day)
+                    .where(_DIGESTS_SENT.c.address == address)
+                    .with_for_update()
+                ).first()
+                if last is not None and last.day >= day:
+                    return False
+                if last is None:
+                    conn.execute(
+                        sa.insert(_DIGESTS_SENT).values(address=address, day=day, sent_at=now)
+                    )
+                else:
+                    conn.execute(
+                        sa.update(_DIGESTS_SENT)
+                        .where(_DIGESTS_SENT.c.address == address, _DIGESTS_SENT.c.day < day)
+                        .values(day=day, sent_at=now)
+                    )
+        except sa_exc.IntegrityError:  # another process inserted it at the same moment
+            return False
+        return True
 
     # Changes
 

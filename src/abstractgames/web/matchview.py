@@ -34,6 +34,7 @@ SERVER_KEYS = frozenset(
         "claimable_from",
         "offer",
         "can_take_back",
+        "away_until",
     }
 )
 """The keys only the game server's snapshot has (given to [`MatchView`][] as `server`)."""

@@ -93,6 +93,7 @@ from .matchview import MatchView, PlayerView
 from .notify import Notifier, check_email, check_webhook, game_over, your_move
 from .seats import bot_spec, seat_specs
 from .sessions import GuardedBot
+from .vacation import Away, later, paused
 from .views import (
     finished_game_view,
     game_plies_view,
@@ -773,7 +774,7 @@ class OnlineGames:
         waiting[1].apply(parsed)  # an illegal move is refused here, not forfeited by the referee
         move = str(parsed)
         now = self.clock()
-        self._commit(current, Action(seat, "move", move), now - current.turn_began, now)
+        self._commit(current, Action(seat, "move", move), self._spent(current, seat, now), now)
         return move
 
     def resign(self, game_id: str, secret: str | None, ply: int | None = None) -> int:
@@ -869,7 +870,7 @@ class OnlineGames:
         if waiting is None or waiting[0] == seat:
             raise Conflict("you claim the match only while your opponent is to move")
         now = self.clock()
-        allowed = _claimable_from(current)
+        allowed = _claimable_from(current, self._away(current.row, waiting[0]))
         if now < allowed:
             wait = (allowed - now) / 3600
             raise Conflict(
@@ -979,9 +980,17 @@ class OnlineGames:
         return new_id
 
     def set_notifications(
-        self, game_id: str, secret: str | None, *, email: str | None, webhook: str | None
+        self,
+        game_id: str,
+        secret: str | None,
+        *,
+        email: str | None,
+        webhook: str | None,
+        digest: bool = False,
     ) -> None:
-        """Where the holder of a seat is told it is their move in a correspondence game.
+        """Where the holder of a seat is told it is their move in a correspondence game (by
+        e-mail, a message a move or, with `digest`, one a day: see
+        [`abstractgames.web.digest`][]).
 
         Raises:
             NotFound, Forbidden: as for [`play`][]; BadRequest: a bad address, or e-mail on a
@@ -996,6 +1005,7 @@ class OnlineGames:
         if webhook and self.notifier is None:
             raise BadRequest("this server sends no notifications")
         self.database.set_notifications(game_id, seat - 1, webhook_url=webhook, email=email)
+        self.database.set_seat_digest(game_id, seat - 1, bool(digest and email))
         self.changed(game_id)
 
     def give_back_downtime(self) -> float:
@@ -1019,7 +1029,11 @@ class OnlineGames:
                 waiting = current.step.waiting
                 if waiting is None:
                     continue
-                self._commit(current, Action(waiting[0], "flag"), now - current.turn_began, now)
+                spent = self._spent(current, waiting[0], now)
+                if spent < now - current.turn_began and not current.step._over(waiting[0], spent):
+                    self._reschedule(current)  # on vacation meanwhile: not out of time yet
+                    continue
+                self._commit(current, Action(waiting[0], "flag"), spent, now)
                 fallen += 1
             except DamagedGame as error:
                 self._damaged(row.id, error)
@@ -1326,7 +1340,7 @@ class OnlineGames:
                 text,
                 now,
                 clocks={"clocks": step.clocks, "seat": action.seat},
-                deadline=self._deadline(step, current.pace, now),
+                deadline=self._deadline(step, current.pace, now, row),
                 record=_with_names(step.record, row).dumps(),
                 result=result,
             )
@@ -1338,8 +1352,12 @@ class OnlineGames:
             self.changed(row.id)
         self._after(row.id, step)
 
-    def _deadline(self, step: _Step, pace: Pace, now: float) -> float | None:
-        """When the flag of the player to move falls (`None`: never, or a bot's turn)."""
+    def _deadline(
+        self, step: _Step, pace: Pace, now: float, row: GameRow | None = None
+    ) -> float | None:
+        """When the flag of the player to move, whose turn began at `now`, falls (`None`:
+        never, or a bot's turn); in a correspondence game, later by their vacations (those of
+        the account the seat of `row` is bound to)."""
         waiting = step.waiting
         if waiting is None or not pace.timed or step.record.finished:
             return None
@@ -1359,7 +1377,54 @@ class OnlineGames:
                 if entry.player == seat and not entry.auto
             )
             limits.append(days.days_per_game * _DAY - used)
-        return now + max(min(limits), 0.0) if limits else None
+        if not limits:
+            return None
+        away = self._away(row, seat) if row is not None else []
+        return later(away, now, max(min(limits), 0.0))
+
+    # Vacations (see abstractgames.web.vacation)
+
+    def _away(self, row: GameRow, seat: int) -> Away:
+        """The vacations of the account seat `seat` of `row` is bound to (none for a live game:
+        a vacation stops correspondence clocks, and the claim in a game without one)."""
+        account = row.seats[seat - 1].account_id
+        if account is None or (isinstance(row.time_control, dict) and "clock" in row.time_control):
+            return []
+        return self.database.vacations(account)
+
+    def _spent(self, current: _Current, seat: int, now: float) -> float:
+        """The time seat `seat` has taken for this turn by `now`, less its vacations."""
+        began = current.turn_began
+        return now - began - paused(self._away(current.row, seat), began, now)
+
+    def _reschedule(self, current: _Current) -> None:
+        """Set the deadline of the player to move again, from their turn's start and their
+        vacations (one began or ended)."""
+        row, step = current.row, current.step
+        deadline = self._deadline(step, current.pace, current.turn_began, row)
+        if deadline == row.deadline:
+            return
+        try:
+            self.database.move_deadline(row.id, row.ply, deadline)
+        except (StalePly, GameFinished):
+            pass  # moved on meanwhile: the move set its deadline
+        finally:
+            self.changed(row.id)
+
+    def reschedule(self, account_id: str) -> None:
+        """Set again the deadlines of the account's unfinished games where it is its move (its
+        vacation began or ended)."""
+        for row in self.database.account_games(account_id, finished=False):
+            try:
+                current = self._replayed(row)
+            except (DamagedGame, AbstractGamesError, ValueError, TypeError, KeyError):
+                continue
+            waiting = current.step.waiting
+            if waiting is not None and row.seats[waiting[0] - 1].account_id == account_id:
+                if current.pace.correspondence:
+                    self._reschedule(current)
+                else:
+                    self.changed(row.id)
 
     def _after(self, game_id: str, step: _Step) -> None:
         """After a step: start the bot whose turn it is, or tell the person to move."""
@@ -1410,7 +1475,7 @@ class OnlineGames:
         notice = your_move(
             game_id, step.game.title or step.game.name, step.waiting[1], last, self.link(game_id)
         )
-        if holder.email:  # the e-mail's link opens the seat, wherever it is read
+        if holder.email and not holder.digest:  # the e-mail's link opens the seat anywhere
             token = self.mail_token(game_id, seat)
             seat_link = self.seat_link(game_id, token)
             self.notifier.notify(attrs.evolve(notice, link=seat_link), email=holder.email)
@@ -1446,6 +1511,9 @@ class OnlineGames:
                 left = clocks[waiting[0] - 1]
                 assert left is not None
                 clocks[waiting[0] - 1] = max(left - (now - current.turn_began), 0.0)
+        away: Away = []
+        if waiting is not None and not row.finished and current.pace.clock is None:
+            away = self._away(row, waiting[0])
         number = step.match.game_number
         shown_number = number if number is not None else len(record.games)
         names = _names(row)
@@ -1495,10 +1563,11 @@ class OnlineGames:
                 ],
                 "you": seat,
                 "rematch": row.rematch,
-                "claimable_from": _claimable_from(current)
+                "claimable_from": _claimable_from(current, away)
                 if not current.pace.timed and waiting is not None and not row.finished
                 else None,
                 "offer": row.offer if not row.finished else None,
+                "away_until": next((end for start, end in away if start <= now < end), None),
                 "can_take_back": seat is not None
                 and row.offer is None
                 and not row.finished
@@ -1546,9 +1615,10 @@ def _expiry(challenge: Challenge, pace: Pace) -> float:
     return challenge.created_at + wait
 
 
-def _claimable_from(current: _Current) -> float:
-    """When the opponent of the player to move may claim a game without a clock."""
-    return current.turn_began + CLAIM_DAYS * _DAY
+def _claimable_from(current: _Current, away: Away = ()) -> float:
+    """When the opponent of the player to move may claim a game without a clock (later by the
+    vacations `away` of the player to move)."""
+    return later(away, current.turn_began, CLAIM_DAYS * _DAY)
 
 
 def _correspondence(row: GameRow) -> bool:

@@ -27,10 +27,13 @@ from ..referee import check_start
 from .accounts import Accounts
 from .accounts_api import account_routes, signed_in
 from .database import Database, UnknownChallenge
+from .digest import DIGEST_HOUR, Digests
 from .errors import BadRequest, NotFound, TooMany, WebError
+from .notices_api import notice_routes
 from .online import MAX_EXTENSION_DAYS, OnlineGames, Pace, hash_secret
 from .requests import board_game, follow, read_json, start_position
 from .sessions import Live
+from .vacation import VACATION_DAYS, Vacations
 from .views import replay_view
 
 __all__ = [
@@ -97,6 +100,10 @@ class OnlineServer:
         database: the store.
         games: the games (made from `database` if not given).
         limits: the rate limits (see [`DEFAULT_LIMITS`][]).
+        vacation_days: the vacation days a year each account has (see
+            [`abstractgames.web.vacation`][]).
+        digest_hour: the hour (UTC) from which the daily digests go (see
+            [`abstractgames.web.digest`][]).
     """
 
     def __init__(
@@ -105,6 +112,8 @@ class OnlineServer:
         games: OnlineGames | None = None,
         *,
         limits: dict[str, tuple[float, float]] | None = None,
+        vacation_days: int = VACATION_DAYS,
+        digest_hour: int = DIGEST_HOUR,
     ) -> None:
         self.database = database
         self.games = games or OnlineGames(database)
@@ -116,6 +125,8 @@ class OnlineServer:
             clock=self.games.clock,
         )
         """The accounts of the server's players (see [`abstractgames.web.accounts`][])."""
+        self.vacations = Vacations(database, self.games, days=vacation_days)
+        self.digests = Digests(database, self.games, self.games.notifier, hour=digest_hour)
         self.limits = RateLimits({**DEFAULT_LIMITS, **(limits or {})}, time.monotonic)
         self.lobby = Live()
         self._lives: dict[str, Live] = {}
@@ -178,6 +189,9 @@ class OnlineServer:
                 self.last_sweep = time.monotonic()
             except Exception:  # the database is away for a moment: the next sweep tries again
                 pass
+            if second % 60 == 0:
+                with suppress(Exception):  # the same: a minute later
+                    self.digests.send_due()
             if self._stop.wait(1.0):
                 return
 
@@ -364,6 +378,7 @@ async def notifications(request: Request) -> Response:
     fields = await read_json(request)
     email = fields.text("email", None, limit=320)
     webhook = fields.text("webhook", None, limit=2000)
+    digest = fields.flag("digest", False)
     fields.finish()
     online.limits.take(_client(request), "create")
     await _web(request).run(
@@ -372,8 +387,9 @@ async def notifications(request: Request) -> Response:
         _secret(request),
         email=email,
         webhook=webhook,
+        digest=digest,
     )
-    return JSONResponse({"email": email, "webhook": webhook})
+    return JSONResponse({"email": email, "webhook": webhook, "digest": digest and bool(email)})
 
 
 async def game_record(request: Request) -> Response:
@@ -561,4 +577,5 @@ def routes() -> list[BaseRoute]:
         Route("/api/lobby/{id}", cancel_challenge, methods=["DELETE"]),
         WebSocketRoute("/api/lobby/ws", lobby_socket),
         *account_routes(),
+        *notice_routes(),
     ]

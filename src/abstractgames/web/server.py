@@ -40,9 +40,11 @@ from ..protocol import AbstractGamesError
 from ..text import counted
 from .app import WebApp, create_app, new_token
 from .database import Database, DatabaseError
+from .digest import DIGEST_HOUR
 from .notify import Notifier, SmtpSettings
 from .online import OnlineGames
 from .online_api import UNLIMITED, OnlineServer
+from .vacation import VACATION_DAYS
 
 __all__ = [
     "KEEP_ALIVE",
@@ -258,6 +260,8 @@ def _online(
     base_url: str,
     bot_timeout: float,
     rate_limits: bool = True,
+    vacation_days: int = VACATION_DAYS,
+    digest_hour: int = DIGEST_HOUR,
 ) -> OnlineServer:
     """The game server's games on `database`.
 
@@ -270,7 +274,13 @@ def _online(
         raise ServeError(str(error)) from None
     notifier = Notifier(smtp, private_webhooks=private_webhooks)
     games = OnlineGames(store, notifier=notifier, base_url=base_url, bot_timeout=bot_timeout)
-    return OnlineServer(store, games, limits=None if rate_limits else UNLIMITED)
+    return OnlineServer(
+        store,
+        games,
+        limits=None if rate_limits else UNLIMITED,
+        vacation_days=vacation_days,
+        digest_hour=digest_hour,
+    )
 
 
 def serve(
@@ -294,6 +304,8 @@ def serve(
     rate_limits: bool = True,
     forwarded_allow_ips: str | None = None,
     ping_interval: float = PING_INTERVAL,
+    vacation_days: int = VACATION_DAYS,
+    digest_hour: int = DIGEST_HOUR,
 ) -> list[str]:
     """Serve the web app until Ctrl-C, SIGTERM or SIGHUP; return the records of the matches
     that were still being played (kept in the database, or in `save_dir` without one).
@@ -330,6 +342,10 @@ def serve(
             header is ignored (`None`: no proxy, ignored from everyone), so no client can pass
             for many.
         ping_interval: seconds between the pings on each WebSocket (see [`PING_INTERVAL`][]).
+        vacation_days: the vacation days a year each account has for its correspondence
+            games (see [`abstractgames.web.vacation`][]).
+        digest_hour: the hour (UTC) from which the daily digest e-mails go (see
+            [`abstractgames.web.digest`][]).
 
     Raises:
         ServeError: the server cannot listen there.
@@ -363,6 +379,8 @@ def serve(
                 base_url or _url(host, port),
                 bot_timeout,
                 rate_limits,
+                vacation_days,
+                digest_hour,
             )
         app = create_app(
             save_dir=save_dir,
