@@ -142,6 +142,7 @@ WEB_MODULES = {
     "abstractgames.web.app",
     "abstractgames.web.online_api",
     "abstractgames.web.accounts_api",
+    "abstractgames.web.club_api",
     "abstractgames.web.notices_api",
     "abstractgames.web.requests",
     "abstractgames.web.server",

@@ -14,7 +14,9 @@ never by the order in which they finish, so the same seed gives the same results
 
 The package has one module per job: [`schedule`][] (the matches, their seeds and the players'
 names), [`executors`][] (where they are played), [`state`][] (the resumable state file),
-[`report`][] (the results and their tables, also as they come: [`RunningReport`][]) and
+[`report`][] (the results and their tables, also as they come: [`RunningReport`][]),
+[`pairings`][] (tournaments played a round at a time: the round robin's rounds, Swiss pairings, the
+ranking by points, for a front end that makes its games itself) and
 [`tournament`][] ([`Arena`][], which ties them together and tells their progress: each finished
 match with the results so far, and the time left; a `threading.Event` given to [`Arena.run`][]
 stops it from another thread); import their public names from here.
@@ -40,6 +42,7 @@ from .executors import (
     default_jobs,
     make_executor,
 )
+from .pairings import BYE_POINTS, ranking, round_robin_rounds, swiss_pairings, swiss_points
 from .report import (
     ARENA_FORMAT,
     ArenaReport,
@@ -65,6 +68,7 @@ from .tournament import Arena, MatchDone, TimeLeft, format_duration
 __all__ = [
     "ARENA_FORMAT",
     "ARENA_VERSION",
+    "BYE_POINTS",
     "STATE_FORMAT",
     "Arena",
     "ArenaError",
@@ -89,7 +93,11 @@ __all__ = [
     "make_executor",
     "play_match",
     "player_spec",
+    "ranking",
+    "round_robin_rounds",
     "round_seed",
     "short_name",
     "short_names",
+    "swiss_pairings",
+    "swiss_points",
 ]

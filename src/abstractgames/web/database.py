@@ -37,19 +37,24 @@ __all__ = [
     "Changes",
     "Database",
     "DatabaseError",
+    "EntrantRow",
     "GameFinished",
     "GameRow",
     "MoveRow",
     "NameTaken",
     "NotADatabase",
     "NotYourChallenge",
+    "PairingRow",
     "SchemaTooNew",
     "SeatRow",
     "StalePly",
+    "TournamentRefused",
+    "TournamentRow",
     "UnknownAccount",
     "UnknownChallenge",
     "UnknownGame",
     "UnknownRecord",
+    "UnknownTournament",
     "UnsupportedDatabase",
     "hash_secret",
 ]
@@ -378,6 +383,112 @@ _DIGESTS_SENT = sa.Table(
     sa.Column("sent_at", sa.Float, nullable=False),
 )
 
+# Tournaments for people (see `abstractgames.web.club`): each tournament, its entrants, and its
+# pairings round by round with the game each was played in.
+_TOURNAMENTS = sa.Table(
+    "club_tournaments",
+    _META,
+    sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column("title", sa.Text, nullable=False),
+    sa.Column("game_spec", sa.Text, nullable=False),
+    sa.Column("format", sa.String(16), nullable=False),
+    sa.Column("rounds", sa.Integer, nullable=False),
+    sa.Column("time_control", sa.Text, nullable=False),
+    sa.Column("rated", sa.Boolean, nullable=False),
+    sa.Column("creator_id", sa.String(32), nullable=False),
+    sa.Column("state", sa.String(16), nullable=False),
+    sa.Column("round", sa.Integer, nullable=False),
+    sa.Column("max_entrants", sa.Integer, nullable=False),
+    sa.Column("starts_at", sa.Float),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("updated_at", sa.Float, nullable=False),
+    sa.Column("finished_at", sa.Float),
+)
+_ENTRANTS = sa.Table(
+    "club_entrants",
+    _META,
+    sa.Column("tournament_id", sa.String(32), primary_key=True),
+    sa.Column("entrant", sa.String(255), primary_key=True),
+    sa.Column("number", sa.Integer, nullable=False),
+    sa.Column("name", sa.Text, nullable=False),
+    sa.Column("account_id", sa.String(32)),
+    sa.Column("player_spec", sa.Text),
+    sa.Column("joined_at", sa.Float, nullable=False),
+)
+_PAIRINGS = sa.Table(
+    "club_pairings",
+    _META,
+    sa.Column("tournament_id", sa.String(32), primary_key=True),
+    sa.Column("round", sa.Integer, primary_key=True),
+    sa.Column("board", sa.Integer, primary_key=True),
+    sa.Column("first", sa.String(255), nullable=False),
+    sa.Column("second", sa.String(255)),
+    sa.Column("game_id", sa.String(32)),
+    sa.Column("summary", sa.Text),
+)
+
+
+@attrs.frozen
+class EntrantRow:
+    """One entrant of a tournament: an account (`account_id`) or a server bot (`player_spec`);
+    `entrant` is its key in the tournament (`account:ID` or `bot:SPEC`), `number` its place in
+    the order of entry."""
+
+    entrant: str
+    number: int
+    name: str
+    account_id: str | None
+    player_spec: str | None
+    joined_at: float
+
+
+@attrs.frozen
+class PairingRow:
+    """One pairing of a round: `first` in seat 1, `second` in seat 2 (`None`: `first` sits out
+    the round), the game it is played in once made, and the match's summary once it is over
+    (`MatchSummary.to_json`, or `{"aborted": true}`)."""
+
+    round: int
+    board: int
+    first: str
+    second: str | None
+    game_id: str | None
+    summary: dict[str, Any] | None
+
+
+@attrs.frozen
+class TournamentRow:
+    """A stored tournament (`state`: `"signup"`, `"playing"`, `"finished"` or `"cancelled"`;
+    `round`: the round under way, 0 before the start)."""
+
+    id: str
+    title: str
+    game_spec: str
+    format: str
+    rounds: int
+    time_control: dict[str, Any] | str
+    rated: bool
+    creator_id: str
+    creator_name: str
+    state: str
+    round: int
+    max_entrants: int
+    starts_at: float | None
+    created_at: float
+    updated_at: float
+    finished_at: float | None
+    entrants: tuple[EntrantRow, ...] = ()
+    pairings: tuple[PairingRow, ...] = ()
+
+
+class UnknownTournament(DatabaseError, LookupError):
+    """No tournament by that id."""
+
+
+class TournamentRefused(DatabaseError):
+    """A tournament's change that its state refuses (sign-up closed, full, entered twice)."""
+
+
 _LATER_GAME_COLUMNS = ("record", "rematch", "offer", "given_back", "ratings")
 """Columns of `games` that a later migration adds."""
 
@@ -519,6 +630,17 @@ def _migration_vacations_and_digests(conn: sa.Connection) -> None:
     meta.create_all(conn)
 
 
+def _migration_club_tournaments(conn: sa.Connection) -> None:
+    """Tournaments for people: each tournament, its entrants and its pairings by round, with
+    the game each pairing is played in."""
+    meta = sa.MetaData()
+    for table in (_TOURNAMENTS, _ENTRANTS, _PAIRINGS):
+        table.to_metadata(meta)
+    sa.Index("club_tournaments_state", meta.tables["club_tournaments"].c.state)
+    sa.Index("club_pairings_game_id", meta.tables["club_pairings"].c.game_id)
+    meta.create_all(conn)
+
+
 _MIGRATIONS: tuple[Callable[[sa.Connection], None], ...] = (
     _migration_1,
     _migration_2,
@@ -529,6 +651,7 @@ _MIGRATIONS: tuple[Callable[[sa.Connection], None], ...] = (
     _migration_7,
     _migration_8,
     _migration_vacations_and_digests,
+    _migration_club_tournaments,
 )
 """Migration `i` brings the schema from version `i` to `i + 1`."""
 
@@ -888,15 +1011,16 @@ class Database:
         self,
         game_spec: str,
         time_control: dict[str, Any] | str,
-        seats: Sequence[tuple[str | None, str | None] | tuple[str | None, str | None, str | None]],
+        seats: Sequence[tuple[str | None, ...]],
         start_position: str | None,
         created_at: float,
         *,
         deadline: float | None = None,
         record: str | None = None,
     ) -> str:
-        """Store a new game and return its id. Each seat is `(secret_hash, name)` or
-        `(secret_hash, name, player_spec)`; a bot's or a local player's hash is `None`;
+        """Store a new game and return its id. Each seat is `(secret_hash, name)`,
+        `(secret_hash, name, player_spec)` or `(secret_hash, name, player_spec, account_id)`
+        (bound to that account); a bot's or a local player's hash is `None`;
         `record` is the match record so far, if the caller keeps one."""
         with self._write() as conn:
             game_id = self._insert_game(
@@ -1783,6 +1907,8 @@ class Database:
             return
         if seats[0].account_id == seats[1].account_id:
             return
+        if self._unrated(conn, game_id):  # a game of a tournament that is not rated
+            return
         winner = result.get("winner")
         if winner not in (1, 2, None):
             return
@@ -2013,6 +2139,353 @@ class Database:
         except sa_exc.IntegrityError:  # another process inserted it at the same moment
             return False
         return True
+
+    # Tournaments for people (see `abstractgames.web.club`); every change is a lobby change
+
+    def _lobby_changed(self, conn: sa.Connection) -> None:
+        self._bump(conn)
+        self._notify(conn, Change("lobby"))
+
+    def create_tournament(
+        self,
+        *,
+        title: str,
+        game_spec: str,
+        format: str,
+        rounds: int,
+        time_control: dict[str, Any],
+        rated: bool,
+        creator_id: str,
+        max_entrants: int,
+        starts_at: float | None,
+        now: float,
+        most_open: int,
+    ) -> str:
+        """A new tournament open for sign-up; `TournamentRefused` if its creator has
+        `most_open` open for sign-up already."""
+        tournament_id = _new_id()
+        with self._write() as conn:
+            conn.execute(  # one creator's tournaments are counted one request after the other
+                sa.select(_ACCOUNTS.c.id).where(_ACCOUNTS.c.id == creator_id).with_for_update()
+            )
+            open_now = conn.execute(
+                sa.select(sa.func.count())
+                .select_from(_TOURNAMENTS)
+                .where(_TOURNAMENTS.c.creator_id == creator_id, _TOURNAMENTS.c.state == "signup")
+            ).scalar_one()
+            if open_now >= most_open:
+                raise TournamentRefused(
+                    f"you have {open_now} tournaments open for sign-up: start or cancel one first"
+                )
+            conn.execute(
+                sa.insert(_TOURNAMENTS).values(
+                    id=tournament_id,
+                    title=title,
+                    game_spec=game_spec,
+                    format=format,
+                    rounds=rounds,
+                    time_control=_dumps(time_control),
+                    rated=rated,
+                    creator_id=creator_id,
+                    state="signup",
+                    round=0,
+                    max_entrants=max_entrants,
+                    starts_at=starts_at,
+                    created_at=now,
+                    updated_at=now,
+                )
+            )
+            self._lobby_changed(conn)
+        self._published(Change("lobby"))
+        return tournament_id
+
+    def tournament(self, tournament_id: str) -> TournamentRow:
+        """The tournament with its entrants and pairings; `UnknownTournament` if none."""
+        with self._engine.connect() as conn:
+            found = self._tournaments(conn, _TOURNAMENTS.c.id == tournament_id, pairings=True)
+        if not found:
+            raise UnknownTournament(f"no tournament {tournament_id}")
+        return found[0]
+
+    def tournaments(self, *, finished: int = 10, limit: int = 100) -> list[TournamentRow]:
+        """The tournaments open for sign-up or under way (at most `limit`), then the last
+        `finished` finished, with their entrants (not their pairings), newest first."""
+        with self._engine.connect() as conn:
+            going = self._tournaments(
+                conn, _TOURNAMENTS.c.state.in_(["signup", "playing"]), limit=limit
+            )
+            done = self._tournaments(conn, _TOURNAMENTS.c.state == "finished", limit=finished)
+        return going + done
+
+    def tournaments_due(self, now: float) -> list[str]:
+        """The tournaments under way, and those whose sign-up ended by `now`."""
+        with self._engine.connect() as conn:
+            rows = conn.execute(
+                sa.select(_TOURNAMENTS.c.id).where(
+                    sa.or_(
+                        _TOURNAMENTS.c.state == "playing",
+                        sa.and_(_TOURNAMENTS.c.state == "signup", _TOURNAMENTS.c.starts_at <= now),
+                    )
+                )
+            )
+            return [row.id for row in rows]
+
+    def tournament_of_game(self, game_id: str) -> str | None:
+        """The tournament a game was paired in, if any."""
+        with self._engine.connect() as conn:
+            found = conn.execute(
+                sa.select(_PAIRINGS.c.tournament_id).where(_PAIRINGS.c.game_id == game_id)
+            ).scalar()
+        return None if found is None else str(found)
+
+    def _tournaments(
+        self,
+        conn: sa.Connection,
+        where: sa.ColumnElement[bool],
+        *,
+        pairings: bool = False,
+        limit: int = 100,
+    ) -> list[TournamentRow]:
+        rows = conn.execute(
+            sa.select(_TOURNAMENTS, _ACCOUNTS.c.name.label("creator_name"))
+            .select_from(
+                _TOURNAMENTS.outerjoin(_ACCOUNTS, _ACCOUNTS.c.id == _TOURNAMENTS.c.creator_id)
+            )
+            .where(where)
+            .order_by(_TOURNAMENTS.c.created_at.desc(), _TOURNAMENTS.c.id)
+            .limit(limit)
+        ).all()
+        ids = [row.id for row in rows]
+        entrants: dict[str, list[EntrantRow]] = {i: [] for i in ids}
+        paired: dict[str, list[PairingRow]] = {i: [] for i in ids}
+        if ids:
+            for e in conn.execute(
+                sa.select(_ENTRANTS)
+                .where(_ENTRANTS.c.tournament_id.in_(ids))
+                .order_by(_ENTRANTS.c.number)
+            ):
+                entrants[e.tournament_id].append(
+                    EntrantRow(
+                        e.entrant, e.number, e.name, e.account_id, e.player_spec, e.joined_at
+                    )
+                )
+        if ids and pairings:
+            for p in conn.execute(
+                sa.select(_PAIRINGS)
+                .where(_PAIRINGS.c.tournament_id.in_(ids))
+                .order_by(_PAIRINGS.c.round, _PAIRINGS.c.board)
+            ):
+                paired[p.tournament_id].append(
+                    PairingRow(p.round, p.board, p.first, p.second, p.game_id, _loads(p.summary))
+                )
+        return [
+            TournamentRow(
+                row.id,
+                row.title,
+                row.game_spec,
+                row.format,
+                row.rounds,
+                _setting(row.time_control),
+                bool(row.rated),
+                row.creator_id,
+                row.creator_name or "?",
+                row.state,
+                row.round,
+                row.max_entrants,
+                row.starts_at,
+                row.created_at,
+                row.updated_at,
+                row.finished_at,
+                tuple(entrants[row.id]),
+                tuple(paired[row.id]),
+            )
+            for row in rows
+        ]
+
+    def _locked_tournament(self, conn: sa.Connection, tournament_id: str) -> Any:
+        row = conn.execute(
+            sa.select(_TOURNAMENTS).where(_TOURNAMENTS.c.id == tournament_id).with_for_update()
+        ).first()
+        if row is None:
+            raise UnknownTournament(f"no tournament {tournament_id}")
+        return row
+
+    def add_entrant(
+        self,
+        tournament_id: str,
+        entrant: str,
+        *,
+        name: str,
+        account_id: str | None,
+        player_spec: str | None,
+        now: float,
+    ) -> None:
+        """Enter `entrant` in a tournament open for sign-up; `TournamentRefused` if it is not
+        open, is full, or has the entrant already."""
+        with self._write() as conn:
+            row = self._locked_tournament(conn, tournament_id)
+            if row.state != "signup":
+                raise TournamentRefused("the sign-up of this tournament is over")
+            taken = conn.execute(
+                sa.select(_ENTRANTS.c.entrant, _ENTRANTS.c.number).where(
+                    _ENTRANTS.c.tournament_id == tournament_id
+                )
+            ).all()
+            if any(t.entrant == entrant for t in taken):
+                raise TournamentRefused(f"{name} is entered already")
+            if len(taken) >= row.max_entrants:
+                raise TournamentRefused(f"the tournament is full ({row.max_entrants} players)")
+            conn.execute(
+                sa.insert(_ENTRANTS).values(
+                    tournament_id=tournament_id,
+                    entrant=entrant,
+                    number=max((t.number for t in taken), default=0) + 1,
+                    name=name,
+                    account_id=account_id,
+                    player_spec=player_spec,
+                    joined_at=now,
+                )
+            )
+            conn.execute(
+                sa.update(_TOURNAMENTS)
+                .where(_TOURNAMENTS.c.id == tournament_id)
+                .values(updated_at=now)
+            )
+            self._lobby_changed(conn)
+        self._published(Change("lobby"))
+
+    def remove_entrant(self, tournament_id: str, entrant: str, now: float) -> None:
+        """Take `entrant` out of a tournament before its start; `TournamentRefused` after it
+        or if it was not entered."""
+        with self._write() as conn:
+            row = self._locked_tournament(conn, tournament_id)
+            if row.state != "signup":
+                raise TournamentRefused("the tournament has begun: nobody leaves it now")
+            removed = conn.execute(
+                sa.delete(_ENTRANTS).where(
+                    _ENTRANTS.c.tournament_id == tournament_id, _ENTRANTS.c.entrant == entrant
+                )
+            ).rowcount
+            if not removed:
+                raise TournamentRefused("not entered in this tournament")
+            conn.execute(
+                sa.update(_TOURNAMENTS)
+                .where(_TOURNAMENTS.c.id == tournament_id)
+                .values(updated_at=now)
+            )
+            self._lobby_changed(conn)
+        self._published(Change("lobby"))
+
+    def start_round(
+        self,
+        tournament_id: str,
+        round_number: int,
+        pairs: Sequence[tuple[str, str | None]],
+        now: float,
+        *,
+        rounds: int | None = None,
+    ) -> bool:
+        """Pair round `round_number` (the first starts the tournament, `rounds` its number of
+        rounds): only if the tournament is at the round before (and open for sign-up, for the
+        first); return whether this call did it (another process may have)."""
+        with self._write() as conn:
+            row = self._locked_tournament(conn, tournament_id)
+            wanted = "signup" if round_number == 1 else "playing"
+            if row.state != wanted or row.round != round_number - 1:
+                return False
+            values: dict[str, Any] = {"round": round_number, "state": "playing", "updated_at": now}
+            if rounds is not None:
+                values["rounds"] = rounds
+            conn.execute(
+                sa.update(_TOURNAMENTS).where(_TOURNAMENTS.c.id == tournament_id).values(**values)
+            )
+            if pairs:
+                conn.execute(
+                    sa.insert(_PAIRINGS),
+                    [
+                        {
+                            "tournament_id": tournament_id,
+                            "round": round_number,
+                            "board": board,
+                            "first": first,
+                            "second": second,
+                        }
+                        for board, (first, second) in enumerate(pairs, start=1)
+                    ],
+                )
+            self._lobby_changed(conn)
+        self._published(Change("lobby"))
+        return True
+
+    def set_pairing_game(
+        self, tournament_id: str, round_number: int, board: int, game_id: str
+    ) -> bool:
+        """Say that a pairing is played in `game_id`, unless it has a game already (made by
+        another process): return whether it is this one."""
+        with self._write() as conn:
+            done = conn.execute(
+                sa.update(_PAIRINGS)
+                .where(
+                    _PAIRINGS.c.tournament_id == tournament_id,
+                    _PAIRINGS.c.round == round_number,
+                    _PAIRINGS.c.board == board,
+                    _PAIRINGS.c.game_id.is_(None),
+                )
+                .values(game_id=game_id)
+            ).rowcount
+            if done:
+                self._lobby_changed(conn)
+        if done:
+            self._published(Change("lobby"))
+        return bool(done)
+
+    def set_pairing_summary(
+        self, tournament_id: str, round_number: int, board: int, summary: dict[str, Any]
+    ) -> None:
+        """Keep the summary of a pairing's finished match."""
+        with self._write() as conn:
+            conn.execute(
+                sa.update(_PAIRINGS)
+                .where(
+                    _PAIRINGS.c.tournament_id == tournament_id,
+                    _PAIRINGS.c.round == round_number,
+                    _PAIRINGS.c.board == board,
+                )
+                .values(summary=_dumps(summary))
+            )
+            self._lobby_changed(conn)
+        self._published(Change("lobby"))
+
+    def end_tournament(
+        self, tournament_id: str, now: float, *, state: str = "finished", round_number: int = -1
+    ) -> bool:
+        """Finish a tournament at its last round `round_number`, or cancel it (`state`
+        `"cancelled"`, at any round); return whether this call did."""
+        with self._write() as conn:
+            row = self._locked_tournament(conn, tournament_id)
+            if row.state not in ("signup", "playing"):
+                return False
+            if state == "finished" and (row.state != "playing" or row.round != round_number):
+                return False
+            conn.execute(
+                sa.update(_TOURNAMENTS)
+                .where(_TOURNAMENTS.c.id == tournament_id)
+                .values(state=state, updated_at=now, finished_at=now)
+            )
+            self._lobby_changed(conn)
+        self._published(Change("lobby"))
+        return True
+
+    def _unrated(self, conn: sa.Connection, game_id: str) -> bool:
+        """Whether a game was paired in a tournament that is not rated."""
+        found = conn.execute(
+            sa.select(_TOURNAMENTS.c.rated)
+            .select_from(
+                _PAIRINGS.join(_TOURNAMENTS, _TOURNAMENTS.c.id == _PAIRINGS.c.tournament_id)
+            )
+            .where(_PAIRINGS.c.game_id == game_id)
+        ).first()
+        return found is not None and not found.rated
 
     # Changes
 

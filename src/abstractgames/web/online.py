@@ -42,7 +42,7 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
@@ -578,6 +578,9 @@ class OnlineGames:
         self._changes: dict[str, int] = {}
         self._generation = 0
         self._lock = threading.Lock()
+        self.on_finished: list[Callable[[str], None]] = []
+        """Called with a game's id when a step of this process ends its match (a tournament
+        pairs its next round); an exception is logged."""
 
     def close(self) -> None:
         """Stop the bots' thinking (their games stay where they are) and the notifier."""
@@ -640,6 +643,34 @@ class OnlineGames:
         )
         self._after(game_id, step)
         return game_id, mine, theirs
+
+    def create_paired(
+        self, game: Game, pace: Pace, seats: Sequence[tuple[str, str | None, str | None]]
+    ) -> str:
+        """A new game between two players paired by the server (a tournament's), none of whom
+        holds a secret: each seat is `(name, account_id, bot_spec)`, a person's bound to their
+        account (it opens for them through [`account_token`][]), a bot's played here. Return
+        its id."""
+        holders = [
+            (None, spec, spec, None)
+            if spec is not None
+            else (hash_secret(secrets.token_urlsafe(SECRET_BYTES)), name, None, account_id)
+            for name, account_id, spec in seats
+        ]
+        record = pace.new_record(game, seat_specs((holders[0][2], holders[1][2])))
+        now = self.clock()
+        step = _Step(game, record.dumps(), None, pace=pace)
+        game_id = self.database.create_game(
+            game.spec,
+            pace.stored(),
+            holders,
+            None,
+            now,
+            deadline=self._deadline(step, pace, now),
+            record=step.record.dumps(),
+        )
+        self._after(game_id, step)
+        return game_id
 
     def check_bot(self, spec: str, game: Game) -> str:
         """A bot's spec as the server seats it.
@@ -1431,6 +1462,11 @@ class OnlineGames:
         waiting = step.waiting
         if step.record.finished:
             self._notify_end(game_id, step)
+            for hook in list(self.on_finished):
+                try:
+                    hook(game_id)
+                except Exception:  # the game is over whatever a hook does
+                    _log.exception("after game %s ended", game_id)
             return
         if waiting is None or self.stop.is_set():
             return

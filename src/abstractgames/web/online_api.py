@@ -26,6 +26,8 @@ from .. import strictjson
 from ..referee import check_start
 from .accounts import Accounts
 from .accounts_api import account_routes, signed_in
+from .club import ClubTournaments
+from .club_api import tournament_routes
 from .database import Database, UnknownChallenge
 from .digest import DIGEST_HOUR, Digests
 from .errors import BadRequest, NotFound, TooMany, WebError
@@ -129,6 +131,10 @@ class OnlineServer:
         self.digests = Digests(database, self.games, self.games.notifier, hour=digest_hour)
         self.limits = RateLimits({**DEFAULT_LIMITS, **(limits or {})}, time.monotonic)
         self.lobby = Live()
+        self.tournaments = ClubTournaments(database, self.games)
+        """The tournaments for people (see [`abstractgames.web.club`][])."""
+        self.club = Live()
+        """What the tournaments' pages wait on: their changes are the lobby's."""
         self._lives: dict[str, Live] = {}
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -165,6 +171,7 @@ class OnlineServer:
                 continue
             if change.kind in ("lobby", "all"):
                 self.lobby.changed()
+                self.club.changed()
             if change.kind == "all":
                 self.games.changed(None)
                 with self._lock:
@@ -186,6 +193,7 @@ class OnlineServer:
                 if second % 10 == 0:
                     self.games.expire_challenges()
                     self.games.take_over_bots()
+                    self.tournaments.sweep()
                 self.last_sweep = time.monotonic()
             except Exception:  # the database is away for a moment: the next sweep tries again
                 pass
@@ -553,8 +561,10 @@ async def lobby_socket(websocket: WebSocket) -> None:
 
 def routes() -> list[BaseRoute]:
     """The routes of the game server, under `/api/online` and `/api/lobby`, and those of its
-    accounts, players and moderation (`accounts_api.account_routes`)."""
+    tournaments (`club_api.tournament_routes`), accounts, players and moderation
+    (`accounts_api.account_routes`)."""
     return [
+        *tournament_routes(),  # before /api/online/{id}
         Route("/api/online", create_game, methods=["POST"]),
         Route("/api/online/mine", my_games, methods=["POST"]),
         Route("/api/online/{id}", get_game),

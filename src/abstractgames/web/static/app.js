@@ -1,6 +1,7 @@
 // The page: a router over the address's #fragment, and the game catalog the forms use.
 //   #/play            a new game          #/play/ID        a match (played or watched)
 //   #/online          games by link, lobby #/online/ID      an online game (#/seat/ID/SECRET: a seat link)
+//   #/online/tournament/ID   a tournament for people: standings, rounds
 //   #/watch           bots and tournaments #/watch/t/ID    a tournament
 //   #/replay          saved games          #/replay/NAME   a saved record
 //   #/replay/file     an opened file       #/replay/t/ID/N a tournament's match
@@ -9,6 +10,7 @@
 
 import { showModeration, showPlayer, showSignIn } from "./account.js";
 import { api } from "./api.js";
+import { showClubTournament } from "./club.js";
 import { openSeat, showOnline, showOnlineGame } from "./online.js";
 import { showGame, showNewGame } from "./play.js";
 import { showReplay, showReplays } from "./replay.js";
@@ -46,6 +48,7 @@ async function route() {
     let done;
     if (section === "play" && parts[1]) done = showGame(main, parts[1]);
     else if (section === "play") done = showNewGame(main, catalog);
+    else if (section === "online" && parts[1] === "tournament" && parts[2]) done = showClubTournament(main, parts[2]);
     else if (section === "online" && parts[1]) done = showOnlineGame(main, parts[1]);
     else if (section === "online") done = showOnline(main, catalog);
     else if (section === "seat" && parts[1] && parts[2]) done = openSeat(parts[1], parts[2]);

@@ -5,6 +5,7 @@
 //   #/seat/ID/SECRET   a seat link: the secret is kept here, then the address drops it
 
 import { accountPanel, signedIn } from "./account.js";
+import { tournamentsPanel } from "./club.js";
 import { api, follow } from "./api.js";
 import { showGame } from "./play.js";
 import { clone, el, gameChooser } from "./ui.js";
@@ -187,6 +188,9 @@ export function showOnline(main, catalog) {
     }
   });
   const lobby = main.querySelector(".lobby");
+  const clubBox = el("div", { className: "club-tournaments" }); // tournaments for people (club.js)
+  lobby.after(clubBox);
+  const stopClub = tournamentsPanel(clubBox, catalog);
   let lastLobby = null; // the lobby as the server last sent it
   form.querySelector(".challenge-button").addEventListener("click", async () => {
     try {
@@ -222,6 +226,7 @@ export function showOnline(main, catalog) {
   return () => {
     subscription.close();
     clearInterval(timer);
+    stopClub();
   };
 }
 
