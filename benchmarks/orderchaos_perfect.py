@@ -121,14 +121,16 @@ def main() -> None:
     figures: dict[str, Any] = {}
     started = time.perf_counter()
     solution = solver.solve(GAME.initial_state(), 18)
-    assert isinstance(solution, solver.PairingSolution) and solution.centre is not None
+    proof = solution.proof
+    assert isinstance(proof, solver.PairingProof) and proof.centre is not None
+    assert solution.certificate is not None
     figures["solve_seconds"] = round(time.perf_counter() - started, 2)
     figures["centre_positions_visited"] = solution.nodes
     started = time.perf_counter()
-    data = solution.certificate_bytes()
+    data = solution.certificate()
     figures["certificate_seconds"] = round(time.perf_counter() - started, 2)
     figures["certificate_bytes"] = len(data)
-    figures["certificate_entries"] = len(solution.centre.strategy)
+    figures["certificate_entries"] = len(proof.centre.strategy)
     if args.certificate:
         with open(args.certificate, "wb") as handle:
             handle.write(data)

@@ -12,7 +12,12 @@ Use it on our games and bots or on your own implementation of [`Game`][] or
   parametrize over them and see each one pass or fail on its own;
 - [`check_player`][] and [`player_properties`][] do the same for a player in a game: legal
   moves, an untouched state, the same move for the same seed, an answer within a time budget, and
-  a clear refusal of a finished game or a chance node.
+  a clear refusal of a finished game or a chance node;
+- [`check_solver`][] and [`solver_properties`][] do the same for a game's exact solver (see
+  [`abstractgames.solvers`][]), on positions near the end of random games: what it claims agrees
+  with the rules (its principal variation played out, its strategy or certificate checked by the
+  rules alone, no faster win within fewer moves), it counts the positions it visits, and it
+  honours the options its [`SolverEntry`][abstractgames.solvers.SolverEntry] declares.
 
 A game that declares integer actions ([`Game.num_distinct_actions`][]) and observations
 ([`Game.observation_shape`][]) has them checked too: every legal move round-trips through its
@@ -31,7 +36,9 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import math
+import os
 import random
+import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 
@@ -50,15 +57,25 @@ from .protocol import (
     State,
     random_move,
 )
-from .registry import build_player, make_in_process, parse_game_spec
+from .registry import (
+    build_player,
+    certificate_checker_for,
+    make_in_process,
+    parse_game_spec,
+    solver_entry_for,
+)
+from .solvers import Progress, Solution, Solver, SolverEntry
+from .solvers.verify import Certificate, check_certificate
 
 __all__ = [
     "check_game",
     "check_player",
+    "check_solver",
     "conformance_properties",
     "moves",
     "player_properties",
     "playout",
+    "solver_properties",
     "states",
 ]
 
@@ -681,3 +698,372 @@ def check_player(
             raise
         except Exception as error:
             raise AssertionError(f"{name} failed for {player!r} in {game!r}: {error!r}") from error
+
+
+# --- solvers --------------------------------------------------------------------------------------
+
+
+def _near_the_end(game: Game, from_end: int) -> st.SearchStrategy[State]:
+    """Positions a few plies before the end of random games (where proofs are within reach),
+    a player to move in each."""
+
+    @st.composite
+    def strategy(draw: st.DrawFn) -> State:
+        rng = draw(st.randoms(use_true_random=False))
+        visited = playout(game.initial_state(), rng, game.max_length)
+        turns = [s for s in visited[-1 - from_end : -1] if _has_a_player_to_move(s)]
+        if not turns:
+            turns = [s for s in visited if _has_a_player_to_move(s)]
+        return draw(st.sampled_from(turns))
+
+    return strategy()
+
+
+def _plies_of(role: str, state: State, line: Sequence[Move]) -> tuple[State, int]:
+    """The state after `line` is played from `state` (each move checked legal), and how many
+    of its moves `role` made."""
+    own = 0
+    for number, move in enumerate(line, 1):
+        if move not in state.legal_moves():
+            raise AssertionError(
+                f"move {number} of the line, {move}, is not legal in {state.position()!r}"
+            )
+        own += state.to_move == role
+        state = state.apply(move)
+    return state, own
+
+
+def solver_properties(
+    game: Game | str,
+    solver: SolverEntry | Solver | None = None,
+    *,
+    max_examples: int = 20,
+    max_moves: int = 3,
+    time_limit: float = 5.0,
+    from_end: int = 6,
+    positions: st.SearchStrategy[State] | None = None,
+) -> dict[str, Callable[[], None]]:
+    """The properties every exact solver keeps in its game, by name; call each to run it with
+    hypothesis.
+
+    - `answers_about_the_position`: the answer is a [`Solution`][abstractgames.solvers.Solution]
+      of the position asked (its position, side to move and `max_moves`); its winner is a role
+      of the game, a win counted in `moves` is the attacker's, within `max_moves`, with fewer
+      moves `searched`; and it counted the positions it visited (`nodes`, at least one where it
+      searched);
+    - `never_mutates_the_state`: the state's position, hash, player to move, legal moves,
+      outcome and `describe()` are the same after the solver;
+    - `same_answer_twice`: the same position solved twice gives equal answers;
+    - `the_line_is_played_by_the_rules`: every move of the principal variation is legal in
+      turn; a win found by search (`moves`) ends the game there with the winner's win, the
+      winner having made `moves` of the line's moves;
+    - `no_faster_win`: a win in `moves` is not found within `moves - 1`;
+    - `the_proof_checks_by_the_rules`: where the answer gives a strategy, it is checked as a
+      certificate by [`check_certificate`][abstractgames.solvers.verify.check_certificate]
+      (every line the loser can choose ends in the winner's win, within `moves`); where it
+      gives a certificate of its game's own format, its game's checker
+      ([`certificate_checker_for`][abstractgames.registry.certificate_checker_for]) confirms
+      the same claim;
+    - `honours_its_options`: each option the [`SolverEntry`][abstractgames.solvers.SolverEntry]
+      declares is taken and changes nothing of the answer: `progress` hears each number of
+      moves ruled out, in order, none past the answer's `searched`; a small `memory`; a
+      `checkpoint` file, written and then resumed from; and an answer that proves a winner
+      gives a certificate (a strategy or the game's own) exactly when `certificates` is
+      declared;
+    - `refuses_finished_games`: a finished game, and `max_moves` of 0, raise `ValueError`.
+
+    Args:
+        game: the game, or its spec (`"orderchaos"`).
+        solver: the solver: a [`SolverEntry`][abstractgames.solvers.SolverEntry], or a bare
+            solver function (which declares no options); `None`: the game's, from the registry
+            ([`solver_entry_for`][abstractgames.registry.solver_entry_for]).
+        max_examples: hypothesis examples per property.
+        max_moves: the `max_moves` the solver is asked with.
+        time_limit: the `time_limit` of each call, in seconds (an answer the time stops is
+            checked for what it says, no more).
+        from_end: the positions are drawn from the last `from_end` plies of random games,
+            where proofs are within reach (a short game's start among them).
+        positions: a hypothesis strategy of the positions instead, each with a player to move
+            (such as [`states`][] from puzzles, or small positions of your own making): where
+            the solver takes long far from the end, give it positions near the end.
+
+    Returns:
+        The properties by name, each a function without arguments that raises
+        `AssertionError` (with hypothesis's smallest failing example) when the solver fails it.
+
+    Raises:
+        PluginError: `solver` is `None` and the game has no solver.
+        UnknownGameError: `game` is a spec naming no game.
+
+    Examples:
+        >>> from abstractgames.testing import solver_properties
+        >>> sorted(solver_properties("dispersal"))  # doctest: +NORMALIZE_WHITESPACE
+        ['answers_about_the_position', 'honours_its_options', 'never_mutates_the_state',
+         'no_faster_win', 'refuses_finished_games', 'same_answer_twice',
+         'the_line_is_played_by_the_rules', 'the_proof_checks_by_the_rules']
+    """
+    if isinstance(game, str):
+        game = parse_game_spec(game)
+    if solver is None:
+        entry = solver_entry_for(game)
+    elif isinstance(solver, SolverEntry):
+        entry = solver
+    else:
+        entry = SolverEntry(solver)  # a bare solver declares no options
+    who = f"the solver of {game.spec}"
+    config = settings(
+        max_examples=max_examples,
+        deadline=None,
+        suppress_health_check=[
+            HealthCheck.too_slow,
+            HealthCheck.data_too_large,
+            HealthCheck.filter_too_much,
+        ],
+        database=None,
+        report_multiple_bugs=False,
+        phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink],
+    )
+    if positions is None:
+        positions = _near_the_end(game, from_end)
+    the_game = game
+
+    def solve(state: State, bound: int = max_moves, **options: object) -> Solution:
+        solution = entry(state, bound, time_limit, **options)
+        assert isinstance(solution, Solution), (
+            f"{who} answered {solution!r} for {state.position()!r}: a solver answers with an "
+            "abstractgames.solvers.Solution"
+        )
+        return solution
+
+    @config
+    @given(positions)
+    def answers_about_the_position(state: State) -> None:
+        answer = solve(state)
+        where = f"{who} in {state.position()!r} ({answer})"
+        assert answer.position == state.position(), f"{where}: position {answer.position!r}"
+        assert answer.side == state.to_move, f"{where}: side to move {answer.side!r}"
+        assert answer.max_moves == max_moves, f"{where}: max_moves {answer.max_moves}"
+        roles = the_game.roles
+        assert answer.attacker in roles, f"{where}: the attacker {answer.attacker!r} is no role"
+        assert answer.winner is None or answer.winner in roles, f"{where}: no such winner"
+        if answer.moves is not None:
+            assert answer.won, f"{where}: a win in {answer.moves} moves that is not the attacker's"
+            assert 0 <= answer.moves <= max_moves, f"{where}: {answer.moves} moves"
+            assert answer.searched < max(answer.moves, 1), f"{where}: searched {answer.searched}"
+        if answer.within is not None:
+            assert answer.winner is not None and answer.moves is None, f"{where}: within"
+        assert 0 <= answer.searched <= max_moves, f"{where}: searched {answer.searched}"
+        assert type(answer.nodes) is int and answer.nodes >= 0, f"{where}: nodes {answer.nodes!r}"
+        if answer.searched or answer.moves is not None:
+            assert answer.nodes >= 1, f"{where}: it searched, yet counted no position"
+        text = str(answer)
+        assert text and "\n" not in text, f"{who}: the answer's line is {text!r}"
+
+    @config
+    @given(positions)
+    def never_mutates_the_state(state: State) -> None:
+        before = _full_snapshot(state)
+        solve(state)
+        after = _full_snapshot(state)
+        changed = [f for f, b, a in zip(_SNAPSHOT_FIELDS, before, after, strict=True) if b != a]
+        assert not changed, (
+            f"{who} changed the {', '.join(changed)} of the state it was given: "
+            f"{before[0]!r} is now {after[0]!r}"
+        )
+
+    @config
+    @given(positions)
+    def same_answer_twice(state: State) -> None:
+        first, second = solve(state), solve(state)
+        if first.complete and second.complete:
+            assert first == second, f"{who} answered {first} and then {second}"
+
+    @config
+    @given(positions)
+    def the_line_is_played_by_the_rules(state: State) -> None:
+        answer = solve(state)
+        if answer.winner is None or not answer.line:
+            return
+        end, own = _plies_of(answer.winner, state, answer.line)
+        if answer.moves is None:
+            return
+        outcome = end.outcome()
+        assert outcome is not None and outcome.winner == answer.winner, (
+            f"{who}: the line of {answer} from {state.position()!r} ends in "
+            f"{end.position()!r} ({outcome.reason if outcome else 'not finished'})"
+        )
+        assert own == answer.moves, (
+            f"{who}: the line of {answer} from {state.position()!r} takes {own} of the "
+            f"winner's moves, not {answer.moves}"
+        )
+
+    @config
+    @given(positions)
+    def no_faster_win(state: State) -> None:
+        answer = solve(state)
+        if answer.moves is None or answer.moves < 2:
+            return
+        fewer = solve(state, answer.moves - 1)
+        assert not fewer.won, (
+            f"{who} wins in {answer.moves} moves from {state.position()!r}, and within "
+            f"{answer.moves - 1}: {fewer}"
+        )
+
+    @config
+    @given(positions)
+    def the_proof_checks_by_the_rules(state: State) -> None:
+        answer = solve(state)
+        if answer.winner is None:
+            return
+        claim = answer.moves if answer.moves is not None else answer.within
+        if answer.strategy is not None:
+            certificate = Certificate(
+                the_game.spec, answer.position, answer.winner, claim, answer.strategy()
+            )
+            try:
+                check_certificate(certificate, the_game)
+            except ValueError as error:
+                raise AssertionError(
+                    f"{who}: the strategy of {answer} from {state.position()!r} fails: {error}"
+                ) from None
+        if answer.certificate is not None:
+            try:
+                data = answer.certificate()
+            except ValueError:
+                return  # no certificate of this position, and a reason given
+            found = certificate_checker_for(data[:64])
+            assert found is not None and found[0].name == the_game.name, (
+                f"{who}: the certificate of {answer} is in no format of {the_game.name}'s"
+            )
+            with tempfile.TemporaryDirectory() as folder:
+                path = os.path.join(folder, "answer.cert")
+                with open(path, "wb") as handle:
+                    handle.write(data)
+                try:
+                    report = found[1].verify_file(path, the_game)
+                except ValueError as error:
+                    raise AssertionError(
+                        f"{who}: the certificate of {answer} from {state.position()!r} fails: "
+                        f"{error}"
+                    ) from None
+            assert (report.position, report.winner) == (answer.position, answer.winner), (
+                f"{who}: the certificate of {answer} proves {report}"
+            )
+
+    @config
+    @given(positions)
+    def honours_its_options(state: State) -> None:
+        answer = solve(state)
+        if not answer.complete:
+            return
+        where = f"{who} in {state.position()!r}"
+        result = (answer.winner, answer.moves, answer.within, answer.searched)
+        if entry.progress:
+            heard: list[Progress] = []
+            again = solve(state, progress=heard.append)
+            assert (again.winner, again.moves, again.within, again.searched) == result, (
+                f"{where}: {again} with progress, {answer} without"
+            )
+            ruled_out = [step.moves for step in heard]
+            assert all(isinstance(step, Progress) for step in heard), f"{where}: {heard!r}"
+            assert ruled_out == sorted(set(ruled_out)), f"{where}: progress {ruled_out}"
+            assert all(0 < m <= again.searched for m in ruled_out), f"{where}: {ruled_out}"
+            assert all(step.attacker == again.attacker for step in heard), f"{where}: {heard}"
+            nodes = [step.nodes for step in heard]
+            assert nodes == sorted(nodes) and all(n <= again.nodes for n in nodes), (
+                f"{where}: progress counted {nodes} positions, the answer {again.nodes}"
+            )
+        if entry.memory:
+            small = solve(state, memory=1.0)
+            assert (small.winner, small.moves, small.within, small.searched) == result, (
+                f"{where}: {small} with 1 MB, {answer} without"
+            )
+        if entry.checkpoint:
+            with tempfile.TemporaryDirectory() as folder:
+                path = os.path.join(folder, "work.ckpt")
+                for run in ("written", "resumed"):
+                    saved = solve(state, checkpoint=path)
+                    assert (saved.winner, saved.moves, saved.within, saved.searched) == result, (
+                        f"{where}: {saved} with a checkpoint {run}, {answer} without"
+                    )
+        if answer.winner is not None:
+            gives = answer.strategy is not None or answer.certificate is not None
+            assert gives == entry.certificates, (
+                f"{where}: {answer} "
+                + ("gives no certificate, yet" if entry.certificates else "gives one, yet not")
+                + " declared (SolverEntry.certificates)"
+            )
+
+    @config
+    @given(_finished_games(game))
+    def refuses_finished_games(state: State) -> None:
+        asked: list[tuple[str, State, int]] = [
+            ("the finished game", state, max_moves),
+            ("max_moves=0", the_game.initial_state(), 0),
+        ]
+        for what, position, bound in asked:
+            try:
+                answer = entry(position, bound, time_limit)
+            except ValueError:
+                continue
+            raise AssertionError(
+                f"{who} answered {answer} for {what} ({position.position()!r}): raise ValueError"
+            )
+
+    properties: list[Callable[[], None]] = [
+        answers_about_the_position,
+        never_mutates_the_state,
+        same_answer_twice,
+        the_line_is_played_by_the_rules,
+        no_faster_win,
+        the_proof_checks_by_the_rules,
+        honours_its_options,
+        refuses_finished_games,
+    ]
+    return {p.__name__: p for p in properties}
+
+
+def check_solver(
+    game: Game | str,
+    solver: SolverEntry | Solver | None = None,
+    *,
+    max_examples: int = 20,
+    max_moves: int = 3,
+    time_limit: float = 5.0,
+    positions: st.SearchStrategy[State] | None = None,
+) -> None:
+    """Run every solver property (see [`solver_properties`][]) on `solver` in `game`.
+
+    Args:
+        game: the game, or its spec.
+        solver: a [`SolverEntry`][abstractgames.solvers.SolverEntry] or a solver function;
+            `None`: the game's, from the registry.
+        max_examples: hypothesis examples per property.
+        max_moves: the `max_moves` the solver is asked with.
+        time_limit: the `time_limit` of each call, in seconds.
+        positions: a hypothesis strategy of the positions, instead of those near the end of
+            random games.
+
+    Raises:
+        AssertionError: a property fails (with hypothesis's smallest failing example), or the
+            solver raises where it should answer.
+
+    Examples:
+        >>> from abstractgames.testing import check_solver
+        >>> check_solver("dispersal", max_examples=3)
+    """
+    properties = solver_properties(
+        game,
+        solver,
+        max_examples=max_examples,
+        max_moves=max_moves,
+        time_limit=time_limit,
+        positions=positions,
+    )
+    for name, prop in properties.items():
+        try:
+            prop()
+        except AssertionError:
+            raise
+        except Exception as error:
+            raise AssertionError(f"{name} failed for the solver of {game!r}: {error!r}") from error

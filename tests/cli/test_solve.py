@@ -16,6 +16,7 @@ from click.testing import CliRunner, Result
 from abstractgames import State, get_game
 from abstractgames import registry as registry_module
 from abstractgames.cli import main
+from abstractgames.solvers import SolverEntry
 
 
 def run_cli(*args: str, input: str | None = None) -> tuple[int, str]:
@@ -123,11 +124,17 @@ def test_a_solver_without_progress_still_works(monkeypatch: pytest.MonkeyPatch) 
         calls.append((state.position(), max_moves, time_limit))
         return "nothing to report"
 
-    monkeypatch.setattr(registry_module, "solver_for", lambda game: plain)
+    # A bare function, as a plugin gives it: an entry that declares no options.
+    monkeypatch.setattr(registry_module, "solver_entry_for", lambda game: SolverEntry(plain))
     result = run("dispersal", PUZZLE)
     assert result.exit_code == 0, result.output
     assert result.output == "nothing to report\n"
     assert calls == [(PUZZLE, 10, 60.0)]
+    result = run("dispersal", PUZZLE, "--memory", "10")
+    assert result.exit_code == 2 and "the solver of dispersal has no --memory" in result.output
+    result = run("dispersal", PUZZLE, "--certificate", "never.cert")
+    assert result.exit_code == 1, result.output
+    assert "the solver of dispersal writes no certificates" in result.output
 
 
 # --- the solver's files: checked up front, read within bounds -------------------------------------

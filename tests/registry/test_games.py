@@ -102,6 +102,34 @@ def test_the_generic_players_find_what_each_game_gives_them() -> None:
         solver_for(get_game("entropy"))
 
 
+def test_a_bare_solver_is_given_an_entry_that_declares_no_options() -> None:
+    from abstractgames.registry import solver_entry_for
+    from abstractgames.solvers import SolverEntry
+
+    def plain(state: object, max_moves: int, time_limit: float | None) -> str:
+        return "nothing"
+
+    register_game("dicerace", DiceRace, solver=plain)
+    try:
+        entry = solver_entry_for(get_game("dicerace"))
+        assert entry == SolverEntry(plain) and entry.options == () and not entry.certificates
+        assert solver_for(get_game("dicerace")) is plain
+    finally:
+        _registered.pop("dicerace")
+    register_game("dicerace", DiceRace, solver=42)  # type: ignore[arg-type]
+    try:
+        with pytest.raises(PluginError, match="is 42: a SolverEntry or a function"):
+            solver_entry_for(get_game("dicerace"))
+    finally:
+        _registered.pop("dicerace")
+    declared = SolverEntry(plain, progress=True)
+    register_game("dicerace", DiceRace, solver=declared)
+    try:
+        assert solver_entry_for(get_game("dicerace")) is declared
+    finally:
+        _registered.pop("dicerace")
+
+
 def test_built_in_names_cannot_be_taken() -> None:
     with pytest.raises(InvalidParameterError, match="'entropy' is a built-in game"):
         register_game("entropy", DiceRace)

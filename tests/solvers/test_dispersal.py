@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from abstractgames import get_game
 from abstractgames.dispersal import DispersalGame, DispersalState
 from abstractgames.players.dispersal import DispersalSearch
-from abstractgames.solvers.dispersal import Progress, Solution, solve
+from abstractgames.solvers import Progress, Solution
+from abstractgames.solvers.dispersal import solve
 from tests.conftest import examples
 
 GAME = get_game("dispersal")
@@ -55,7 +56,8 @@ def wins_after(state: DispersalState, attacker: str, turns: int) -> bool:
 
 def test_solve_fig3() -> None:
     solution = solve(position(f"{FIG3} S"), 3)
-    assert solution == Solution(f"{FIG3} S", "S", 3, 1, (GAME.parse_move("d2-e1"),), 0)
+    line = (GAME.parse_move("d2-e1"),)
+    assert solution == Solution(f"{FIG3} S", "S", "S", 3, "S", 1, line, 0)
     assert solution.won and solution.complete
     assert str(solution) == "S wins in 1 move: d2-e1"
 
@@ -179,7 +181,7 @@ def test_progress_hears_each_depth_ruled_out() -> None:
     solution = solve(GAME.from_position(PUZZLE), 10, progress=heard.append)
     assert solution.moves == 6 and solution.max_moves == 10
     assert [p.moves for p in heard] == [1, 2, 3, 4, 5]
-    assert all(p.side == "O" for p in heard)
+    assert all(p.attacker == "O" for p in heard)
     nodes = [p.nodes for p in heard]
     assert nodes == sorted(nodes) and nodes[-1] < solution.nodes
     seconds = [p.seconds for p in heard]

@@ -21,8 +21,9 @@ from hypothesis import strategies as st
 from abstractgames import get_game
 from abstractgames.grid import grid
 from abstractgames.orderchaos import FULL, OrderChaosGame, OrderChaosState
+from abstractgames.solvers import Solution
 from abstractgames.solvers import orderchaos as solver
-from abstractgames.solvers.orderchaos import PairingSolution, Solution, solve
+from abstractgames.solvers.orderchaos import PairingProof, solve
 from abstractgames.solvers.orderchaos_certificate import (
     MAGIC,
     CentreCertificate,
@@ -213,18 +214,22 @@ def test_a_position_without_the_pairing_goes_to_df_pn() -> None:
 
 def test_a_small_position_with_the_pairing_is_proved_by_it() -> None:
     solution = solve(GAME.from_position(SMALL_POSITION), 3)
-    assert isinstance(solution, PairingSolution) and solution.route == "pairing"
-    assert (solution.winner, solution.within, solution.centre_moves) == ("order", 11, 1)
+    assert solution.route == "pairing" and isinstance(solution.proof, PairingProof)
+    assert (solution.winner, solution.within, solution.proof.centre_moves) == ("order", 11, 1)
+    assert (solution.moves, solution.strategy) == (None, None) and solution.complete
     assert "proved by the pairing route" in str(solution)
-    assert decode(solution.certificate_bytes()).strategy == SMALL.strategy
+    assert solution.certificate is not None
+    assert decode(solution.certificate()).strategy == SMALL.strategy
 
 
 def test_a_centre_line_already_won_is_closed_at_once() -> None:
     solution = solve(GAME.from_position("6/6/6/1OOO2/1XXXX1/6 chaos"), 3)
-    assert isinstance(solution, PairingSolution) and solution.centre is None
-    assert (solution.within, solution.centre_moves) == (1, 0)
+    proof = solution.proof
+    assert isinstance(proof, PairingProof) and proof.centre is None
+    assert (solution.within, proof.centre_moves) == (1, 0)
     assert "a centre line already holds four" in str(solution)
-    report = check_centre_certificate(decode(solution.certificate_bytes()), GAME)
+    assert solution.certificate is not None
+    report = check_centre_certificate(decode(solution.certificate()), GAME)
     assert (report.within, report.longest, report.entries) == (1, 0, 0)
 
 
@@ -241,8 +246,10 @@ def test_the_centre_game_is_won_in_seven_order_moves_and_not_in_six() -> None:
 @pytest.mark.slow
 def test_the_empty_board_is_proved_by_the_pairing_route() -> None:
     solution = root_solution()
-    assert (solution.within, solution.centre_moves, solution.empty_pairs) == (17, 7, 10)
-    assert solution.centre is not None and len(solution.centre.strategy) > 10_000
+    proof = solution.proof
+    assert isinstance(proof, PairingProof)
+    assert (solution.within, proof.centre_moves, proof.empty_pairs) == (17, 7, 10)
+    assert proof.centre is not None and len(proof.centre.strategy) > 10_000
     assert str(solution).startswith("Order wins, proved by the pairing route")
     assert len(root_certificate()) < 200_000
 
@@ -335,7 +342,8 @@ def paired_positions(draw: st.DrawFn) -> OrderChaosState:
 def test_the_pairing_route_agrees_with_plain_minimax(state: OrderChaosState) -> None:
     expected = fewest(state)
     solution = solve(state, 18)
-    if isinstance(solution, PairingSolution):
+    if solution.route == "pairing":
+        assert solution.within is not None
         assert expected is not None and expected <= solution.within
     else:
         assert solution.moves == expected

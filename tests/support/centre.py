@@ -6,19 +6,22 @@ from __future__ import annotations
 from functools import cache
 
 from abstractgames.orderchaos import OrderChaosGame
-from abstractgames.solvers.orderchaos import PairingSolution, solve
+from abstractgames.solvers import Solution
+from abstractgames.solvers.orderchaos import solve
 
 GAME = OrderChaosGame()
 
 
 @cache
-def root_solution() -> PairingSolution:
+def root_solution() -> Solution:
     solution = solve(GAME.initial_state(), 18)
-    assert isinstance(solution, PairingSolution)
+    assert solution.route == "pairing" and solution.certificate is not None
     return solution
 
 
 @cache
 def root_certificate() -> bytes:
     """The bytes of `solve orderchaos "6/6/6/6/6/6 order" --certificate`."""
-    return root_solution().certificate_bytes()
+    certificate = root_solution().certificate
+    assert certificate is not None
+    return certificate()

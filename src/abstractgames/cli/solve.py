@@ -10,6 +10,7 @@ import click
 
 from ..protocol import Game
 from ..registry import parse_game_spec
+from ..solvers import Solution, SolverEntry
 from ..text import printable
 from .common import _check_output, _position_text, _say, _side_option, _user_errors, _writable
 
@@ -91,25 +92,19 @@ def solve(
     POSITION is a position string or a text diagram (quoted, on several lines), or '-' to read
     either from standard input.
     """
-    import inspect
-
     from ..grid import read_position
-    from ..registry import solver_for
+    from ..registry import solver_entry_for
 
     with _user_errors():
         the_game = parse_game_spec(game)
-        solver = solver_for(the_game)
+        solver = solver_entry_for(the_game)  # the solver, with the options it declares
         state = read_position(the_game, _position_text(position), side)
-        try:  # a plugin's solver may not report progress
-            takes = set(inspect.signature(solver).parameters)
-        except (TypeError, ValueError):
-            takes = set()
         options: dict[str, Any] = {}
-        if "progress" in takes and not quiet:
+        if solver.progress and not quiet:
             options["progress"] = lambda step: click.echo(str(step), err=True)
         for name, value in (("memory", memory), ("checkpoint", checkpoint)):
             if value is not None:
-                if name not in takes:
+                if name not in solver.options:
                     raise click.UsageError(f"the solver of {the_game.spec} has no --{name}")
                 options[name] = value
         _check_output(certificate, "the certificate")
@@ -117,35 +112,40 @@ def solve(
             solution = solver(state, max_moves, time_limit, **options)
         except ValueError as error:
             raise click.ClickException(str(error)) from None
-    click.echo(str(solution))
-    route = getattr(solution, "route", None)
-    if isinstance(route, str) and not quiet and "route" not in str(solution):
-        _say(f"route: {route}")
+    answer = str(solution)
+    click.echo(answer)
+    # A plugin's solver written before the Solution contract may answer with anything whose
+    # str() is its line: the line is all it says.
+    known = solution if isinstance(solution, Solution) else None
+    if known is not None and known.route is not None and not quiet and "route" not in answer:
+        _say(f"route: {known.route}")
     if certificate is not None:
-        _write_certificate(the_game, solution, certificate)
+        _write_certificate(the_game, solver, known, certificate)
 
 
-def _write_certificate(the_game: Game, solution: Any, path: str) -> None:
+def _write_certificate(
+    the_game: Game, solver: SolverEntry, solution: Solution | None, path: str
+) -> None:
     """Write the certificate of `solution` (which must prove a result) to `path`."""
     from ..files import write_atomic
     from ..solvers.verify import Certificate, write_certificate
 
-    own = getattr(solution, "certificate_bytes", None)
-    if callable(own):  # a solution that writes a certificate in its game's own format
+    if not solver.certificates or solution is None:
+        raise click.ClickException(f"the solver of {the_game.spec} writes no certificates")
+    if solution.certificate is not None:  # a certificate in its game's own format
         try:
-            data = own()
+            data = solution.certificate()
         except ValueError as error:
             raise click.ClickException(str(error)) from None
         write_atomic(path, data)
         _say(f"certificate: {len(data):,} bytes in {path}")
         return
-    strategy = getattr(solution, "strategy", None)
-    if strategy is None:
-        raise click.ClickException(f"the solver of {the_game.spec} writes no certificates")
-    if getattr(solution, "winner", None) is None:
+    if solution.winner is None:
         raise click.ClickException("no certificate: the solution proves no result")
-    moves = getattr(solution, "moves", None)
-    cert = Certificate(the_game.spec, solution.position, solution.winner, moves, strategy())
+    if solution.strategy is None:
+        raise click.ClickException(f"no certificate: the solver of {the_game.spec} gives none here")
+    strategy = solution.strategy()
+    cert = Certificate(the_game.spec, solution.position, solution.winner, solution.moves, strategy)
     size = write_certificate(path, cert)
     _say(f"certificate: {len(cert.strategy):,} positions, {size:,} bytes in {path}")
 

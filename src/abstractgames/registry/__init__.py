@@ -12,10 +12,10 @@ in this order:
    `package.module:MyBot`, with options after a second colon (`bot.py:MyBot:depth=3`).
 
 Besides the game itself, the registry knows what the generic players need of each game: the
-evaluation the `greedy` player maximises, the `search` bot, and the exact solver (a
-[`GameEntry`][]). A game without an evaluation gets
-[`outcome_evaluation`][abstractgames.players.greedy.outcome_evaluation] (take a win at once, else
-any move).
+evaluation the `greedy` player maximises, the `search` bot, the exact solver (with the options it
+declares, [`solver_entry_for`][]) and the batched simulator (a [`GameEntry`][]). A game without an
+evaluation gets [`outcome_evaluation`][abstractgames.players.greedy.outcome_evaluation] (take a win
+at once, else any move).
 
 Its modules: `games` (the games and what the generic players need of them), `players` (the
 players, their specs read as [`PlayerSpec`][] values), `plugins` (the entry points),
@@ -43,6 +43,7 @@ from .games import (
     import_object,
     parse_game_spec,
     register_game,
+    solver_entry_for,
     solver_for,
     vector_for,
 )
@@ -138,6 +139,7 @@ __all__ = [
     "registrations",
     "restore_registrations",
     "search_player",
+    "solver_entry_for",
     "solver_for",
     "vector_for",
     "with_logs",

@@ -3,7 +3,9 @@ in this process and games from plugins, and what the generic players need of eac
 
 Besides the game itself, the registry knows what the generic players need of each game: the
 evaluation the `greedy` player maximises, the `search` bot, the exact solver and the batched
-simulator (a [`GameEntry`][]).
+simulator (a [`GameEntry`][]). Each slot has a type of its own, declared where the idea lives
+(the solvers' in [`abstractgames.solvers`][], the batched simulator's in
+[`abstractgames.vector`][]), so that what uses a slot reads what it declares, never probes it.
 """
 
 from __future__ import annotations
@@ -11,12 +13,13 @@ from __future__ import annotations
 import importlib
 import importlib.util
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from ..players import Player
 from ..protocol import AbstractGamesError, Game, InvalidParameterError, UnknownGameError
+from ..solvers import CertificateChecker, PerfectStrategy, ProvenMoves, Solver, SolverEntry
 from ..specs import keyword_defaults, parse_options, split_spec
 from .plugins import (
     GAME_GROUP,
@@ -27,6 +30,9 @@ from .plugins import (
     plugins,
     quoted,
 )
+
+if TYPE_CHECKING:  # numpy, from the vector extra, only where a simulator is made
+    from ..vector import SimulatorFactory
 
 __all__ = [
     "BUILT_IN",
@@ -44,6 +50,7 @@ __all__ = [
     "proven_moves_for",
     "register_game",
     "search_factory",
+    "solver_entry_for",
     "solver_for",
     "vector_for",
 ]
@@ -69,35 +76,44 @@ class GameEntry:
         evaluation: `evaluate(state, role) -> float` (higher is better for `role`), which the
             `greedy` player maximises; `None`: the outcome alone.
         search: the `search` player: `search(game, time=..., depth=...) -> Player`.
-        solver: `solve(state, max_moves, time_limit) -> solution` for `abstractgames solve`.
+        solver: the exact solver for `abstractgames solve`: a
+            [`SolverEntry`][abstractgames.solvers.SolverEntry], the solver with the options it
+            declares, or a bare [`Solver`][abstractgames.solvers.Solver],
+            `solve(state, max_moves, time_limit) -> Solution`, which is given an entry that
+            declares none; `None`: none.
         origin: where the entry comes from, for messages: `"built in"`, `"registered"`, or
             the distribution (`"distribution mygames 1.0"`).
-        vector: the batched simulator (see [`abstractgames.vector`][]):
+        vector: the batched simulator (see [`abstractgames.vector`][]), a
+            [`SimulatorFactory`][abstractgames.vector.SimulatorFactory]:
             `vector(batch_size, seed=..., game=game) -> BatchSimulator`; `None`: none.
-        proven_moves: what the solver's players (`proven`, `resist`) ask:
-            `proven_moves()` makes an object that, called as `(state, nodes, time_limit)`,
-            returns the side to move's best move with the result it proved within `nodes`
-            positions (`move`, `winner`, `moves`, `nodes`), or `None`; `None`: none.
-        perfect_moves: what the `perfect` player asks first: `perfect_moves()` makes an
-            object that, called with a state, returns the move of a proven winning strategy
-            (`move`, `route`: which part of the strategy chose it, `within`: the most moves
-            of its own the strategy still takes), or `None` where the strategy does not
-            cover the position; `None`: none.
-        certificate_checker: a checker of certificates in a format of this game's own (an
-            object with `magic`, the file's first bytes, and `verify_file(path, game)`,
-            returning a report whose `str()` says what was proven), for
-            `abstractgames verify`; `None`: the generic format only.
+        proven_moves: what the solver's players (`proven`, `resist`) ask: `proven_moves()`
+            makes a [`ProvenMoves`][abstractgames.solvers.ProvenMoves], which, called as
+            `(state, nodes, time_limit)`, returns the side to move's best move with the result
+            it proved within `nodes` positions, a
+            [`ProvenMove`][abstractgames.solvers.ProvenMove], or `None`; `None`: none.
+        perfect_moves: what the `perfect` player asks first: `perfect_moves()` makes a
+            [`PerfectStrategy`][abstractgames.solvers.PerfectStrategy], which, called with a
+            state, returns the move of a proven winning strategy, a
+            [`PerfectMove`][abstractgames.solvers.PerfectMove] (`move`, `route`: which part of
+            the strategy chose it, `within`: the most moves of its own the strategy still
+            takes), or `None` where the strategy does not cover the position (its `reason`
+            says why; its `prepare` does the work it needs before the first move); `None`:
+            none.
+        certificate_checker: a checker of certificates in a format of this game's own, a
+            [`CertificateChecker`][abstractgames.solvers.CertificateChecker] (`magic`, the
+            file's first bytes, and `verify_file(path, game)`, returning a report whose `str()`
+            says what was proven), for `abstractgames verify`; `None`: the generic format only.
     """
 
     factory: str | GameFactory
     evaluation: str | Evaluation | None = None
     search: str | PlayerFactory | None = None
-    solver: str | Callable[..., Any] | None = None
+    solver: str | SolverEntry | Solver | None = None
     origin: str = "registered"
-    vector: str | Callable[..., Any] | None = None
-    proven_moves: str | Callable[..., Any] | None = None
-    perfect_moves: str | Callable[..., Any] | None = None
-    certificate_checker: str | Any | None = None
+    vector: str | SimulatorFactory | None = None
+    proven_moves: str | Callable[[], ProvenMoves] | None = None
+    perfect_moves: str | Callable[[], PerfectStrategy] | None = None
+    certificate_checker: str | CertificateChecker | None = None
 
 
 _BUILTIN_GAMES: dict[str, GameEntry] = {
@@ -105,7 +121,7 @@ _BUILTIN_GAMES: dict[str, GameEntry] = {
         "abstractgames.dispersal:DispersalGame",
         evaluation="abstractgames.players.dispersal:evaluate",
         search="abstractgames.players.dispersal:DispersalSearch",
-        solver="abstractgames.solvers.dispersal:solve",
+        solver="abstractgames.solvers.dispersal:SOLVER",
         origin=BUILT_IN,
         vector="abstractgames.vector.dispersal:DispersalBatch",
     ),
@@ -120,7 +136,7 @@ _BUILTIN_GAMES: dict[str, GameEntry] = {
         "abstractgames.orderchaos:OrderChaosGame",
         evaluation="abstractgames.players.orderchaos:evaluate",
         search="abstractgames.players.orderchaos:OrderChaosSearch",
-        solver="abstractgames.solvers.orderchaos:solve",
+        solver="abstractgames.solvers.orderchaos:SOLVER",
         origin=BUILT_IN,
         vector="abstractgames.vector.orderchaos:OrderChaosBatch",
         proven_moves="abstractgames.solvers.orderchaos:ProvenMoves",
@@ -167,8 +183,8 @@ def register_game(
     *,
     evaluation: str | Evaluation | None = None,
     search: str | PlayerFactory | None = None,
-    solver: str | Callable[..., Any] | None = None,
-    vector: str | Callable[..., Any] | None = None,
+    solver: str | SolverEntry | Solver | None = None,
+    vector: str | SimulatorFactory | None = None,
 ) -> None:
     """Make `get_game(name, **params)` call `factory(**params)`, in this process.
 
@@ -305,7 +321,7 @@ def search_factory(game: Game) -> PlayerFactory | None:
     return factory
 
 
-def vector_for(game: Game) -> Callable[..., Any] | None:
+def vector_for(game: Game) -> SimulatorFactory | None:
     """The batched simulator of `game` (`make(batch_size, seed=..., game=game)`, see
     [`abstractgames.vector`][]), or `None` if it has none (also for an unknown game).
 
@@ -316,7 +332,7 @@ def vector_for(game: Game) -> Callable[..., Any] | None:
     if entry is None or entry.vector is None:
         return None
     try:
-        factory: Callable[..., Any] = _resolve(entry.vector, game.name, entry, "batched simulator")
+        factory: SimulatorFactory = _resolve(entry.vector, game.name, entry, "batched simulator")
     except ImportError as error:  # numpy, from the vector extra
         raise PluginError(
             f"the batched simulator of {quoted(game.name)} needs {error.name or 'a library'}: "
@@ -325,11 +341,14 @@ def vector_for(game: Game) -> Callable[..., Any] | None:
     return factory
 
 
-def solver_for(game: Game) -> Callable[..., Any]:
-    """The exact solver of `game`: `solve(state, max_moves, time_limit) -> solution`.
+def solver_entry_for(game: Game) -> SolverEntry:
+    """The exact solver of `game` with the options it declares (a
+    [`SolverEntry`][abstractgames.solvers.SolverEntry]); a game whose entry gives a bare
+    function gets an entry that declares none.
 
     Raises:
-        PluginError: the game has no solver (the message lists the games that have one).
+        PluginError: the game has no solver (the message lists the games that have one), or
+            what its entry names is neither a `SolverEntry` nor a function.
     """
     entry = _entry_of(game)
     if entry is None or entry.solver is None:
@@ -338,40 +357,62 @@ def solver_for(game: Game) -> Callable[..., Any]:
         raise PluginError(
             f"there is no solver for {quoted(game.name)} (solvers: {names or 'none'})"
         )
-    solver: Callable[..., Any] = _resolve(entry.solver, game.name, entry, "solver")
-    return solver
+    found = _resolve(entry.solver, game.name, entry, "solver")
+    if isinstance(found, SolverEntry):
+        return found
+    if not callable(found):
+        raise PluginError(
+            f"the solver of game {quoted(game.name)} ({entry.origin}) is {quoted(found)}: a "
+            "SolverEntry or a function that solves"
+        )
+    return SolverEntry(found)  # a bare solver declares no options: it is given none
 
 
-def proven_moves_for(game: Game) -> Callable[..., Any] | None:
+def solver_for(game: Game) -> Solver:
+    """The exact solver of `game`: `solve(state, max_moves, time_limit, **options) ->
+    Solution`, taking the options its [`solver_entry_for`][] declares.
+
+    Raises:
+        PluginError: the game has no solver (the message lists the games that have one).
+    """
+    return solver_entry_for(game).solve
+
+
+def proven_moves_for(game: Game) -> Callable[[], ProvenMoves] | None:
     """What makes the proven-move oracle of `game`'s solver (see [`GameEntry`][]'s
     `proven_moves`), or `None` if it has none (also for a game the registry does not know)."""
     entry = _entry_of(game)
     if entry is None or entry.proven_moves is None:
         return None
-    factory: Callable[..., Any] = _resolve(entry.proven_moves, game.name, entry, "proven moves")
+    factory: Callable[[], ProvenMoves] = _resolve(
+        entry.proven_moves, game.name, entry, "proven moves"
+    )
     return factory
 
 
-def perfect_moves_for(game: Game) -> Callable[..., Any] | None:
+def perfect_moves_for(game: Game) -> Callable[[], PerfectStrategy] | None:
     """What makes the perfect-strategy oracle of `game` (see [`GameEntry`][]'s
     `perfect_moves`), or `None` if it has none (also for a game the registry does not know)."""
     entry = _entry_of(game)
     if entry is None or entry.perfect_moves is None:
         return None
-    factory: Callable[..., Any] = _resolve(entry.perfect_moves, game.name, entry, "perfect moves")
+    factory: Callable[[], PerfectStrategy] = _resolve(
+        entry.perfect_moves, game.name, entry, "perfect moves"
+    )
     return factory
 
 
-def certificate_checker_for(head: bytes) -> tuple[Game, Any] | None:
+def certificate_checker_for(head: bytes) -> tuple[Game, CertificateChecker] | None:
     """The game and the checker of a certificate in a game's own format (see
     [`GameEntry`][]'s `certificate_checker`) whose first bytes are `head`, among the built-in
     and registered games (no plugin is imported for it); `None` if none claims it."""
     for name, entry in sorted({**_BUILTIN_GAMES, **_games}.items()):
         if entry.certificate_checker is None:
             continue
-        checker = _resolve(entry.certificate_checker, name, entry, "certificate checker")
-        magic = getattr(checker, "magic", None)
-        if isinstance(magic, bytes) and magic and head.startswith(magic):
+        checker: CertificateChecker = _resolve(
+            entry.certificate_checker, name, entry, "certificate checker"
+        )
+        if checker.magic and head.startswith(checker.magic):
             return get_game(name), checker
     return None
 

@@ -7,21 +7,22 @@ it covers the position and `resist` elsewhere, saying which in its `SearchInfo.r
 Each asks the solver for the best move with its proven result, within a budget of positions,
 and plays the game's `search` bot where the solver proves nothing in time (far from the end,
 where it cannot), where the game has no such solver, and where the proof says nothing useful.
-What the solver hands back (see [`ProvenAnswer`][]) is all they know of it: no game is named
-here.
+What the solver hands back (a [`ProvenMove`][abstractgames.solvers.ProvenMove], or for
+`perfect` a [`PerfectMove`][abstractgames.solvers.PerfectMove] of a
+[`PerfectStrategy`][abstractgames.solvers.PerfectStrategy]) is all they know of it: no game is
+named here.
 """
 
 from __future__ import annotations
 
 import random
 import time as clock
-from collections.abc import Callable
-from typing import Any, Protocol
 
 import attrs
 
 from ..players import InvalidPlayerError, Player, SearchInfo
 from ..protocol import Game, IllegalMoveError, Move, State
+from ..solvers import PerfectStrategy, ProvenMove, ProvenMoves
 from ..text import counted
 from ..timing import move_budget
 from .games import perfect_moves_for, proven_moves_for
@@ -32,7 +33,6 @@ __all__ = [
     "DEFAULT_NODES",
     "DEFAULT_REACH",
     "PerfectPlayer",
-    "ProvenAnswer",
     "SolverPlayer",
     "perfect_player",
     "proven_player",
@@ -45,32 +45,6 @@ DEFAULT_REACH = 24
 """The solver is asked only where the side to move has at most this many legal moves (near the
 end of the game, where proofs are within reach), unless told."""
 _MAX_NODES = 10**9
-
-
-class ProvenAnswer(Protocol):
-    """What a game's `proven_moves` answers (a solver's own class, such as
-    [`abstractgames.solvers.orderchaos.ProvenMove`][]).
-
-    Attributes:
-        move: the best move for the side to move (the fastest win for the winner, the
-            longest resistance for the loser), or `None` if every move is as good.
-        winner: the role that wins with best play.
-        moves: the winner's own moves to its win, or `None` if the solver does not count
-            them (a win at the end of the game).
-        nodes: the positions the solver visited.
-    """
-
-    @property
-    def move(self) -> Move | None: ...
-    @property
-    def winner(self) -> str: ...
-    @property
-    def moves(self) -> int | None: ...
-    @property
-    def nodes(self) -> int: ...
-
-
-Oracle = Callable[[State, int, float | None], ProvenAnswer | None]
 
 
 class SolverPlayer(Player):
@@ -119,11 +93,11 @@ class SolverPlayer(Player):
         self.time = time
         self.fallback = search_player(game, time=time, depth=depth)
         factory = proven_moves_for(game)
-        self.oracle: Oracle | None = None if factory is None else factory()
-        self.proven: ProvenAnswer | None = None
+        self.oracle: ProvenMoves | None = None if factory is None else factory()
+        self.proven: ProvenMove | None = None
         """What the solver proved for the last move, or `None` (the search bot played)."""
 
-    def _answer(self, state: State, time_left: float | None) -> ProvenAnswer | None:
+    def _answer(self, state: State, time_left: float | None) -> ProvenMove | None:
         if self.oracle is None or len(state.legal_moves()) > self.reach:
             return None
         # Without a clock only the budget of positions bounds the solver (a move depends on the
@@ -221,16 +195,14 @@ class PerfectPlayer(Player):
             game, resist=True, nodes=nodes, reach=reach, time=time, depth=depth
         )
         factory = perfect_moves_for(game)
-        self.strategy: Callable[[State], Any] | None = None if factory is None else factory()
-        prepare = getattr(self.strategy, "prepare", None)
-        if callable(prepare):  # the strategy's own work done before the first move's clock
-            prepare()
+        self.strategy: PerfectStrategy | None = None if factory is None else factory()
+        if self.strategy is not None:  # its own work done before the first move's clock
+            self.strategy.prepare()
 
     def _reason(self, state: State) -> str:
         if self.strategy is None:
             return f"{self.game.name} has no proven strategy"
-        why = getattr(self.strategy, "reason", None)
-        return str(why(state)) if callable(why) else "the strategy does not cover this position"
+        return self.strategy.reason(state)
 
     def choose(self, state: State, rng: random.Random, time_left: float | None = None) -> Move:
         if state.is_terminal() or state.is_chance():
@@ -238,8 +210,7 @@ class PerfectPlayer(Player):
         started = clock.perf_counter()
         answer = None if self.strategy is None else self.strategy(state)
         if answer is not None:
-            within = getattr(answer, "within", None)
-            bound = "" if within is None else f", a win within {counted(within, 'own move')}"
+            bound = f", a win within {counted(answer.within, 'own move')}"
             self.info = SearchInfo(
                 0,
                 1.0,
@@ -247,8 +218,7 @@ class PerfectPlayer(Player):
                 clock.perf_counter() - started,
                 route=f"perfect: {answer.route}{bound}",
             )
-            move: Move = answer.move
-            return move
+            return answer.move
         reason = self._reason(state)
         if time_left is not None:
             time_left = max(0.0, time_left - (clock.perf_counter() - started))

@@ -1,9 +1,12 @@
 """An exact solver for dispersal Entropy: can the side to move force a win within N moves?
 
-[`solve`][] answers with a [`Solution`][]. It is a depth-first proof search on bitboards with the
-game's kernels ([`move_masks`][], [`winning_masks`][] and the others), tried for one own move, then
-two, and so on, so the win it reports is the fastest; a `progress` callback hears of each number of
-moves ruled out on the way (the command line's `solve` prints them as it goes).
+[`solve`][] answers with a [`Solution`][abstractgames.solvers.Solution]: the side to move is the
+attacker, and "no forced win" is as far as it goes (it proves no hold). It is a depth-first proof
+search on bitboards with the game's kernels ([`move_masks`][], [`winning_masks`][] and the others),
+tried for one own move, then two, and so on, so the win it reports is the fastest; a `progress`
+callback hears of each number of moves ruled out on the way (the command line's `solve` prints them
+as it goes). [`SOLVER`][] is the entry the registry gives: progress, and no memory bound, checkpoint
+or certificates.
 
 Examples:
     >>> from abstractgames import get_game
@@ -15,8 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from operator import itemgetter
-
-import attrs
 
 from ..dispersal import (
     PASS,
@@ -31,8 +32,9 @@ from ..dispersal import (
 )
 from ..protocol import Move, State
 from ..timing import NO_DEADLINE, Deadline, SearchTimeout
+from . import Progress, Solution, SolverEntry
 
-__all__ = ["Progress", "Solution", "solve"]
+__all__ = ["SOLVER", "solve"]
 
 # A position in the tables: me | opp << 25 | side << 50 | passed << 51 (side 0 for O, 1 for S;
 # passed: the last move was a pass), with the ply from the start above when it matters.
@@ -59,80 +61,6 @@ def _history(state: DispersalState, times: int) -> tuple[bool, frozenset[int]]:
             o, s, side = split_key(key)
             repeated.add(_key(s, o, side) if side else _key(o, s, side))
     return passed, frozenset(repeated)
-
-
-@attrs.frozen
-class Solution:
-    """What [`solve`][] found; `str()` says it in a line.
-
-    Attributes:
-        position: the position solved.
-        side: the side to move, the one looking for a win.
-        max_moves: the most moves of its own (passes included) the win may take.
-        moves: how many own moves the fastest forced win takes, or `None` without one.
-        line: a principal variation, both sides' moves and passes, the defence resisting longest;
-            empty without a win.
-        searched: the largest number of own moves within which no win exists (`moves - 1` with
-            a win, `max_moves` without one, less when the time limit stopped the search).
-        nodes: the positions visited.
-    """
-
-    position: str
-    side: str
-    max_moves: int
-    moves: int | None
-    line: tuple[Move, ...]
-    searched: int
-    nodes: int = attrs.field(default=0, eq=False)
-
-    @property
-    def won(self) -> bool:
-        """Whether a forced win was found."""
-        return self.moves is not None
-
-    @property
-    def complete(self) -> bool:
-        """Whether the answer is final (a win found, or none within `max_moves` for certain)."""
-        return self.moves is not None or self.searched >= self.max_moves
-
-    def __str__(self) -> str:
-        if self.moves is not None:
-            plural = "" if self.moves == 1 else "s"
-            return f"{self.side} wins in {self.moves} move{plural}: {' '.join(map(str, self.line))}"
-        if self.complete:
-            return f"no forced win for {self.side} within {self.max_moves} moves"
-        ruled_out = ""
-        if self.searched:
-            ruled_out = f"no forced win for {self.side} within {self.searched} moves; "
-        return (
-            f"{ruled_out}undecided within {self.max_moves}: the time limit stopped the search at "
-            f"{self.searched + 1}"
-        )
-
-
-@attrs.frozen
-class Progress:
-    """One step of [`solve`][]'s deepening: no forced win within `moves`; `str()` says it.
-
-    Attributes:
-        side: the side to move, the one looking for a win.
-        moves: the own moves (passes included) now ruled out.
-        nodes: the positions visited so far.
-        seconds: the time taken so far.
-    """
-
-    side: str
-    moves: int
-    nodes: int
-    seconds: float
-
-    def __str__(self) -> str:
-        plural = "" if self.moves == 1 else "s"
-        positions = "position" if self.nodes == 1 else "positions"
-        return (
-            f"no forced win for {self.side} within {self.moves} move{plural} "
-            f"({self.nodes:,} {positions}, {self.seconds:.1f} s)"
-        )
 
 
 class _Prover:
@@ -352,11 +280,12 @@ def solve(
         state: a dispersal Entropy position, not finished.
         max_moves: how many own turns (passes included) the win may take, at least 1.
         time_limit: seconds; when they run out the search stops and reports how far it got.
-        progress: called with a [`Progress`][] each time a number of moves is ruled out
-            and the search goes one move deeper.
+        progress: called with a [`Progress`][abstractgames.solvers.Progress] each time a
+            number of moves is ruled out and the search goes one move deeper.
 
     Returns:
-        A [`Solution`][] with the number of moves and a principal variation, or none.
+        A [`Solution`][abstractgames.solvers.Solution]: the side to move the winner with the
+        number of moves and a principal variation, or no winner.
 
     Raises:
         ValueError: the game is over, `state` is not dispersal Entropy, or `max_moves` < 1.
@@ -389,7 +318,17 @@ def solve(
         prover.deadline = NO_DEADLINE
         masks = prover.line(me, opp, side, prover.passed, found)
         line = _line_moves(state, masks)
-    return Solution(state.position(), state.side, max_moves, found, line, searched, prover.nodes)
+    return Solution(
+        state.position(),
+        state.side,
+        state.side,
+        max_moves,
+        None if found is None else state.side,
+        found,
+        line,
+        searched,
+        prover.nodes,
+    )
 
 
 def _line_moves(state: DispersalState, masks: list[int]) -> tuple[Move, ...]:
@@ -401,3 +340,8 @@ def _line_moves(state: DispersalState, masks: list[int]) -> tuple[Move, ...]:
         moves.append(move)
         state = state.apply(move)
     return tuple(moves)
+
+
+SOLVER = SolverEntry(solve, progress=True)
+"""The solver as the registry gives it: it takes a `progress` callback; no memory bound, no
+checkpoint, no certificates."""

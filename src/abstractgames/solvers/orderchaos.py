@@ -1,15 +1,17 @@
 """An exact solver for Order and Chaos: can Order force five in a row, and in how many moves?
 
-[`solve`][] answers with a [`Solution`][]: "Order wins in N moves" (N of Order's own moves, the
-fewest against any defence) or "Chaos holds" (no forced win at all), for any position, whoever is
-to move. Its search is depth-bounded df-pn (proof-number search, depth first), on the game's
-int bitboards: a node is a position with a bound `n`, "does Order win within `n` of its moves?".
-By default (`method="pn"`) the bound is deepened, one Order move, then two, and so on, while
-that is cheap (a short win is then found first, and is the fastest), and then the search goes
-to the whole bound at once and proves within one move fewer than the proof it found, until a
-bound is refuted (the fewest moves again); `method="pn-deepening"` deepens all the way, and
-`method="deepening"` is the plain AND/OR search deepened the same way, which needs no proof
-numbers. All three share the transposition table, the cuts below and the move order.
+[`solve`][] answers with a [`Solution`][abstractgames.solvers.Solution], Order the attacker: "Order
+wins in N moves" (N of Order's own moves, the fewest against any defence) or "Chaos holds" (no
+forced win at all), for any position, whoever is to move; [`SOLVER`][] is the entry the registry
+gives (progress, memory, checkpoint and certificates). Its search is depth-bounded df-pn
+(proof-number search, depth first), on the game's int bitboards: a node is a position with a bound
+`n`, "does Order win within `n` of its moves?". By default (`method="pn"`) the bound is deepened,
+one Order move, then two, and so on, while that is cheap (a short win is then found first, and is
+the fastest), and then the search goes to the whole bound at once and proves within one move fewer
+than the proof it found, until a bound is refuted (the fewest moves again); `method="pn-deepening"`
+deepens all the way, and `method="deepening"` is the plain AND/OR search deepened the same way,
+which needs no proof numbers. All three share the transposition table, the cuts below and the move
+order.
 
 df-pn (Nagai 2002) keeps for each node a proof number (a lower estimate of the leaves still to
 prove for a win) and a disproof number (the same for a refutation), and always expands the
@@ -87,7 +89,7 @@ import lzma
 import time as clock
 import zlib
 from collections.abc import Callable, Iterator
-from functools import cache
+from functools import cache, partial
 from operator import or_
 from typing import Any
 
@@ -114,18 +116,16 @@ from ..orderchaos import (
 from ..protocol import AbstractGamesError, Move, State
 from ..text import counted
 from ..timing import Deadline, SearchTimeout
+from . import PerfectMove, Progress, ProvenMove, Solution, SolverEntry, TableStats
 
 __all__ = [
     "METHODS",
+    "SOLVER",
     "CentreStrategy",
     "CheckpointError",
-    "PairingSolution",
-    "PerfectMove",
+    "PairingProof",
     "PerfectOrder",
-    "Progress",
-    "ProvenMove",
     "ProvenMoves",
-    "Solution",
     "canonical_key",
     "centre_key",
     "centre_strategy",
@@ -152,6 +152,8 @@ ROUTE_PAIRING = "pairing"
 """The route name of an answer proved by Turner's reduction."""
 ROUTE_DFPN = "df-pn"
 """The route name of an answer proved by the proof-number search on the whole board."""
+_GOAL = "five in a row"
+"""What Order forces, in the line of a hold."""
 _UNKNOWN = 31  # no win known
 _CHECKPOINT_MAGIC = b"AGOCCKPT"
 _CHECKPOINT_VERSION = 2
@@ -996,87 +998,6 @@ class _PnProver(_Prover):
 # --- the answer -----------------------------------------------------------------------------------
 
 
-@attrs.frozen
-class Solution:
-    """What [`solve`][] found; `str()` says it in a line.
-
-    Attributes:
-        position: the position solved.
-        side: the side to move.
-        max_moves: the most Order moves the win may take.
-        moves: how many of its own moves Order needs to win against any defence (the fewest), or
-            `None` without a win found.
-        line: a principal variation, Chaos resisting longest; empty without a win.
-        searched: the largest number of Order moves within which no win exists.
-        holds: whether Chaos holds for certain (no forced win for Order at all).
-        nodes: the positions visited.
-        hits: transposition-table probes that answered.
-        probes: transposition-table probes.
-        entries: transposition-table entries at the end.
-    """
-
-    position: str
-    side: str
-    max_moves: int
-    moves: int | None
-    line: tuple[Move, ...]
-    searched: int
-    holds: bool
-    nodes: int = attrs.field(default=0, eq=False)
-    hits: int = attrs.field(default=0, eq=False)
-    probes: int = attrs.field(default=0, eq=False)
-    entries: int = attrs.field(default=0, eq=False)
-    _prover: _Prover | None = attrs.field(default=None, eq=False, repr=False, alias="prover")
-    stopped_at: int = attrs.field(default=0, eq=False)
-    """The bound being searched when the time limit stopped the search (0: none)."""
-
-    route = ROUTE_DFPN
-    """How the answer was found: the proof-number search on the whole board."""
-
-    @property
-    def won(self) -> bool:
-        """Whether Order has a forced win."""
-        return self.moves is not None
-
-    @property
-    def complete(self) -> bool:
-        """Whether the answer is final."""
-        return self.moves is not None or self.holds or self.searched >= self.max_moves
-
-    @property
-    def winner(self) -> str | None:
-        """`"order"` or `"chaos"` when proven, else `None`."""
-        return ORDER if self.won else CHAOS if self.holds else None
-
-    def __str__(self) -> str:
-        if self.moves is not None:
-            plural = "" if self.moves == 1 else "s"
-            line = " ".join(map(str, self.line))
-            return f"Order wins in {self.moves} move{plural}: {line}"
-        if self.holds:
-            return "Chaos holds: Order cannot force five in a row"
-        if self.complete:
-            return f"no forced win for Order within {self.max_moves} moves"
-        ruled_out = ""
-        if self.searched:
-            ruled_out = f"no forced win for Order within {self.searched} moves; "
-        return (
-            f"{ruled_out}undecided within {self.max_moves}: the time limit stopped the search at "
-            f"{self.stopped_at or self.searched + 1}"
-        )
-
-    def strategy(self) -> dict[str, str]:
-        """The winner's move in every position that can arise from `position` when the
-        winner follows it and the loser plays anything (position string: move notation).
-
-        Raises:
-            ValueError: the answer is not final (no winner proven).
-        """
-        if self._prover is None or self.winner is None:
-            raise ValueError("no strategy: the solution proves no result")
-        return _strategy(self._prover, self.position, self.winner == ORDER, self.moves or 0)
-
-
 def _strategy(prover: _Prover, position: str, order_wins: bool, moves: int) -> dict[str, str]:
     from ..orderchaos import GAME
 
@@ -1118,30 +1039,11 @@ def _chaos_holding_move(prover: _Prover, x: int, o: int) -> int:
 # --- proven moves, for players --------------------------------------------------------------------
 
 
-@attrs.frozen
-class ProvenMove:
-    """The best move of the side to move, with the result the solver proved.
-
-    Attributes:
-        move: the move: the fastest win for the side that wins, the longest resistance for
-            Chaos when Order wins; `None` when every move is as good (Order, when Chaos holds:
-            each move loses at the same end, the board full).
-        winner: the role that wins with best play, `"order"` or `"chaos"`.
-        moves: the moves of its own the winner needs (Order's moves to five in a row with
-            `move` played); `None` for a hold by Chaos.
-        nodes: the positions the search visited for this answer.
-    """
-
-    move: Move | None
-    winner: str
-    moves: int | None
-    nodes: int
-
-
 class ProvenMoves:
-    """Proven best moves for players ([`ProvenMove`][]), by df-pn deepened one Order move at a
-    time up to the end of the game, within a budget of positions; the transposition table (at
-    most `memory` MB) is kept from one call to the next.
+    """Proven best moves for players, each a [`ProvenMove`][abstractgames.solvers.ProvenMove]
+    (the contract's [`ProvenMoves`][abstractgames.solvers.ProvenMoves]), by df-pn deepened one
+    Order move at a time up to the end of the game, within a budget of positions; the
+    transposition table (at most `memory` MB) is kept from one call to the next.
 
     Examples:
         >>> from abstractgames import get_game
@@ -1200,38 +1102,6 @@ class ProvenMoves:
             prover.deadline = Deadline(None)
 
 
-@attrs.frozen
-class Progress:
-    """One step of [`solve`][]'s deepening: no forced win for Order within `moves`.
-
-    Attributes:
-        moves: the Order moves now ruled out.
-        nodes: the positions visited so far.
-        seconds: the time taken so far.
-        hits: transposition-table probes that answered, so far.
-        probes: transposition-table probes so far.
-        entries: transposition-table entries now.
-    """
-
-    moves: int
-    nodes: int
-    seconds: float
-    hits: int = 0
-    probes: int = 0
-    entries: int = 0
-
-    def __str__(self) -> str:
-        plural = "" if self.moves == 1 else "s"
-        rate = self.nodes / self.seconds if self.seconds > 0 else 0.0
-        positions = "position" if self.nodes == 1 else "positions"
-        hit_rate = 100 * self.hits / self.probes if self.probes else 0.0
-        return (
-            f"no forced win for Order within {self.moves} move{plural} "
-            f"({self.nodes:,} {positions}, {self.seconds:.1f} s, {rate:,.0f}/s, "
-            f"table {self.entries:,} entries, {hit_rate:.0f}% hits)"
-        )
-
-
 def solve(
     state: State,
     max_moves: int,
@@ -1241,7 +1111,7 @@ def solve(
     memory: float = DEFAULT_MEMORY,
     checkpoint: str | None = None,
     method: str = AUTO,
-) -> Solution | PairingSolution:
+) -> Solution:
     """Whether Order can force five in a row within `max_moves` of its own moves.
 
     Exact (see [the module][abstractgames.solvers.orderchaos] for why each cut is sound). Wins
@@ -1254,15 +1124,23 @@ def solve(
         state: an Order and Chaos position, not finished; either side to move.
         max_moves: how many Order moves the win may take, at least 1.
         time_limit: seconds; when they run out the search stops and reports how far it got.
-        progress: called with a [`Progress`][] each time a number of moves is ruled out.
+        progress: called with a [`Progress`][abstractgames.solvers.Progress] each time a
+            number of moves is ruled out.
         memory: the bound of the transposition table, in MB.
         checkpoint: a file where the transposition table is saved every five minutes, on the time
             limit and on Ctrl-C or SIGTERM, and read back at the start if it exists (a table
             of any method, and of the version-1 files of the plain search, is read by all).
         method: `"auto"` (the default): the pairing route where the pairing has been kept
-            and Order wins the centre game (a [`PairingSolution`][], which `max_moves`,
-            `memory` and `checkpoint` do not concern), else `"pn"`; or one of
-            [`METHODS`][]: `"pn"`, `"pn-deepening"` or `"deepening"`, df-pn alone.
+            and Order wins the centre game (`route` `"pairing"`, its `proof` a
+            [`PairingProof`][], which `max_moves`, `memory` and `checkpoint` do not concern),
+            else `"pn"`; or one of [`METHODS`][]: `"pn"`, `"pn-deepening"` or `"deepening"`,
+            df-pn alone (`route` `"df-pn"`).
+
+    Returns:
+        A [`Solution`][abstractgames.solvers.Solution]: Order's win in the fewest moves with a
+        principal variation and Order's strategy, or Chaos's hold with Chaos's strategy (both
+        as `strategy`, for a certificate); by the pairing route, the win within a bound with
+        a certificate of the game's own format (`certificate`); or no result.
 
     Raises:
         ValueError: the game is over, `state` is not Order and Chaos, `max_moves` < 1 or an
@@ -1328,32 +1206,33 @@ def solve(
     if found is not None:
         prover.deadline = Deadline(None)
         line = tuple(MOVES[a] for a in _line(prover, x, o, order_to_move, found))
+    winner = ORDER if found is not None else CHAOS if holds else None
     return Solution(
         state.position(),
         state.to_move or "",
+        ORDER,
         max_moves,
+        winner,
         found,
         line,
         max(searched, left) if holds else searched,
-        holds,
         prover.nodes,
-        prover.hits,
-        prover.probes,
-        len(prover.table),
-        prover,
-        current if stopped else 0,
+        ROUTE_DFPN,
+        goal=_GOAL,
+        stopped_at=current if stopped else 0,
+        table=_table(prover),
+        strategy=None
+        if winner is None
+        else partial(_strategy, prover, state.position(), winner == ORDER, found or 0),
     )
+
+
+def _table(prover: _Prover) -> TableStats:
+    return TableStats(prover.hits, prover.probes, len(prover.table))
 
 
 def _progress(prover: _Prover, n: int) -> Progress:
-    return Progress(
-        n,
-        prover.nodes,
-        prover.deadline.elapsed(),
-        prover.hits,
-        prover.probes,
-        len(prover.table),
-    )
+    return Progress(ORDER, n, prover.nodes, prover.deadline.elapsed(), _table(prover))
 
 
 def _line(prover: _Prover, x: int, o: int, order_to_move: bool, n: int) -> Iterator[int]:
@@ -1787,48 +1666,29 @@ CENTRE_FORMAT_VERSION = 1
 
 
 @attrs.frozen
-class PairingSolution:
-    """An Order win proved by the pairing route (Turner's reduction): Order answers every Chaos
+class PairingProof:
+    """How the pairing route (Turner's reduction) proves Order's win: Order answers every Chaos
     move on the rim at the other end of its centre line with the other symbol, plays the
-    centre game's strategy in the centre, and closes five when a centre line holds four.
-
-    It reads as a [`Solution`][] does (`winner`, `won`, `complete`, `moves`, `line`), with
-    `moves` `None`: the route bounds Order's moves (`within`), it does not find the fewest.
+    centre game's strategy in the centre, and closes five when a centre line holds four. It is
+    the `proof` of a [`Solution`][abstractgames.solvers.Solution] of route `"pairing"`, whose
+    `within` bounds Order's moves (the route does not find the fewest: `moves` is `None`);
+    `str()` names it in the solution's line.
 
     Attributes:
         position: the position solved.
-        side: the side to move.
-        max_moves: the bound asked for (the route does not use it).
         within: the most Order moves the composite strategy takes: the centre strategy's, one
             answer for each pair of rim squares still empty (or the closing move), and one for
             a rim square Chaos has just played.
         centre_moves: the most Order moves of the centre strategy.
         empty_pairs: the pairs of rim squares still empty.
-        line: Order's first move (where Order is to move).
         centre: the centre strategy (`None` where a centre line already holds four).
-        nodes: the centre positions the solver visited.
     """
 
     position: str
-    side: str
-    max_moves: int
     within: int
     centre_moves: int
     empty_pairs: int
-    line: tuple[Move, ...]
     centre: CentreStrategy | None = attrs.field(eq=False, repr=False)
-    nodes: int = attrs.field(default=0, eq=False)
-
-    route = ROUTE_PAIRING
-    moves = None
-    holds = False
-    won = True
-    complete = True
-    winner = ORDER
-
-    @property
-    def searched(self) -> int:
-        return 0
 
     def __str__(self) -> str:
         centre = (
@@ -1837,11 +1697,9 @@ class PairingSolution:
             else f"the centre 4×4 won within {counted(self.centre_moves, 'Order move')} by a "
             f"strategy of {counted(len(self.centre.strategy), 'position')}"
         )
-        first = f"; first move {self.line[0]}" if self.line else ""
         return (
-            f"Order wins, proved by the pairing route (Turner's reduction: each Chaos move on "
-            f"the rim answered at the other end of its centre line, {centre}, five closed at "
-            f"the end), within {counted(self.within, 'Order move')}{first}"
+            f"the pairing route (Turner's reduction: each Chaos move on the rim answered at "
+            f"the other end of its centre line, {centre}, five closed at the end)"
         )
 
     def certificate_bytes(self) -> bytes:
@@ -1885,7 +1743,7 @@ class PairingSolution:
         )
 
 
-def _solve_by_pairing(state: OrderChaosState, max_moves: int) -> PairingSolution | None:
+def _solve_by_pairing(state: OrderChaosState, max_moves: int) -> Solution | None:
     nodes = _CENTRE_SOLVER.nodes
     route = _pairing_route(state)
     if route is None:
@@ -1902,44 +1760,37 @@ def _solve_by_pairing(state: OrderChaosState, max_moves: int) -> PairingSolution
             key, t, swapped = _centre_frame(cx, co)
             first = _from_canonical(centre.strategy[key], t, swapped)
         line = () if first is None else (first,)
-    return PairingSolution(
+    proof = PairingProof(
+        state.position(), route.bound, route.centre_moves, route.empty_pairs, centre
+    )
+    return Solution(
         state.position(),
         state.to_move or "",
+        ORDER,
         max_moves,
-        route.bound,
-        route.centre_moves,
-        route.empty_pairs,
+        ORDER,
+        None,
         line,
-        centre,
+        0,
         max(0 if centre is None else centre.nodes, _CENTRE_SOLVER.nodes - nodes),
+        ROUTE_PAIRING,
+        route.bound,
+        proof,
+        goal=_GOAL,
+        certificate=proof.certificate_bytes,
     )
 
 
 # --- the perfect Order ----------------------------------------------------------------------------
 
 
-@attrs.frozen
-class PerfectMove:
-    """Order's move by the composite strategy, with the part of it that chose the move.
-
-    Attributes:
-        move: the move.
-        route: `"closing"` (five completed from a centre four), `"pairing"` (the answer at the
-            other end of the line Chaos played the end of), or `"centre"` (the centre
-            strategy's move).
-        within: the most Order moves the strategy still takes, this one included.
-    """
-
-    move: Placement
-    route: str
-    within: int
-
-
 class PerfectOrder:
-    """Order's composite strategy, for the `perfect` player: from any position where the
+    """Order's composite strategy, for the `perfect` player (a
+    [`PerfectStrategy`][abstractgames.solvers.PerfectStrategy]): from any position where the
     pairing has been kept and Order wins the centre game, the closing move, the pairing answer
-    or the centre strategy's move (the certificate's, in the canonical frame, mapped back);
-    `None` elsewhere (Chaos to move, the pairing broken, the centre lost).
+    or the centre strategy's move (the certificate's, in the canonical frame, mapped back), as a
+    [`PerfectMove`][abstractgames.solvers.PerfectMove] (`route`: `"closing"`, `"pairing"` or
+    `"centre"`); `None` elsewhere (Chaos to move, the pairing broken, the centre lost).
 
     Examples:
         >>> from abstractgames import get_game
@@ -2006,3 +1857,9 @@ def _from_canonical(code: int, t: int, swapped: bool) -> Placement:
     (and the swap of X and O, if `swapped`) makes of the real one, on the real board."""
     local = _CENTRE_PERMS[t].index(code >> 1)
     return Placement("XO"[(code & 1) ^ swapped], _CENTRE_SQUARES[local])
+
+
+SOLVER = SolverEntry(solve, progress=True, memory=True, checkpoint=True, certificates=True)
+"""The solver as the registry gives it: it takes a `progress` callback, a `memory` bound and a
+`checkpoint` file, and every result it proves gives a certificate (Order's or Chaos's strategy,
+or the pairing route's centre certificate)."""

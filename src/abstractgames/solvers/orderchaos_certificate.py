@@ -567,6 +567,16 @@ class CentreReport:
         """Every position checked: the centre's (with Chaos's replies) and the closing's."""
         return self.entries + self.replies + self.closing_positions
 
+    @property
+    def position(self) -> str:
+        """The position of the claim."""
+        return self.certificate.position
+
+    @property
+    def winner(self) -> str:
+        """The role the claim says wins."""
+        return self.certificate.winner
+
     def __str__(self) -> str:
         c = self.certificate
         replies = f"{self.replies:,} {'reply' if self.replies == 1 else 'replies'}"
@@ -679,7 +689,7 @@ def verify_file(path: str | PathLike[str], game: Game) -> CentreReport:
 @attrs.frozen
 class CentreChecker:
     """What the registry needs to find this checker for a file: the file's first bytes, and
-    the check."""
+    the check (a [`CertificateChecker`][abstractgames.solvers.CertificateChecker])."""
 
     magic: bytes
 

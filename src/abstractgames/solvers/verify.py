@@ -114,6 +114,16 @@ class Report:
     longest: int
     unused: int
 
+    @property
+    def position(self) -> str:
+        """The position of the claim."""
+        return self.certificate.position
+
+    @property
+    def winner(self) -> str:
+        """The role the claim says wins."""
+        return self.certificate.winner
+
     def __str__(self) -> str:
         c = self.certificate
         claim = "" if c.moves is None else f" in {c.moves} move{'' if c.moves == 1 else 's'}"

@@ -25,7 +25,7 @@ from __future__ import annotations
 import abc
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -38,6 +38,7 @@ __all__ = [
     "BatchSimulator",
     "Lanes",
     "Mask",
+    "SimulatorFactory",
     "as_actions",
     "play_out",
     "uniform_from_mask",
@@ -278,6 +279,17 @@ class BatchSimulator(abc.ABC):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.game.spec} B={self.batch_size}>"
+
+
+class SimulatorFactory(Protocol):
+    """What a game's `vector` slot of its [`GameEntry`][abstractgames.registry.GameEntry] is
+    (usually the simulator's class): `make(batch_size, seed=..., game=game)` makes a
+    [`BatchSimulator`][] of `batch_size` lanes of `game` (its parameters included), its
+    generator seeded with `seed` (`None`: from the operating system)."""
+
+    def __call__(
+        self, batch_size: int, /, seed: int | None = ..., game: Any = ...
+    ) -> BatchSimulator: ...
 
 
 _INT64 = np.dtype(np.int64)
