@@ -366,6 +366,8 @@ def test_the_moderation_page_is_the_operators_and_aborts_and_blocks(
         "aborted": game["id"]
     }
     assert ann.get("/api/moderation").json()["games"][0]["status"] == "aborted"
+    shown = bob.get(f"/api/online/{game['id']}").json()  # the game's page says why it stopped
+    assert (shown["status"], shown["error"]) == ("failed", "aborted by the server's operator")
     assert post(ann, f"/api/moderation/games/{game['id']}/abort", {}).status_code == 409
     assert post(ann, "/api/moderation/accounts/BOB/block", {}).json()["blocked"] is True
     assert bob.get("/api/account").json()["account"] is None

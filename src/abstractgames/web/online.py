@@ -1553,10 +1553,14 @@ class OnlineGames:
         number = step.match.game_number
         shown_number = number if number is not None else len(record.games)
         names = _names(row)
+        status, error = "finished" if row.finished else "playing", None
+        if row.finished and record.result is None:  # ended outside the rules: the operator
+            status, error = "failed", str((row.result or {}).get("reason") or "it was ended")
         return MatchView(
             id=row.id,
             version=row.ply,
-            status="finished" if row.finished else "playing",
+            status=status,
+            error=error,
             game=game,
             state=step.state,
             match=step.match,
