@@ -7,6 +7,7 @@
 import { accountPanel, signedIn } from "./account.js";
 import { tournamentsPanel } from "./club.js";
 import { api, follow } from "./api.js";
+import { forgetTurn, noticeControls, noticeGames, noticeTurn, vacationPanel } from "./notices.js";
 import { showGame } from "./play.js";
 import { clone, el, gameChooser } from "./ui.js";
 
@@ -80,7 +81,10 @@ export function showOnlineGame(main, id) {
     connection.dataset.mode = mode;
     connection.textContent = mode === "live" ? "● Live" : "○ Reconnecting… (updates every second meanwhile)";
   };
-  const online = { secret: held ? held.secret : null, onSnapshot: (data) => showTime(time, data), onMode: showMode };
+  const online = { secret: held ? held.secret : null, onSnapshot: (data) => {
+    showTime(time, data);
+    noticeTurn(id, data);
+  }, onMode: showMode };
   if (held) {
     online.rematch = async () => {
       const made = await api(`/api/online/${encodeURIComponent(id)}/rematch`, { method: "POST", body: {}, headers: { "X-Seat": held.secret } });
@@ -98,8 +102,12 @@ export function showOnlineGame(main, id) {
   links.append(el("p", {}, "Anyone may watch: ", copyable(watchLink(id), "watch-link")));
   if (held) links.append(seatSettings(id, held.secret));
   links.append(el("p", {}, "Once the match is over: ", el("a", { href: `#/replay/online/${encodeURIComponent(id)}`, className: "replay-online" }, "replay it"), " or download ", el("a", { href: `/api/online/${encodeURIComponent(id)}/record`, download: `${id}.json` }, "the record"), " (", el("code", {}, "abstractgames replay"), " reads it)"));
+  if (held) links.append(noticeControls());
   aside.prepend(links);
-  return stop;
+  return () => {
+    stop();
+    forgetTurn(id);
+  };
 }
 
 // The time control, and for correspondence the time by which the player to move must move.
@@ -109,6 +117,9 @@ function showTime(line, data) {
     const seat = data.players && data.players[data.thinking - 1];
     const who = data.awaiting !== null ? "you" : seat ? seat.spec : `player ${data.thinking}`;
     parts.push(`${who} must move by ${new Date(data.deadline * 1000).toLocaleString()}`);
+  }
+  if (data.away_until && data.status === "playing") {
+    parts.push(`on vacation until ${new Date(data.away_until * 1000).toLocaleString()}: the clock is stopped`);
   }
   line.textContent = parts.join(" — ");
 }
@@ -205,6 +216,7 @@ export function showOnline(main, catalog) {
     }
   });
   const mine = main.querySelector(".my-online");
+  mine.before(noticeControls(), vacationPanel());
   const refresh = async () => {
     const accepted = await showMine(mine);
     if (accepted.length && location.hash.startsWith("#/online") && location.hash.length <= 9) {
@@ -298,5 +310,6 @@ async function showMine(list) {
         ` — ${g.status === "finished" ? "finished" : g.your_move ? "your move" : "their move"}`),
     ),
   );
+  noticeGames(games);
   return accepted;
 }
