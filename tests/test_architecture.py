@@ -55,6 +55,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         (
             "abstractgames.terminal",
             "abstractgames.mail",
+            "abstractgames.mail_signatures",
             "abstractgames.bench",
             "abstractgames.testing",
             "abstractgames.rl",
@@ -78,6 +79,7 @@ WITHIN: dict[str, set[str]] = {
     "abstractgames.steps": {"abstractgames.records"},
     "abstractgames": {"abstractgames.registry"},
     "abstractgames.__main__": {"abstractgames.cli"},
+    "abstractgames.mail": {"abstractgames.mail_signatures"},
 }
 """Edges allowed inside one layer, besides those inside one package (see ``same_package``)."""
 
@@ -172,6 +174,7 @@ THIRD_PARTY = {
     "prometheus_client": {"abstractgames.web.metrics"},
     "psycopg": {"abstractgames.web.database"},
     "pyseccomp": {"abstractgames.registry.sandbox"},
+    "cryptography": {"abstractgames.mail_signatures"},
 }
 """The libraries the package may use besides the standard library, each with the only modules
 that may use it (an unlisted library is refused: adding one is a decision)."""
@@ -179,9 +182,12 @@ that may use it (an unlisted library is refused: adding one is a decision)."""
 ANYWHERE = {"attrs"}
 """Libraries of the core install that every module may use."""
 
-LAZY_LIBRARIES = {("abstractgames.protocol", "numpy")}
+LAZY_LIBRARIES = {
+    ("abstractgames.protocol", "numpy"),
+    ("abstractgames.mail_signatures", "cryptography"),
+}
 """Libraries a module may use only inside a function (``State.observation_tensor`` needs numpy;
-``import abstractgames`` must not)."""
+``import abstractgames`` must not; e-mail play works unsigned without the `mail` extra)."""
 
 _LAZY = re.compile(r"^abstractgames(\.[A-Za-z_]\w*)*(:[A-Za-z_]\w*)?$")
 

@@ -23,6 +23,11 @@ for its own seat elsewhere, or a changed header is refused, naming the line. The
 ends with a line that counts it and carries a checksum, so that a damaged e-mail is refused
 rather than read as a shorter game.
 
+With the `mail` extra, every line a player writes is signed by their key
+([`abstractgames.mail_signatures`][]): their public key goes into the header of the first message
+they send, a `sig:` line follows each of their lines, and [`verify_signatures`][] tells a third
+party given only the text who wrote every line.
+
 Nothing here knows a particular game: the chance nodes, the roles, the match of several games
 and the rule on time come from the game's own protocol.
 
@@ -50,6 +55,7 @@ from pathlib import Path
 
 import attrs
 
+from . import mail_signatures as signatures
 from .files import data_directory, read_bounded, write_atomic
 from .grid import diagram, grid_of
 from .protocol import (
@@ -93,6 +99,8 @@ __all__ = [
     "commitment",
     "describe",
     "read_mail",
+    "signing_identity",
+    "verify_signatures",
 ]
 
 FORMAT = "abstractgames correspondence game, format 2"
@@ -105,6 +113,8 @@ NOON = dt.datetime(2026, 1, 1, 12, 0, tzinfo=dt.UTC)
 _TIME = "%Y-%m-%d %H:%M"
 _HEX = re.compile(r"[0-9a-f]{32}")
 _END = re.compile(r"End of the list: (\d+) lines?, checksum ([0-9a-f]{16})")
+_SIG = re.compile(r"sig: ([A-Za-z0-9_-]{43}) ([A-Za-z0-9_-]{43})")
+_SIG_TAIL = re.compile(r"[A-Za-z0-9_-]+")
 _RANK = re.compile(r"(?P<cells>\S(?: \S)*) <---(?P<rank>\d+)")
 _TIME_ALONE = re.compile(r"\d{4}-\d\d-\d\d(?: \d\d:\d\d)?|\d\d:\d\d")
 _MAX_NAME = 60
@@ -177,6 +187,21 @@ class Keys:
         return bytes.fromhex(kept[str(seat)])
 
 
+def signing_identity(directory: Path | None = None) -> signatures.Identity | None:
+    """This player's key pair for signing (made on first use, kept in `directory`, by default
+    `mail` in the data directory), or `None` without the `mail` extra.
+
+    Raises:
+        MailError: the key file cannot be read or written.
+    """
+    if not signatures.available():
+        return None
+    try:
+        return signatures.Identity(directory)
+    except (OSError, ValueError) as error:
+        raise MailError(f"cannot read or make this player's signing key: {error}") from None
+
+
 def _value(key: bytes, game_id: str, game_number: int, draw: int) -> str:
     return hmac.new(key, f"{game_id}/{game_number}/{draw}".encode(), hashlib.sha256).hexdigest()[
         :32
@@ -228,6 +253,9 @@ class Entry:
     """Where the line was read (0: made here); not part of what the line says."""
     number: int = 0
     """A move's number in its game (1, 2, …), as written."""
+    sig: str | None = attrs.field(default=None, eq=False)
+    """The signature of the line by its player's key (86 characters of base64url), if signed;
+    written on a `sig:` line of its own below it, and compared apart from what the line says."""
 
     def render(self) -> str:
         when = "" if self.when is None else f"  {_time_text(self.when)}"
@@ -257,7 +285,9 @@ _ENTRY = re.compile(
 )
 _GAME = re.compile(r"Game (\d+): .*")
 _GAME_WHOLE = re.compile(r"Game \d+: .+ is \S+, .+ is \S+")
-_HEADER = re.compile(r"(Game|Id|Player 1|Player 2|Started|Time|Made by|Start): ?(.*)")
+_HEADER = re.compile(
+    r"(Game|Id|Player 1|Player 2|Started|Time|Made by|Start|Key player 1|Key player 2): ?(.*)"
+)
 _HEADERS = ("Game", "Id", "Player 1", "Player 2", "Started", "Time", "Made by")
 
 
@@ -371,6 +401,9 @@ class MailGame:
     start: str | None = None
     entries: tuple[Entry, ...] = ()
     made_by: int = 1
+    keys: tuple[str | None, str | None] = (None, None)
+    """Each player's public key (`ed25519:...`), from the first message they sent, if they
+    sign (see [`abstractgames.mail_signatures`][])."""
     lines: dict[str, int] = attrs.field(factory=dict, eq=False)
     """Where each header was read (none: made here); not part of what the text says."""
     shown: tuple[tuple[int, int, tuple[str, ...]], ...] = attrs.field(default=(), eq=False)
@@ -388,11 +421,14 @@ class MailGame:
         start: State | None = None,
         when: dt.datetime | None = None,
         made_by: int = 1,
+        identity: signatures.Identity | None = None,
     ) -> MailGame:
         """A new game (from `start`, else the game's first position), made on the machine of
         player `made_by` (0: one machine plays both seats). Whoever creates it sends nothing
         for either player: where a draw comes first, its committer commits with
-        `play("draw")` on their own machine, so that their key is theirs alone.
+        `play("draw")` on their own machine, so that their key is theirs alone. With an
+        `identity`, its public key is the maker's seat's (both seats', for `made_by` 0): that
+        player signs every line they write.
 
         Raises:
             MailError: a start where the game is over, or a name that cannot be written.
@@ -412,6 +448,10 @@ class MailGame:
             if start is None or start.position() == game.initial_state().position()
             else start.position(),
             made_by=made_by,
+            keys=(
+                None if identity is None or made_by == 2 else identity.public,
+                None if identity is None or made_by == 1 else identity.public,
+            ),
         )
         made.replay(when or _now())
         return made
@@ -470,12 +510,35 @@ class MailGame:
         ]
         if self.start is not None:
             out.append(f"Start: {self.start}")
+        out += [f"Key player {seat}: {key}" for seat, key in enumerate(self.keys, 1) if key]
         return out
 
     def checksum(self) -> str:
-        """The list's checksum: a hash of the headers and every line, as read."""
-        listed = [*self.header_lines(), *(f"{e.game} {e.render()}" for e in self.entries)]
+        """The list's checksum: a hash of the headers and every line, as read, signatures
+        included."""
+        listed = [
+            *self.header_lines(),
+            *(f"{e.game} {e.render()}" + (f" sig {e.sig}" if e.sig else "") for e in self.entries),
+        ]
         return hashlib.sha256("\n".join(listed).encode()).hexdigest()[:16]
+
+    def signed_message(self, index: int) -> bytes:
+        """What the signature of the list's line `index` (0: the first) signs: the game's Id,
+        the line's number and what it says, and a hash of the headers (less the keys) and of
+        every line before it with its signature; so that a signed line cannot be moved to
+        another place, another game or another history."""
+        chain = hashlib.sha256(
+            "\n".join(
+                ["abstractgames mail"]
+                + [line for line in self.header_lines() if not line.startswith("Key player ")]
+            ).encode()
+        ).digest()
+        for entry in self.entries[:index]:
+            line = f"{entry.game} {entry.render()}\n{entry.sig or ''}"
+            chain = hashlib.sha256(chain + line.encode()).digest()
+        entry = self.entries[index]
+        text = f"abstractgames mail line\n{self.id}\n{index + 1}\n{entry.game} {entry.render()}\n"
+        return text.encode() + chain.hex().encode()
 
     def end_line(self) -> str:
         """The line that ends the list: how many lines it has, and its checksum."""
@@ -496,6 +559,8 @@ class MailGame:
                 out.append("")
                 out.append(self._game_line(replay.match, entry.game))
             out.append(entry.render())
+            if entry.sig:
+                out.append(f"sig: {entry.sig[:43]} {entry.sig[43:]}")
         if replay.game_number != shown and replay.turn.action != "over":
             out.append("")
             out.append(self._game_line(replay.match, replay.game_number))
@@ -739,20 +804,65 @@ class MailGame:
         when: dt.datetime | None = None,
         keys: Keys | None = None,
         now: dt.datetime | None = None,
+        identity: signatures.Identity | None = None,
     ) -> MailGame:
         """The game after the player whose turn it is acts: `action` is a move, `"draw"` (a
         step of the draw that is due), or `"resign"`. The steps of the draws their move makes
-        due are added with it (see [the module][abstractgames.mail]).
+        due are added with it (see [the module][abstractgames.mail]). With an `identity`, the
+        lines are signed by it (see [`sign`][]).
 
         Raises:
             MailError: the move is not legal, it is not a draw's step, time is up, or the game
-                is over.
+                is over; the player's lines are signed and no `identity` signs this one, or
+                another key does.
         """
         when = when or _now()
         replay = self.replay(now or when)
         if replay.turn.action == "over":
             raise MailError(f"the match is over: {self.next_line(replay)}")
-        return self._act(replay, action, when, keys or Keys())
+        assert replay.turn.seat is not None
+        played = self._act(replay, action, when, keys or Keys())
+        return played.sign(identity, replay.turn.seat, len(self.entries))
+
+    def sign(self, identity: signatures.Identity | None, seat: int, since: int) -> MailGame:
+        """The game with the lines of `seat` from the list's line `since` on signed by
+        `identity`, its public key written as the seat's if the text has none yet and the
+        seat has written no line before (the first message a player sends carries their key);
+        else as it is (a player who did not sign from the first goes on unsigned).
+
+        Raises:
+            MailError: the seat's lines are signed and there is no `identity`, or it is
+                another key than the one the text has for the seat.
+        """
+        key = self.keys[seat - 1]
+        name = f"player {seat} ({self.players[seat - 1]})"
+        if identity is None:
+            if key is not None:
+                raise MailError(
+                    f"{name} signs their lines in this game (its text has their key), and this "
+                    f"machine cannot sign: {signatures.INSTALL}"
+                )
+            return self
+        if key is None:
+            if any(self.seat_of(entry) == seat for entry in self.entries[:since]):
+                return self  # their first message went unsigned: the game goes on so
+            keys = list(self.keys)
+            keys[seat - 1] = identity.public
+            signing = attrs.evolve(self, keys=(keys[0], keys[1]))
+        elif key != identity.public:
+            raise MailError(
+                f"{name} signs this game with the key {key}, and this machine's key is "
+                f"{identity.public} (in {identity.path}): the key of a game does not change"
+            )
+        else:
+            signing = self
+        entries = list(signing.entries)
+        for index in range(since, len(entries)):
+            if entries[index].role is not None and signing.seat_of(entries[index]) == seat:
+                sig = identity.sign(signing.signed_message(index))
+                entries[index] = attrs.evolve(entries[index], sig=sig)
+                signing = attrs.evolve(signing, entries=tuple(entries))
+        return signing
 
     def _act(self, replay: Replay, action: str | None, when: dt.datetime, keys: Keys) -> MailGame:
         turn = replay.turn
@@ -929,8 +1039,18 @@ def _parse_copy(lines: list[str], first: int) -> MailGame:
             f"line {at['Made by']}: 'Made by' is player 1, player 2 or both players, not "
             f"{excerpt(headers['Made by'])!r}"
         )
+    keys: list[str | None] = []
+    for seat in (1, 2):
+        key = headers.get(f"Key player {seat}")
+        if key is not None and not signatures.is_public_key(key.strip()):
+            raise MailError(
+                f"line {at[f'Key player {seat}']}: player {seat}'s key is not a public key "
+                "('ed25519:' and 43 characters of base64url)"
+            )
+        keys.append(None if key is None else key.strip())
     entries: list[Entry] = []
     number = 0
+    after_entry = False  # whether the line before was a line of the list (a signature's place)
     while True:
         if index >= len(lines):
             raise MailError(
@@ -952,6 +1072,22 @@ def _parse_copy(lines: list[str], first: int) -> MailGame:
                     break
         if end is not None:
             break
+        if line.startswith("sig:"):
+            read, joined = index, line
+            for extra in range(index, min(index + 3, len(lines))):
+                if _SIG.fullmatch(joined) or not _SIG_TAIL.fullmatch(lines[extra]):
+                    break
+                joined, index = f"{joined} {lines[extra]}", extra + 1  # a wrapped signature
+            found_sig = _SIG.fullmatch(joined)
+            if found_sig is None:
+                raise MailError(f"line {read}: {excerpt(line)!r} cannot be read as a signature")
+            signed = entries[-1] if entries and after_entry else None
+            if signed is None or signed.role is None or signed.sig is not None:
+                raise MailError(f"line {read}: a signature that follows no line a player wrote")
+            entries[-1] = attrs.evolve(signed, sig=found_sig.group(1) + found_sig.group(2))
+            after_entry = False
+            continue
+        after_entry = False
         game_line = _GAME.fullmatch(line)
         if game_line is not None:
             number = int(game_line.group(1))
@@ -981,6 +1117,7 @@ def _parse_copy(lines: list[str], first: int) -> MailGame:
         if found is None:
             raise MailError(f"line {read}: {excerpt(line)!r} cannot be read as a line of the list")
         entries.append(_entry(found, number, read))
+        after_entry = True
     start = headers.get("Start")
     made_game = MailGame(
         game,
@@ -991,6 +1128,7 @@ def _parse_copy(lines: list[str], first: int) -> MailGame:
         start,
         tuple(entries),
         made,
+        (keys[0], keys[1]),
         at,
         _diagram_lines(lines, index),
     )
@@ -1014,12 +1152,69 @@ def _parse_copy(lines: list[str], first: int) -> MailGame:
             game.from_position(start)
         except AbstractGamesError as error:
             raise MailError(f"line {at['Start']}: bad Start: {error}") from None
+    _check_signed_lines(made_game)
     return made_game
+
+
+def _check_signed_lines(game: MailGame) -> None:
+    """Every line of a player whose key the text has is signed, and none of another: a
+    player who signs signs every line they write (the signatures themselves are checked by
+    [`verify_signatures`][], which needs the `mail` extra)."""
+    for entry in game.entries:
+        seat = game.seat_of(entry)
+        if seat is None:
+            continue
+        key = game.keys[seat - 1]
+        name = f"player {seat} ({game.players[seat - 1]})"
+        if key is not None and entry.sig is None:
+            raise MailError(
+                f"line {entry.line}: {entry.summary()!r} is not signed, and {name} signs every "
+                "line they write (the text has their key): a line without its signature is "
+                "refused"
+            )
+        if key is None and entry.sig is not None:
+            raise MailError(
+                f"line {entry.line}: {entry.summary()!r} is signed, and the text has no key for "
+                f"{name}"
+            )
+
+
+def verify_signatures(game: MailGame) -> list[tuple[Entry, int | None]]:
+    """Check the signature of every line of the list against its player's key (a line of a
+    player without a key in the text is unsigned); each line with the seat that signed it
+    (`None`: unsigned, or a draw line, which the reveal below it makes).
+
+    Raises:
+        MailError: naming the first line whose signature is not its player's, or is missing.
+        SignaturesUnavailable: without the `mail` extra.
+    """
+    _check_signed_lines(game)
+    found: list[tuple[Entry, int | None]] = []
+    for index, entry in enumerate(game.entries):
+        seat = game.seat_of(entry)
+        key = None if seat is None else game.keys[seat - 1]
+        if seat is None or key is None or entry.sig is None:
+            found.append((entry, None))
+            continue
+        if not signatures.verify(key, game.signed_message(index), entry.sig):
+            name = f"player {seat} ({game.players[seat - 1]})"
+            raise MailError(
+                f"line {entry.line}: {entry.summary()!r} does not carry {name}'s signature of "
+                "it, at this place in this game (a line forged, changed, moved or signed by "
+                "another key is refused)"
+            )
+        found.append((entry, seat))
+    return found
 
 
 def _is_line(line: str) -> bool:
     """Whether `line` is a line of the list on its own (not the tail of one wrapped)."""
-    return bool(_ENTRY.fullmatch(line) or _GAME.fullmatch(line) or _END.fullmatch(line))
+    return bool(
+        _ENTRY.fullmatch(line)
+        or _GAME.fullmatch(line)
+        or _END.fullmatch(line)
+        or line.startswith("sig:")
+    )
 
 
 def _diagram_lines(lines: list[str], index: int) -> tuple[tuple[int, int, tuple[str, ...]], ...]:
@@ -1171,6 +1366,7 @@ class Memory:
             "seats": sorted(seats),
             "known": latest.render(),
             "texts": texts,
+            "told": [] if kept is None else kept.get("told", []),
         }
         self.directory.mkdir(parents=True, exist_ok=True)
         path = self._path(game.id)
@@ -1199,6 +1395,13 @@ class Memory:
                 )
             seat = 3 - game.made_by
             self._none_for(game, frozenset({seat}), game.entries, first=True)
+            if game.keys[seat - 1] is not None:
+                raise MailError(
+                    f"{self._key_line(game, seat)}the text has a key for player {seat} "
+                    f"({game.players[seat - 1]}), the seat this machine takes in this game, and "
+                    "this machine did not send it: a key for its seat made elsewhere is refused"
+                )
+            self._verify(game)
             return Received(frozenset({seat}), True, bool(game.entries))
         seats = self.seats(game.id)
         assert seats is not None
@@ -1225,12 +1428,77 @@ class Memory:
                     f"line {new.line}: {new.render()!r} differs from this machine's copy of the "
                     f"game, which has {old.render()!r} there: a changed line is refused"
                 )
+        self._same_signatures(known, game, seats)
         if len(game.entries) < len(known.entries):
             raise MailError(self._older(game, seats))
         added = game.entries[len(known.entries) :]
         self._none_for(game, seats, added, first=False)
         self._check_given(game, seats)
+        self._verify(game)
         return Received(seats, False, bool(added))
+
+    @staticmethod
+    def _key_line(game: MailGame, seat: int) -> str:
+        line = game.lines.get(f"Key player {seat}")
+        return "" if line is None else f"line {line}: "
+
+    def _same_signatures(self, known: MailGame, game: MailGame, seats: frozenset[int]) -> None:
+        """Each key this machine knows is the text's, none is added for its own seats, and
+        each line it knows carries the signature it had."""
+        for seat in (1, 2):
+            mine, theirs = known.keys[seat - 1], game.keys[seat - 1]
+            name = f"player {seat} ({game.players[seat - 1]})"
+            if mine is not None and theirs is None:
+                raise MailError(
+                    f"the text has no key for {name}, whose lines in this game are signed: a "
+                    "text whose signatures were taken off is refused"
+                )
+            if mine is not None and mine != theirs:
+                raise MailError(
+                    f"{self._key_line(game, seat)}{name}'s key in this text ({theirs}) is not "
+                    f"the one this game has had since their first message ({mine}): a changed "
+                    "key is refused"
+                )
+            if mine is None and theirs is not None and seat in seats:
+                raise MailError(
+                    f"{self._key_line(game, seat)}the text has a key for {name}, this machine's "
+                    "seat, and this machine did not send it: a key for its seat made elsewhere "
+                    "is refused"
+                )
+        for old, new in zip(known.entries, game.entries, strict=False):
+            if old.sig is not None and new.sig is None:
+                raise MailError(
+                    f"line {new.line}: {new.summary()!r} has lost its signature (this machine's "
+                    "copy of the game has it signed): a text whose signatures were taken off is "
+                    "refused"
+                )
+            if old.sig != new.sig:
+                raise MailError(
+                    f"line {new.line}: the signature of {new.summary()!r} is not the one this "
+                    "machine's copy of the game has: a changed signature is refused"
+                )
+
+    @staticmethod
+    def _verify(game: MailGame) -> None:
+        """Every signature in the text checked, where the `mail` extra is installed."""
+        if signatures.available():
+            verify_signatures(game)
+
+    def tell_once(self, game_id: str, note: str) -> bool:
+        """Whether `note` about the game `game_id` is new to this machine (it is remembered as
+        told: a note is said once a game)."""
+        kept = self.kept(game_id)
+        if kept is None:
+            return True
+        told = kept.setdefault("told", [])
+        assert isinstance(told, list)
+        if note in told:
+            return False
+        told.append(note)
+        path = self._path(game_id)
+        write_atomic(path, json.dumps(kept, indent=1) + "\n")
+        os.chmod(path, 0o600)
+        return True
 
     def _older(self, game: MailGame, seats: frozenset[int]) -> str:
         if not game.entries:

@@ -1,13 +1,17 @@
 """E-mail play against a suspicious opponent: each player's program, on its own machine with its
 own data directory, remembers the game, so that a rewritten, replayed, forked or forged message,
 a move made for the other seat, a changed header, a steered draw and a damaged e-mail are
-refused with one line, through the real command, and nothing of the local game changes."""
+refused with one line, through the real command, and nothing of the local game changes.
+
+The games here are unsigned (the `mail` extra hidden): each program's memory refuses these
+cheats without signatures; `test_mail_signatures.py` has the signed games."""
 
 from __future__ import annotations
 
 import datetime as dt
 import re
 import secrets
+import sys
 from pathlib import Path
 
 import attrs
@@ -61,6 +65,12 @@ class Machine:
 def reseal(game: MailGame, at: dt.datetime) -> str:
     """A text a cheater writes with the program itself (the list's end line made to fit)."""
     return attrs.evolve(game, shown=()).render(at)
+
+
+@pytest.fixture(autouse=True)
+def unsigned(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The games go unsigned, as between two machines without the `mail` extra."""
+    monkeypatch.setitem(sys.modules, "cryptography.hazmat.primitives.asymmetric.ed25519", None)
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from abstractgames import get_game
 from abstractgames.cli import main
-from abstractgames.mail import NOON, Entry, MailError, MailGame, Memory
+from abstractgames.mail import NOON, Entry, MailError, MailGame, Memory, signing_identity
 
 HOUR = dt.timedelta(hours=1)
 
@@ -132,7 +132,8 @@ def test_the_email_received_is_kept_and_the_answer_goes_beside_it(tmp_path: Path
 
 def test_a_shorter_game_is_never_written_over_a_longer_one(tmp_path: Path) -> None:
     code, text, _ = run(tmp_path / "bob", "new", "orderchaos", "--me", "2")
-    longer = MailGame.parse(text).play("X@c3").play("O@d4")
+    bob = signing_identity(tmp_path / "bob" / "mail")  # Bob's key signs his lines
+    longer = MailGame.parse(text).play("X@c3").play("O@d4", identity=bob)
     target = tmp_path / "game.answer.txt"
     target.write_text(longer.render())
     code, _, err = run(tmp_path / "ann", "move", "-", "X@c3", "-o", str(target), text=text)

@@ -75,7 +75,7 @@ def test_every_game_text_on_the_page_replays() -> None:
 def test_the_sessions_are_what_the_commands_print(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    start, answer, reply, check, _bot, e_start, e_give, e_show = sessions()
+    start, answer, reply, check, signed, _bot, e_start, e_give, e_show = sessions()
     ann, bob = Person(tmp_path / "ann"), Person(tmp_path / "bob")
     (ann.home / "fig1.txt").write_text(blocks("text")[1])
     times = iter(["2026-12-01 09:00", "2026-12-01 09:05"])
@@ -83,7 +83,8 @@ def test_the_sessions_are_what_the_commands_print(
         assert ann.run(args, next(times), monkeypatch) == shown
     sent = (ann.home / "game.answer.txt").read_text()
     page = blocks("text")[2]
-    for made_anew in (r"Id: \w+", r"checksum \w+"):  # the Id is new each time, and its checksum
+    made = (r"Id: \w+", r"checksum \w+", r"ed25519:[\w-]+", r"sig: .*")
+    for made_anew in made:  # the Id, the key and the signature are new each time, so the checksum
         was, now = re.search(made_anew, page), re.search(made_anew, sent)
         assert was is not None and now is not None
         page = page.replace(was[0], now[0])
@@ -96,6 +97,11 @@ def test_the_sessions_are_what_the_commands_print(
         assert ann.run(args, "2026-12-02 21:00", monkeypatch) == shown
     for args, shown in reply:
         assert ann.run(args, "2026-12-02 21:10", monkeypatch) == shown
+    (ann.home / "final.txt").write_text((bob.home / "reply.answer.txt").read_text())
+    key = re.compile(r"ed25519:[\w-]+")  # each player's key is their own
+    for args, shown in signed:
+        real = ann.run(args, "2026-12-02 21:20", monkeypatch)
+        assert [key.sub("K", line) for line in real] == [key.sub("K", s) for s in shown]
 
     ann, bob = Person(tmp_path / "ann2"), Person(tmp_path / "bob2")
     for args, shown in e_start:

@@ -23,8 +23,42 @@ def mail() -> None:
     both players together (a value committed to, then revealed), so neither knows one before it
     is due and neither can steer it; each player's secret key stays in their data directory.
     Each player's program remembers the game there too: a text that rewrites, replays or forges
-    a line, or acts for the other seat, is refused.
+    a line, or acts for the other seat, is refused. With the mail extra (pip install
+    'abstractgames[mail]') every line is signed by its player's key, and 'mail check
+    --signatures' shows anyone who played each move.
     """
+
+
+_UNSIGNED_HERE = (
+    "this machine does not sign: your lines in this game go unsigned ({install}, to sign them "
+    "and check the other player's)"
+)
+
+
+def _signing_notes(game: Any, seats: frozenset[int], identity: Any) -> list[str]:
+    """What to say of the game's signatures (each said once a game): that this machine cannot
+    sign, or that a player's lines go unsigned."""
+    from ..mail_signatures import INSTALL
+
+    if identity is None:
+        return [_UNSIGNED_HERE.format(install=INSTALL)]
+    notes = []
+    for seat in (1, 2):
+        wrote = any(game.seat_of(entry) == seat for entry in game.entries)
+        if game.keys[seat - 1] is not None or not wrote:
+            continue
+        name = game.players[seat - 1]
+        if seat in seats:
+            notes.append(
+                f"{name}'s lines in this game are not signed (the first went unsigned): the game "
+                "goes on unsigned for them"
+            )
+        else:
+            notes.append(
+                f"{name}'s program does not sign (the text has no key for player {seat}): the "
+                f"game goes on with {name}'s lines unsigned"
+            )
+    return notes
 
 
 def _now_option(command: Any) -> Any:
@@ -121,7 +155,7 @@ def mail_new(
     machine plays the seat --me (player 1 unless told) and remembers the game in its data
     directory. Send the text to whoever is to move (its last line says who).
     """
-    from ..mail import MailGame, Memory, TimeControl
+    from ..mail import MailGame, Memory, TimeControl, signing_identity
 
     with _user_errors():
         the_game = parse_game_spec(game)
@@ -131,6 +165,7 @@ def mail_new(
 
             check_start(the_game, start)
         when = _mail_time(now)
+        identity = signing_identity()
         made = MailGame.new(
             the_game,
             (player1, player2),
@@ -138,11 +173,20 @@ def mail_new(
             start=start,
             when=when,
             made_by=0 if me == "both" else int(me),
+            identity=identity,
         )
         text = made.render(when)
         seats = frozenset({1, 2}) if me == "both" else frozenset({int(me)})
-        Memory().keep(made, text, "made", seats)
+        memory = Memory()
+        memory.keep(made, text, "made", seats)
+        notes = [
+            note
+            for note in _signing_notes(made, seats, identity)
+            if memory.tell_once(made.id, note)
+        ]
         written = _write_mail(text, out)
+    for note in notes:
+        click.echo(printable(note), err=written is None)
     if written is not None:
         turn = made.replay(when).turn
         assert turn.seat is not None
@@ -220,7 +264,7 @@ def mail_move(
     and the text must extend what this machine knows of the game by the opponent's actions
     alone: a changed or replayed text, or one that acts for this machine's seat, is refused.
     """
-    from ..mail import MailError, MailGame, Memory
+    from ..mail import MailError, MailGame, Memory, signing_identity
 
     if move is not None and bot is not None:
         raise click.UsageError("give a MOVE or --bot, not both")
@@ -245,7 +289,8 @@ def mail_move(
         if bot is not None:
             action = game.choose(bot, now=when)
         before = len(game.entries)
-        after = game.play(action, when=when, now=when)
+        identity = signing_identity()
+        after = game.play(action, when=when, now=when, identity=identity)
         text = after.render(when)
         target = out if out is not None else (None if file == "-" else _beside(file))
         if target is not None and target != "-":
@@ -261,6 +306,11 @@ def mail_move(
             lines.append(
                 f"this machine plays player {mine} ({game.players[mine - 1]}) in this game"
             )
+        lines += [
+            note
+            for note in _signing_notes(after, found.seats, identity)
+            if memory.tell_once(after.id, note)
+        ]
         if target is None or target == "-":
             click.echo(text, nl=False)
             click.echo(printable("\n".join(lines)), err=True)
@@ -336,13 +386,23 @@ def mail_show(file: str, no_color: bool, now: str | None) -> None:
     type=click.Path(dir_okay=False),
     help="Also write the match as a game record (for 'replay', the arena's tools, the web page).",
 )
+@click.option(
+    "--signatures",
+    "with_signatures",
+    is_flag=True,
+    help="Check every line's signature by its player's key, and say who signed each (no data "
+    "directory needed: for a third party given the text). Needs the mail extra.",
+)
 @_now_option
-def mail_check(file: str, record_path: str | None, now: str | None) -> None:
+def mail_check(file: str, record_path: str | None, with_signatures: bool, now: str | None) -> None:
     """Read every move and draw of the game in FILE through the rules and the clock: say whose
     move it is and how long each side has had, or how the match ended (a player past their
     time has lost)."""
     from ..mail import Memory, describe
 
+    if with_signatures:
+        _check_signatures(file, now)
+        return
     with _user_errors():
         game = _load_mail(file)
         when = _mail_time(now)
@@ -352,3 +412,46 @@ def mail_check(file: str, record_path: str | None, now: str | None) -> None:
         if record_path is not None:
             _check_output(record_path, "the record")
             replay.record.save(record_path)
+
+
+def _check_signatures(file: str, now: str | None) -> None:
+    """`mail check --signatures`: the rules, then every signature, and who signed each line."""
+    from ..mail import MailError, verify_signatures
+    from ..mail_signatures import INSTALL, available
+
+    with _user_errors():
+        if not available():
+            raise MailError(f"checking signatures needs the cryptography library: {INSTALL}")
+        game = _load_mail(file)
+        game.replay(_mail_time(now))
+        names = game.players
+        unsigned = [seat for seat in (1, 2) if game.keys[seat - 1] is None]
+        if len(unsigned) == 2:
+            raise MailError(
+                "this text is not signed: it has no player's key, and none of its lines is "
+                "signed (each player's program signs with the mail extra installed)"
+            )
+        checked = verify_signatures(game)
+        for seat in unsigned:
+            first = next((e for e, _ in checked if game.seat_of(e) == seat), None)
+            if first is None:
+                continue  # no line of theirs yet
+            where = f"line {first.line}: "
+            raise MailError(
+                f"{where}player {seat} ({names[seat - 1]}) did not sign their lines (the text "
+                f"has no key for player {seat}): who played them cannot be checked"
+            )
+        lines = [f"{game.game.title or game.game.name}: {names[0]} against {names[1]}"]
+        lines += [f"player {seat} ({names[seat - 1]}): {game.keys[seat - 1]}" for seat in (1, 2)]
+        for entry, signer in checked:
+            said = entry.render().split("  ")[0]
+            if signer is None:
+                lines.append(f"line {entry.line}: {said} (made by the two values)")
+            else:
+                lines.append(f"line {entry.line}: {said}, signed by {names[signer - 1]}")
+        signed = sum(seat is not None for _, seat in checked)
+        lines.append(
+            f"{signed} line{'' if signed == 1 else 's'} signed, each by the key of the player "
+            "who wrote it"
+        )
+        click.echo(printable("\n".join(lines)))
