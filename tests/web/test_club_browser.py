@@ -149,10 +149,13 @@ def test_three_people_play_a_round_robin_to_its_end(
     )
     watcher.wait_for_selector(".round h3:has-text('Round 2')")
 
-    # round 2: one resigns
+    # round 2: one resigns, in the game opened from the tournament's page (their seat, not
+    # a watcher's view, though the round was paired after that page kept their seats)
     board = pairing(2)
     loser = pages[board["second"]]
-    open_my_game(loser, site, board["game_id"])
+    loser.goto(f"{site}/#/online/tournament/{tournament_id}")
+    loser.click(f".board-game[href='#/online/{board['game_id']}']", timeout=10_000)
+    loser.wait_for_selector(".resign-button", timeout=10_000)
     loser.click(".resign-button")
     loser.click(".confirm-ok")
     loser.wait_for_selector(".banner:not([hidden])", timeout=10_000)

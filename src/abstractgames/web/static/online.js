@@ -75,6 +75,14 @@ export function openSeat(id, secret) {
 // the links to share.
 export function showOnlineGame(main, id) {
   const held = load(SEATS)[id] || null;
+  if (!held && signedIn()) {
+    // a game of the account's not kept here yet (a tournament's new round): open its seat
+    keepAccountSeats().then((games) => {
+      if (games.some((g) => g.id === id) && location.hash === `#/online/${encodeURIComponent(id)}`) {
+        window.dispatchEvent(new HashChangeEvent("hashchange"));
+      }
+    });
+  }
   const time = el("p", { className: "time-control" });
   const connection = el("p", { className: "connection", role: "status" }, "Connecting…");
   const showMode = (mode) => {
