@@ -24,8 +24,8 @@ ends with a line that counts it and carries a checksum, so that a damaged e-mail
 rather than read as a shorter game.
 
 With the `mail` extra, every line a player writes is signed by their key
-([`abstractgames.mail_signatures`][]): their public key goes into the header of the first message
-they send, a `sig:` line follows each of their lines, and [`verify_signatures`][] tells a third
+(`abstractgames.mail_signatures`): their public key goes into the header of the first message
+they send, a `sig:` line follows each of their lines, and `verify_signatures` tells a third
 party given only the text who wrote every line.
 
 Nothing here knows a particular game: the chance nodes, the roles, the match of several games
@@ -403,7 +403,7 @@ class MailGame:
     made_by: int = 1
     keys: tuple[str | None, str | None] = (None, None)
     """Each player's public key (`ed25519:...`), from the first message they sent, if they
-    sign (see [`abstractgames.mail_signatures`][])."""
+    sign (see `abstractgames.mail_signatures`)."""
     lines: dict[str, int] = attrs.field(factory=dict, eq=False)
     """Where each header was read (none: made here); not part of what the text says."""
     shown: tuple[tuple[int, int, tuple[str, ...]], ...] = attrs.field(default=(), eq=False)
