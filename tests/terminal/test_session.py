@@ -481,7 +481,7 @@ def test_no_word_is_cut_at_80_60_and_40_columns(
 
     mail = str(tmp_path / "mail.txt")  # written in this process: only `mail show` needs a pty
     done = CliRunner().invoke(
-        main, ["mail", "new", "orderchaos", "-1", "Ann", "-2", "Bob", "-o", mail]
+        main, ["mail", "new", "orderchaos", "-1", "Ann", "-2", "Bob", "--me", "both", "-o", mail]
     )
     assert done.exit_code == 0, done.output
     for move in ["X@c3", "O@d4", "X@a1", "O@b2", "X@e5", "O@f6", "X@a6", "O@b5"]:

@@ -52,7 +52,8 @@ def test_server_admin_aborts_a_game_and_the_running_server_stops_it(
     done = admin(url, "abort", game_id)
     assert done.exit_code == 0, done.output
     assert done.output == f"game {game_id} aborted\n"
-    wait_until(lambda: running.games.snapshot(game_id)["status"] == "finished", 5)
+    wait_until(lambda: running.games.snapshot(game_id)["status"] == "failed", 5)
+    assert running.games.snapshot(game_id)["error"] == "aborted by the server's operator"
     with pytest.raises(Conflict, match="over"):
         running.games.play(game_id, ann, "X@a1", 0)
     assert "aborted" in admin(url, "games").output
