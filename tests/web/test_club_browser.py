@@ -120,11 +120,17 @@ def test_three_people_play_a_round_robin_to_its_end(
     tournament_id = ann.url.rsplit("/", 1)[-1]
 
     def pairing(round_number: int) -> dict[str, Any]:
-        data = call(site, f"/api/online/tournaments/{tournament_id}")
-        assert data["round"] == round_number, data
-        return next(
-            b for b in data["rounds_played"][round_number - 1]["games"] if b["status"] != "bye"
-        )
+        """The round's game between two players, once it is made (it is paired first)."""
+        deadline = time.monotonic() + 10
+        while True:
+            data = call(site, f"/api/online/tournaments/{tournament_id}")
+            assert data["round"] == round_number, data
+            board = next(
+                b for b in data["rounds_played"][round_number - 1]["games"] if b["status"] != "bye"
+            )
+            if board["game_id"] is not None or time.monotonic() > deadline:
+                return board
+            time.sleep(0.05)
 
     # round 1, by moves: Order makes five in a row while Chaos plays away from it
     board = pairing(1)
