@@ -252,12 +252,15 @@ def test_a_match_to_its_end_in_two_browsers(
     games: set[int],
     restart_at: int | None,
 ) -> None:
-    """A live Entropy match (two games of 7x7), its server stopped for ten seconds at ply 20
+    """A live Entropy match (two games of 5x5), its server stopped for ten seconds at ply 20
     and started again, without either clock losing the time; a dispersal game by
     correspondence."""
     server = None if restart_at is None else request.getfixturevalue("restartable")
     site = request.getfixturevalue("site") if server is None else server.url
-    ann_context, ann, game_id = create_by_link(browser, site, game, time_control=time_control)
+    size = "5" if game == "entropy" else ""
+    ann_context, ann, game_id = create_by_link(
+        browser, site, game, size=size, time_control=time_control
+    )
     bob_context, bob = person(browser)
     bob.goto(ann.input_value(".invitation-link"))
     bob.wait_for_function("() => location.hash.startsWith('#/online/')")
@@ -272,7 +275,8 @@ def test_a_match_to_its_end_in_two_browsers(
     seat = 1
     rate, burst = DEFAULT_LIMITS["move"]
     limits = RateLimits({"move": (rate, burst - 2)}, time.monotonic)
-    for _ in range(250):  # two games of 7x7 Entropy: 49 draws and placements, 49 slides each
+    limited = server is None  # the restartable server has no limits
+    for _ in range(250):  # two games of 5x5 Entropy: 25 draws and placements, 25 slides each
         view = snapshot(site, game_id, secrets[seat])
         if view["status"] == "finished":
             break
@@ -296,7 +300,8 @@ def test_a_match_to_its_end_in_two_browsers(
         page.wait_for_function(  # the page shows this ply (not the seat's turn before)
             f"() => {shows} && !document.querySelector('.move-text').disabled", timeout=10_000
         )
-        within_the_rate_limit(limits, seat)
+        if limited:
+            within_the_rate_limit(limits, seat)
         page.fill(".move-text", move)  # typed into the move box, which has the focus,
         page.keyboard.press("Enter")  # and sent with Enter
         try:  # the page is answered and shows the game moved on
@@ -306,7 +311,7 @@ def test_a_match_to_its_end_in_two_browsers(
         seat = 3 - seat  # most often the other seat moves next (not after a game's last move)
     final = snapshot(site, game_id)
     assert final["status"] == "finished" and games_seen == games
-    assert final["game"]["spec"] == game  # the real 7x7 Entropy, the real 5x5 dispersal
+    assert final["game"]["spec"] == (game + ":size=5" if size else game)  # 5x5, both
     assert len(final["finished_games"]) == len(games)
     for page in (ann, bob):
         page.wait_for_selector(".banner:not([hidden])", timeout=10_000)
@@ -365,7 +370,8 @@ def test_a_move_taken_back_by_agreement_in_two_browsers(
 
 
 class RestartableServer:
-    """`abstractgames serve --public` on a port of its own, stopped and started again there."""
+    """`abstractgames serve --public` on a port of its own, stopped and started again there;
+    without rate limits (its tests play fast matches; the limits have their own tests)."""
 
     def __init__(self, data: Path) -> None:
         with socket.socket() as probe:  # a port of our own, for the server to come back on
@@ -374,6 +380,7 @@ class RestartableServer:
         self.env = {**os.environ, "ABSTRACTGAMES_DATA": str(data), "PYTHONUNBUFFERED": "1"}
         self.command = [sys.executable, "-m", "abstractgames", "serve", "--public"]
         self.command += ["--port", str(port), "--database", str(data / "games.db")]
+        self.command += ["--no-rate-limits"]
         self.url = f"http://127.0.0.1:{port}"
         self.process = self._start()
 
