@@ -527,18 +527,24 @@ class MailGame:
         the line's number and what it says, and a hash of the headers (less the keys) and of
         every line before it with its signature; so that a signed line cannot be moved to
         another place, another game or another history."""
+        return self.signed_messages(index + 1)[index]
+
+    def signed_messages(self, count: int | None = None) -> list[bytes]:
+        """What the signatures of the list's first `count` lines (all by default) sign, each
+        as [`signed_message`][] says, the hashes chained in one pass."""
         chain = hashlib.sha256(
             "\n".join(
                 ["abstractgames mail"]
                 + [line for line in self.header_lines() if not line.startswith("Key player ")]
             ).encode()
         ).digest()
-        for entry in self.entries[:index]:
-            line = f"{entry.game} {entry.render()}\n{entry.sig or ''}"
-            chain = hashlib.sha256(chain + line.encode()).digest()
-        entry = self.entries[index]
-        text = f"abstractgames mail line\n{self.id}\n{index + 1}\n{entry.game} {entry.render()}\n"
-        return text.encode() + chain.hex().encode()
+        messages = []
+        for index, entry in enumerate(self.entries[:count]):
+            shown = f"{entry.game} {entry.render()}"
+            text = f"abstractgames mail line\n{self.id}\n{index + 1}\n{shown}\n"
+            messages.append(text.encode() + chain.hex().encode())
+            chain = hashlib.sha256(chain + f"{shown}\n{entry.sig or ''}".encode()).digest()
+        return messages
 
     def end_line(self) -> str:
         """The line that ends the list: how many lines it has, and its checksum."""
@@ -1190,13 +1196,14 @@ def verify_signatures(game: MailGame) -> list[tuple[Entry, int | None]]:
     """
     _check_signed_lines(game)
     found: list[tuple[Entry, int | None]] = []
+    messages = game.signed_messages()
     for index, entry in enumerate(game.entries):
         seat = game.seat_of(entry)
         key = None if seat is None else game.keys[seat - 1]
         if seat is None or key is None or entry.sig is None:
             found.append((entry, None))
             continue
-        if not signatures.verify(key, game.signed_message(index), entry.sig):
+        if not signatures.verify(key, messages[index], entry.sig):
             name = f"player {seat} ({game.players[seat - 1]})"
             raise MailError(
                 f"line {entry.line}: {entry.summary()!r} does not carry {name}'s signature of "
