@@ -830,7 +830,7 @@ def test_start_here_plays_the_readmes_game(pages: dict[str, Page]) -> None:
 
 
 GUIDES = [
-    "playing", "web", "online", "server", "mail", "pictures", "arena", "engines", "codecup",
+    "playing", "web", "online", "server", "club", "mail", "pictures", "arena", "engines", "codecup",
     "testing-kit", "rl", "vector", "add-a-game",
 ]  # fmt: skip
 """The how-to pages (the Guides of the site's navigation)."""
