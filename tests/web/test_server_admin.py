@@ -16,7 +16,7 @@ from click.testing import CliRunner, Result
 
 from abstractgames import get_game
 from abstractgames.cli import main
-from abstractgames.web.database import Database
+from abstractgames.web.database import Database, _new_id
 from abstractgames.web.errors import Conflict
 from abstractgames.web.online_api import OnlineServer
 
@@ -121,3 +121,7 @@ def test_server_admin_renames_merges_exports_and_makes_operators(
     running.games.challenge(get_game("orderchaos"))
     expired = admin(url, "expire-challenges", "--all")
     assert expired.output == "1 challenge taken out of the lobby\n"
+
+
+def test_game_ids_never_start_with_a_dash_which_the_command_would_read_as_an_option() -> None:
+    assert not any(_new_id().startswith("-") for _ in range(5000))

@@ -123,7 +123,11 @@ def hash_secret(secret: str) -> str:
 
 
 def _new_id() -> str:
-    return secrets.token_urlsafe(9)
+    """A new game's id: 12 URL-safe characters, never starting with `-` (which a command line
+    such as `server admin abort ID` would read as an option)."""
+    while (new := secrets.token_urlsafe(9)).startswith("-"):
+        pass
+    return new
 
 
 @attrs.frozen
