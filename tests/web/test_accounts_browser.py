@@ -45,10 +45,10 @@ def test_a_person_signs_in_on_a_second_browser_and_moves_in_their_game(
     phone.click(".sign-in")
     phone.wait_for_selector(".account-shown")
     phone.click(f".my-online a[href='#/online/{game_id}']")
-    phone.wait_for_function("() => !document.querySelector('.move-text').disabled", timeout=10_000)
+    phone.wait_for_function("() => !document.querySelector('.move-text').disabled", timeout=30_000)
     phone.fill(".move-text", "X@c3")
     phone.press(".move-text", "Enter")
-    for _ in range(200):
+    for _ in range(600):  # at most 30 s, on a loaded machine
         if snapshot(site, game_id)["ply"] == 1:
             break
         phone.wait_for_timeout(50)
