@@ -52,6 +52,7 @@ import random
 import re
 import secrets
 from pathlib import Path
+from typing import cast
 
 import attrs
 
@@ -1305,6 +1306,27 @@ class Received:
     new: bool
 
 
+def _history_problem(kept: object) -> str | None:
+    """What is wrong with a game's history as read from its file, or `None`."""
+    if not isinstance(kept, dict):
+        return "it is not an object"
+    seats = kept.get("seats")
+    if not isinstance(seats, list) or not seats or any(seat not in (1, 2) for seat in seats):
+        return "its seats are not 1 or 2"
+    if not isinstance(kept.get("known"), str):
+        return "it holds no game"
+    texts = kept.get("texts", [])
+    if not isinstance(texts, list) or not all(
+        isinstance(t, dict) and isinstance(t.get("kind"), str) and isinstance(t.get("text"), str)
+        for t in texts
+    ):
+        return "its texts are not texts"
+    told = kept.get("told", [])
+    if not isinstance(told, list) or not all(isinstance(note, str) for note in told):
+        return "its notes are not text"
+    return None
+
+
 class Memory:
     """What a player's program remembers of their games by correspondence, one file a game in
     their data directory (`mail/ID.history.json`, beside the keys): the seats it plays (bound when
@@ -1330,9 +1352,10 @@ class Memory:
             kept = json.loads(read_bounded(path, 512 * MAX_TEXT))
         except (OSError, ValueError) as error:
             raise MailError(f"cannot read this game's history in {path}: {error}") from None
-        if not isinstance(kept, dict):
-            raise MailError(f"cannot read this game's history in {path}: not an object")
-        return kept
+        problem = _history_problem(kept)
+        if problem is not None:
+            raise MailError(f"this game's history in {path} is damaged: {problem}")
+        return cast(dict[str, object], kept)
 
     def seats(self, game_id: str) -> frozenset[int] | None:
         """The seats this machine plays in the game `game_id`, or `None` if it has none."""

@@ -198,3 +198,18 @@ def test_a_mutated_message_never_gives_a_changed_game(
     except MailError:
         return  # refused: nothing changed
     assert game == real and game.header_lines() == real.header_lines()
+
+
+@pytest.mark.parametrize(
+    "damage",
+    ['{"seats": "x", "known": "", "texts": []}', "[1, 2]", '{"seats": [1], "known": 7}'],
+)
+def test_a_damaged_history_is_an_error_naming_its_file(tmp_path: Path, damage: str) -> None:
+    me = tmp_path / "me"
+    received = tmp_path / "game.txt"
+    assert run(me, "new", "orderchaos", "--me", "both", "-o", str(received))[0] == 0
+    (kept,) = (me / "mail").glob("*.history.json")
+    kept.write_text(damage)
+    code, out, err = run(me, "move", str(received), "X@c3")
+    assert code == 1 and "Traceback" not in out + err, err
+    assert "history" in err and "is damaged" in err and kept.name in err, err
