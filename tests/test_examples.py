@@ -36,10 +36,16 @@ def load_example(name: str) -> ModuleType:
 SLOW_EXAMPLES = {"dispersal_strength.py", "entropy_strength.py"}
 """The examples that take seconds (each plays many games)."""
 
-EXAMPLE_ARGS = {"entropy_decision_quality.py": ("--games", "1", "--seed", "502")}
+EXAMPLE_ARGS = {
+    "entropy_decision_quality.py": ("--games", "1", "--seed", "502"),
+    "dispersal_strength.py": ("--games", "1"),
+    "entropy_strength.py": ("--games", "2"),
+}
 """Smaller runs than an example's own: the decision quality's quick check measures the positions
 of two self-play games (10 s, most of it the reference's deep searches); one game from a seed
-whose positions are still of both roles (3 of Order's, 2 of Chaos's) takes 3 s."""
+whose positions are still of both roles (3 of Order's, 2 of Chaos's) takes 3 s. The strength
+scripts play every pairing with fewer games: dispersal's one a side, Entropy's two a pairing (the
+fewest its interval is made from)."""
 
 
 @pytest.mark.parametrize(

@@ -50,13 +50,13 @@ PROPERTIES = sorted(player_properties(PLAYERS[0], GAMES[0]))
 
 
 def budget(player: str, prop: str) -> int:
-    """The examples a property: 150 for playing only legal moves, the property that needs positions
-    from every corner of the game, and 50 for the others (the same move from the same seed, the
+    """The examples a property: 100 for playing only legal moves, the property that needs positions
+    from every corner of the game, and 30 for the others (the same move from the same seed, the
     state left alone, the refusals), which hold or fail the same way in most positions; a fifth
     of that for a player that takes a number of simulations (`mc`, `openspiel-mcts`), each of
-    whose moves plays every simulation to the end of the game. With 150 for every property these
-    tests took 214 s of a core (110 s on two), with these 98 s (53 s)."""
-    count = 150 if prop == "plays_only_legal_moves" else 50
+    whose moves plays every simulation to the end of the game. The `thorough` profile runs ten
+    times as many."""
+    count = 100 if prop == "plays_only_legal_moves" else 30
     options = describe_player(player.partition(":")[0]).options or {}
     return examples(count // 5 if "simulations" in options else count)
 

@@ -89,7 +89,7 @@ def test_a_move_acknowledged_survives_sigkill_every_time(tmp_path: Path) -> None
     with public_server(tmp_path, database) as (_, url):
         made = request(url, "/api/online", {"game": "orderchaos", "seat": 1})
     game_id, secrets = made["id"], {1: made["secret"], 2: made["invitation"]}
-    for ply in range(10):
+    for ply in range(6):
         with public_server(tmp_path, database) as (process, url):
             view = request(url, f"/api/online/{game_id}")
             assert view["ply"] == ply  # every move acknowledged before the kill is there
@@ -103,7 +103,7 @@ def test_a_move_acknowledged_survives_sigkill_every_time(tmp_path: Path) -> None
             os.kill(process.pid, signal.SIGKILL)  # at once, after the acknowledgement
             process.wait(timeout=10)
     with public_server(tmp_path, database) as (_, url):
-        assert request(url, f"/api/online/{game_id}")["ply"] == 10
+        assert request(url, f"/api/online/{game_id}")["ply"] == 6
 
 
 def test_two_servers_on_one_postgresql_database(
