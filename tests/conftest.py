@@ -10,6 +10,7 @@ helpers shared by a few modules) are in ``tests/support/``.
 
 from __future__ import annotations
 
+import compileall
 import contextlib
 import os
 import random
@@ -87,6 +88,15 @@ line for its fixtures), which ``scripts/slow-tests`` reads to write `SLOW_LIST` 
 def slow_ids() -> frozenset[str]:
     lines = SLOW_LIST.read_text(encoding="utf-8").splitlines() if SLOW_LIST.exists() else []
     return frozenset(line.strip() for line in lines if line.strip() and not line.startswith("#"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Once, before the workers start: the library compiled to bytecode, which the hundreds of
+    processes the suite starts (the command line, servers, bots' workers) then load instead of
+    compiling every module again each (where PYTHONDONTWRITEBYTECODE keeps imports from
+    writing it)."""
+    if not hasattr(config, "workerinput"):
+        compileall.compile_dir(Path(__file__).resolve().parent.parent / "src", quiet=1)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
