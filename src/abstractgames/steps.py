@@ -323,11 +323,6 @@ class MatchInPlay:
         return self._game is None
 
     @property
-    def states(self) -> tuple[State, ...]:
-        """The game in play's states, from its start to now (empty once the match is over)."""
-        return () if self._game is None else tuple(self._game.states)
-
-    @property
     def clocks(self) -> tuple[float | None, float | None]:
         """Each player's seconds left in the game in play (`None`: no clock)."""
         if self._game is None:

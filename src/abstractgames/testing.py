@@ -128,6 +128,24 @@ def _numpy_installed() -> bool:
     return importlib.util.find_spec("numpy") is not None
 
 
+def _kit_settings(max_examples: int) -> settings:
+    """The hypothesis settings of the player and solver kits: no deadline, no database, slow and
+    filtered examples allowed, and no explaining phase (explaining which parts of a random game
+    matter replays it hundreds of times, slowly)."""
+    return settings(
+        max_examples=max_examples,
+        deadline=None,
+        suppress_health_check=[
+            HealthCheck.too_slow,
+            HealthCheck.data_too_large,
+            HealthCheck.filter_too_much,
+        ],
+        database=None,
+        report_multiple_bugs=False,
+        phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink],
+    )
+
+
 def conformance_properties(
     game: Game | str, *, max_examples: int = 100, starts: Sequence[State] = ()
 ) -> dict[str, Callable[[], None]]:
@@ -524,19 +542,7 @@ def player_properties(
     with seats.fresh():  # a spec that makes no player fails here, not in a property
         pass
     who = seats.name
-    config = settings(
-        max_examples=max_examples,
-        deadline=None,
-        suppress_health_check=[
-            HealthCheck.too_slow,
-            HealthCheck.data_too_large,
-            HealthCheck.filter_too_much,
-        ],
-        database=None,
-        report_multiple_bugs=False,
-        # Explaining which parts of a random game matter replays it hundreds of times, slowly.
-        phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink],
-    )
+    config = _kit_settings(max_examples)
     # Shrinking a slow answer would cost the whole budget at each try.
     timed = settings(
         config,
@@ -811,18 +817,7 @@ def solver_properties(
     else:
         entry = SolverEntry(solver)  # a bare solver declares no options
     who = f"the solver of {game.spec}"
-    config = settings(
-        max_examples=max_examples,
-        deadline=None,
-        suppress_health_check=[
-            HealthCheck.too_slow,
-            HealthCheck.data_too_large,
-            HealthCheck.filter_too_much,
-        ],
-        database=None,
-        report_multiple_bugs=False,
-        phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink],
-    )
+    config = _kit_settings(max_examples)
     if positions is None:
         positions = _near_the_end(game, from_end)
     the_game = game
