@@ -8,6 +8,10 @@ game, kills a program or keeps a tournament's results does it for them too. Sign
 while that clean-up runs are remembered, not raised, so they cannot cut it short. The exit status
 of a run stopped so is the shell's convention, 128 + the signal number ([`exit_status`][]).
 
+Python runs a handler between any two bytecodes, in a weakref callback or a `__del__` too, where
+what it raises is printed and dropped; a loop that waits (the terminal's prompt) asks
+[`pending_interrupt`][] now and then and raises it again.
+
 Before that, while Python imports the command line, [`quiet_start`][] makes the same signals end
 the run at once with that status and no traceback: nothing has begun that needs stopping.
 """
@@ -27,6 +31,7 @@ __all__ = [
     "Terminated",
     "exit_status",
     "is_command_line",
+    "pending_interrupt",
     "quiet_start",
     "termination_as_interrupt",
 ]
@@ -80,9 +85,11 @@ def termination_as_interrupt() -> Iterator[list[int]]:
             raise KeyboardInterrupt if signum == signal.SIGINT else Terminated(signum)
 
     previous = {signum: signal.signal(signum, handle) for signum in STOP_SIGNALS}
+    _open_blocks.append(received)
     try:
         yield received
     finally:
+        _open_blocks.remove(received)
         if received:  # stopping already: a late signal must not change how the run ends
             for signum in STOP_SIGNALS:
                 # Ignored, not handled: Python resets its handlers to the default as it exits,
@@ -91,6 +98,20 @@ def termination_as_interrupt() -> Iterator[list[int]]:
         else:
             for signum, handler in previous.items():
                 signal.signal(signum, handler)
+
+
+_open_blocks: list[list[int]] = []
+"""The signals received by each [`termination_as_interrupt`][] block open now, innermost last."""
+
+
+def pending_interrupt() -> KeyboardInterrupt | None:
+    """The interrupt of the first stop signal the innermost open [`termination_as_interrupt`][]
+    block received, if it received one: a loop still running after it lost what the handler
+    raised (see [the module][abstractgames.interrupts]) and should raise this."""
+    if not _open_blocks or not _open_blocks[-1]:
+        return None
+    signum = _open_blocks[-1][0]
+    return KeyboardInterrupt() if signum == signal.SIGINT else Terminated(signum)
 
 
 def is_command_line(argv: Sequence[str] | None = None, main_file: str | None = None) -> bool:

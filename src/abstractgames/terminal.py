@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from rich.console import Console
 from rich.text import Text
 
+from .interrupts import pending_interrupt
 from .players import HUMAN, Player, Resign, UndoRequest
 from .protocol import (
     CHANCE,
@@ -312,27 +313,34 @@ class LiveReader(LineReader):
         return self._prompt(self._questions, prompt, deadline)
 
     def _prompt(self, session: PromptSession[str], prompt: str, deadline: float | None) -> str:
-        if deadline is None:
-            text: str = session.prompt(prompt, handle_sigint=False)
-            return text
         import asyncio
 
         from prompt_toolkit.formatted_text import StyleAndTextTuples
 
         def message() -> StyleAndTextTuples:
-            left = deadline - self.clock()
+            left = (deadline or 0.0) - self.clock()
             style = "class:clock.low" if left < 10 else "class:clock"
             return [(style, format_clock(left)), ("", " " + prompt)]
 
-        async def watch() -> None:
-            while self.clock() <= deadline:
-                await asyncio.sleep(0.05)
+        def stop(exception: BaseException) -> None:
             if not session.app.is_done:  # not just as Enter was pressed
-                session.app.exit(exception=FlagFell())
+                session.app.exit(exception=exception)
+
+        async def watch() -> None:
+            while True:
+                # a stop signal whose KeyboardInterrupt the prompt's own code lost
+                if (interrupt := pending_interrupt()) is not None:
+                    return stop(interrupt)
+                if deadline is not None and self.clock() > deadline:
+                    return stop(FlagFell())
+                await asyncio.sleep(0.05)
 
         def start() -> None:
             session.app.create_background_task(watch())
 
+        if deadline is None:
+            text: str = session.prompt(prompt, pre_run=start, handle_sigint=False)
+            return text
         if self.clock() > deadline:
             raise FlagFell()
         text = session.prompt(message, refresh_interval=0.1, pre_run=start, handle_sigint=False)

@@ -148,3 +148,44 @@ def test_the_line_editor_is_imported_only_to_play_at_a_terminal() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")  # the one lost
+@pytest.mark.parametrize("deadline", [None, 1e12])
+def test_a_stop_signal_lost_inside_the_prompts_own_code_still_ends_the_prompt(
+    deadline: float | None,
+) -> None:
+    """Python may run a signal's handler inside a weakref callback (prompt_toolkit's caches have
+    them), where what it raises is printed and dropped: the prompt raises it all the same."""
+    import signal
+    import weakref
+
+    from prompt_toolkit.application import create_app_session
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from abstractgames.interrupts import Terminated, termination_as_interrupt
+    from abstractgames.terminal import LiveReader
+
+    class Cached:
+        pass
+
+    def lose_a_signal() -> None:
+        lost = Cached()
+        watching = weakref.ref(lost, lambda ref: signal.raise_signal(signal.SIGTERM))
+        del lost  # the callback runs the handler; its Terminated is "ignored"
+        assert watching() is None
+
+    with create_pipe_input() as keys, create_app_session(input=keys, output=DummyOutput()):
+        reader = LiveReader(colour=False)
+        with termination_as_interrupt() as received:
+            import asyncio
+
+            def soon() -> None:
+                asyncio.get_running_loop().call_later(0.2, lose_a_signal)
+                asyncio.get_running_loop().call_later(3, keys.send_text, "X@c3\r")
+
+            reader._moves.app.pre_run_callables.append(soon)
+            with pytest.raises(Terminated):
+                reader.read("order (you)>", deadline=deadline)
+        assert received == [signal.SIGTERM]
