@@ -10,6 +10,7 @@ into a temporary directory.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import time
 from collections.abc import Callable, Iterator
@@ -199,6 +200,19 @@ def test_a_whole_order_and_chaos_game_by_clicking(
     rematch = until(url, game_id(page), my_turn)
     assert [p["spec"] for p in rematch["players"]] == ["random", "human"]
     assert rematch["game"]["spec"] == "orderchaos" and rematch["clock"] is None
+
+
+def test_the_move_box_waits_for_the_server_to_say_whose_turn_it_is(page: Any, url: str) -> None:
+    """Until the first snapshot comes, a move typed would go nowhere: the box and its button are
+    disabled (they were enabled, and a move typed then was lost)."""
+    game = start(page, url, "orderchaos", "human", "random")
+    until(url, game, my_turn)
+    page.route_web_socket(re.compile(r"/ws$"), lambda socket: None)  # open, and silent
+    page.route(re.compile(r"/api/games/"), lambda route: None)  # no answer either
+    page.reload()
+    page.wait_for_selector(".move-text")
+    assert page.is_disabled(".move-text") and page.is_disabled(".move-form button")
+    page.unroute_all(behavior="ignoreErrors")
 
 
 def headline(result: Json, bot: str) -> str:
