@@ -19,7 +19,7 @@ import pytest
 pytest.importorskip("playwright.sync_api", reason="the test extra is not installed")
 
 from tests.web.test_browser import browser, shots  # noqa: F401  (fixtures)
-from tests.web.test_online_browser import person
+from tests.web.test_online_browser import PlaywrightTimeout, person
 
 
 class MovedClock:
@@ -120,17 +120,38 @@ def test_three_people_play_a_round_robin_to_its_end(
     tournament_id = ann.url.rsplit("/", 1)[-1]
 
     def pairing(round_number: int) -> dict[str, Any]:
-        """The round's game between two players, once it is made (it is paired first)."""
+        """The round's game between two players, once it is made: the round is paired just
+        after the last game of the one before ends (and shows that it ended), then its games
+        are made."""
         deadline = time.monotonic() + 30
         while True:
             data = call(site, f"/api/online/tournaments/{tournament_id}")
-            assert data["round"] == round_number, data
-            board = next(
-                b for b in data["rounds_played"][round_number - 1]["games"] if b["status"] != "bye"
-            )
-            if board["game_id"] is not None or time.monotonic() > deadline:
-                return board
+            if data["round"] == round_number:
+                board = next(
+                    b
+                    for b in data["rounds_played"][round_number - 1]["games"]
+                    if b["status"] != "bye"
+                )
+                if board["game_id"] is not None:
+                    return dict(board)
+            assert time.monotonic() < deadline, data
             time.sleep(0.05)
+
+    def game_over(page: Any, game_id: str) -> None:
+        """Wait until `page` shows the game's result; else fail with what it and the server
+        show."""
+        try:
+            page.wait_for_selector(".banner:not([hidden])", timeout=30_000)
+        except PlaywrightTimeout:
+            shown = page.evaluate(
+                "() => ({hash: location.hash, version: document.querySelector('.game-view')"
+                "?.dataset.version, message: document.querySelector('.message')?.textContent})"
+            )
+            game = call(site, f"/api/online/{game_id}")
+            pytest.fail(
+                f"no result shown: the page shows {shown}, raised {page.errors}; the server has "
+                f"{ {k: game.get(k) for k in ('status', 'ply', 'awaiting', 'result', 'clocks')} }"
+            )
 
     # round 1, by moves: Order makes five in a row while Chaos plays away from it
     board = pairing(1)
@@ -145,7 +166,7 @@ def test_three_people_play_a_round_robin_to_its_end(
     chaos = ["O@a6", "O@b6", "O@c6", "O@d6"]
     for ply in range(9):
         play(first if ply % 2 == 0 else second, (order if ply % 2 == 0 else chaos)[ply // 2], ply)
-    first.wait_for_selector(".banner:not([hidden])", timeout=30_000)
+    game_over(first, board["game_id"])
     # the page of the one sitting out shows the result in the standings at once, and round 2
     watcher.wait_for_function(
         "() => [...document.querySelectorAll('.standing')].some(r => "
@@ -164,14 +185,14 @@ def test_three_people_play_a_round_robin_to_its_end(
     loser.wait_for_selector(".resign-button", timeout=30_000)
     loser.click(".resign-button")
     loser.click(".confirm-ok")
-    loser.wait_for_selector(".banner:not([hidden])", timeout=30_000)
+    game_over(loser, board["game_id"])
 
     # round 3, by correspondence: the first to move lets two days pass and loses on time
     board = pairing(3)
     late = pages[board["first"]]
     open_my_game(late, site, board["game_id"])
     clock.offset += 2 * 86_400
-    late.wait_for_selector(".banner:not([hidden])", timeout=30_000)
+    game_over(late, board["game_id"])
 
     ann.goto(f"{site}/#/online/tournament/{tournament_id}")
     ann.wait_for_function(
