@@ -72,7 +72,7 @@ def test_player_conformance(game: str, player: str, prop: str) -> None:
 # --- the kit catches broken players ---------------------------------------------------------------
 
 TOY = DiceRace()
-BUDGET, SLACK = 0.01, 0.1
+BUDGET, SLACK = 0.01, 0.5  # a slack a loaded machine never needs for a trivial bot
 
 
 class Careful(Player):
