@@ -50,13 +50,14 @@ PROPERTIES = sorted(player_properties(PLAYERS[0], GAMES[0]))
 
 
 def budget(player: str, prop: str) -> int:
-    """The examples a property: 60 for playing only legal moves, the property that needs positions
-    from every corner of the game, and 20 for the others (the same move from the same seed, the
+    """The examples a property: 40 for playing only legal moves, the property that needs positions
+    from every corner of the game, and 12 for the others (the same move from the same seed, the
     state left alone, the refusals), which hold or fail the same way in most positions; a fifth
     of that for a player that takes a number of simulations (`mc`, `openspiel-mcts`), each of
-    whose moves plays every simulation to the end of the game. The `thorough` profile runs ten
+    whose moves plays every simulation to the end of the game. Over the 45 pairs of a player and
+    a game that is some 3,700 positions a run, new ones each run; the `thorough` profile runs ten
     times as many."""
-    count = 60 if prop == "plays_only_legal_moves" else 20
+    count = 40 if prop == "plays_only_legal_moves" else 12
     options = describe_player(player.partition(":")[0]).options or {}
     return examples(count // 5 if "simulations" in options else count)
 
