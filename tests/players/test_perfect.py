@@ -168,3 +168,26 @@ def test_the_worst_case_is_seventeen_order_moves() -> None:
         assert state.outcome() is None
         state = state.apply(move)
     assert state.outcome() is not None and state.outcome().winner == "order"  # type: ignore[union-attr]
+
+
+@pytest.mark.slow
+def test_on_a_clock_a_centre_search_that_runs_out_of_time_hands_over_to_resist(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Off the solved centre game's tree, whether Order still wins the centre takes seconds to
+    search (2.6 s here, the first time a process meets it): on a clock the strategy gets half
+    the time left, and then `resist` plays (the player used to take the seconds, whatever its
+    clock said). What the search had proven is kept."""
+    from abstractgames.solvers import orderchaos
+
+    player = make_player("perfect:depth=1", GAME)
+    monkeypatch.setattr(orderchaos, "_CENTRE_SOLVER", orderchaos._CentreSolver())  # not met yet
+    state = GAME.from_position("6/1X2OO/3X2/6/6/6 order")
+    move = player.choose(state, random.Random(0), time_left=0.02)
+    assert move in state.legal_moves()
+    assert player.info is not None
+    assert player.info.route.startswith("resist (the centre game's search ran out of the time")
+    learnt = orderchaos._CENTRE_SOLVER.nodes
+    assert learnt > 0
+    player.choose(state, random.Random(0))  # no clock: the search goes to its end
+    assert player.info.route.startswith("resist (Order does not win the centre game from here)")

@@ -93,12 +93,12 @@ class GameEntry:
             [`ProvenMove`][abstractgames.solvers.ProvenMove], or `None`; `None`: none.
         perfect_moves: what the `perfect` player asks first: `perfect_moves()` makes a
             [`PerfectStrategy`][abstractgames.solvers.PerfectStrategy], which, called with a
-            state, returns the move of a proven winning strategy, a
+            state (and a time limit), returns the move of a proven winning strategy, a
             [`PerfectMove`][abstractgames.solvers.PerfectMove] (`move`, `route`: which part of
             the strategy chose it, `within`: the most moves of its own the strategy still
-            takes), or `None` where the strategy does not cover the position (its `reason`
-            says why; its `prepare` does the work it needs before the first move); `None`:
-            none.
+            takes), or `None` where the strategy does not cover the position or cannot answer
+            in the time (its `reason` says why; its `prepare` does the work it needs before the
+            first move); `None`: none.
         certificate_checker: a checker of certificates in a format of this game's own, a
             [`CertificateChecker`][abstractgames.solvers.CertificateChecker] (`magic`, the
             file's first bytes, and `verify_file(path, game)`, returning a report whose `str()`

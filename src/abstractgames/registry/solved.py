@@ -174,7 +174,9 @@ class PerfectPlayer(Player):
     and the `resist` player elsewhere (the other side, or a position the strategy does not
     reach); `info.route` says which, and why. The strategy's moves depend on the position
     alone. A strategy that needs work before it can answer (Order and Chaos's centre game,
-    solved in some seconds once a process) does it when the player is made.
+    solved in some seconds once a process) does it when the player is made. On a clock, the
+    strategy gets half the time left, and a position whose answer would take longer (a centre
+    game off the solved one's tree) is played as `resist` with the other half.
 
     Args:
         game: the game.
@@ -208,7 +210,9 @@ class PerfectPlayer(Player):
         if state.is_terminal() or state.is_chance():
             raise IllegalMoveError(f"no move to choose in {state.position()}")
         started = clock.perf_counter()
-        answer = None if self.strategy is None else self.strategy(state)
+        # On a clock, the strategy gets half the time left: the other half is the fallback's.
+        limit = None if time_left is None else time_left / 2
+        answer = None if self.strategy is None else self.strategy(state, limit)
         if answer is not None:
             bound = f", a win within {counted(answer.within, 'own move')}"
             self.info = SearchInfo(

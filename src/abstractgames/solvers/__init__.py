@@ -339,8 +339,9 @@ class PerfectStrategy(Protocol):
     """What a game's `perfect_moves` makes, for the `perfect` player: a proven winning strategy
     that answers a [`PerfectMove`][] wherever it covers the position, and `None` elsewhere."""
 
-    def __call__(self, state: State, /) -> PerfectMove | None:
-        """The strategy's move in `state`, or `None` where it does not cover it."""
+    def __call__(self, state: State, time_limit: float | None = None, /) -> PerfectMove | None:
+        """The strategy's move in `state`, or `None` where it does not cover it, or where it
+        could not answer within `time_limit` seconds (`None`: no limit)."""
         ...
 
     def prepare(self) -> None:

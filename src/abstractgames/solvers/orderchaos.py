@@ -86,9 +86,11 @@ from __future__ import annotations
 import hashlib
 import json
 import lzma
+import threading
 import time as clock
 import zlib
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import cache, partial
 from operator import or_
 from typing import Any
@@ -115,7 +117,7 @@ from ..orderchaos import (
 )
 from ..protocol import AbstractGamesError, Move, State
 from ..text import counted
-from ..timing import Deadline, SearchTimeout
+from ..timing import NO_DEADLINE, Deadline, SearchTimeout
 from . import PerfectMove, Progress, ProvenMove, Solution, SolverEntry, TableStats
 
 __all__ = [
@@ -1384,6 +1386,17 @@ class _CentreSolver:
         self.win: dict[int, int] = {}
         self.lose: dict[int, int] = {}
         self.nodes = 0
+        self._searches = threading.local()  # each thread's deadline (the server's bots share this)
+
+    @contextmanager
+    def limited(self, deadline: Deadline) -> Iterator[None]:
+        """Within the block, this thread's searches raise [`SearchTimeout`][] once `deadline`
+        passes (what they had proven is kept)."""
+        self._searches.deadline = deadline
+        try:
+            yield
+        finally:
+            self._searches.deadline = NO_DEADLINE
 
     def _candidates(self, x: int, o: int) -> list[tuple[int, int, int]]:
         """Order's moves up to symmetry, as `(code, x, o)`, best first (lines extended)."""
@@ -1413,6 +1426,8 @@ class _CentreSolver:
         """Order to move wins within `n` of its moves (`key`: the board's canonical key, if
         known)."""
         self.nodes += 1
+        if not self.nodes & 1023:
+            getattr(self._searches, "deadline", NO_DEADLINE).check()
         if _centre_threat(x, o):
             return n >= 1
         if n <= 1:
@@ -1805,6 +1820,9 @@ class PerfectOrder:
         for it."""
         centre_strategy()
 
+    def __init__(self) -> None:
+        self._out_of_time: str | None = None  # the position whose centre search ran out
+
     def reason(self, state: State) -> str:
         """Why the strategy does not cover `state`, in words."""
         if not isinstance(state, OrderChaosState):
@@ -1813,11 +1831,22 @@ class PerfectOrder:
             return "Chaos to move: the strategy is Order's"
         if _pairing(state.x, state.o, True) is None:
             return "the pairing is broken"
+        if state.position() == self._out_of_time:
+            return "the centre game's search ran out of the time given"
         return "Order does not win the centre game from here"
 
-    def __call__(self, state: State) -> PerfectMove | None:
+    def __call__(self, state: State, time_limit: float | None = None) -> PerfectMove | None:
         if not isinstance(state, OrderChaosState) or state.to_move != ORDER:
             return None
+        self._out_of_time = None
+        try:
+            with _CENTRE_SOLVER.limited(Deadline(time_limit)):
+                return self._answer(state)
+        except SearchTimeout:
+            self._out_of_time = state.position()
+            return None
+
+    def _answer(self, state: OrderChaosState) -> PerfectMove | None:
         route = _pairing_route(state)
         if route is None:
             return None
