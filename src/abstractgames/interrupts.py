@@ -89,7 +89,7 @@ def termination_as_interrupt() -> Iterator[list[int]]:
     try:
         yield received
     finally:
-        _open_blocks.remove(received)
+        del _open_blocks[next(i for i, b in enumerate(_open_blocks) if b is received)]
         if received:  # stopping already: a late signal must not change how the run ends
             for signum in STOP_SIGNALS:
                 # Ignored, not handled: Python resets its handlers to the default as it exits,

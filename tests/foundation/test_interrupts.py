@@ -47,3 +47,18 @@ def test_the_command_line_is_known_by_its_script_or_its_module() -> None:
     assert not is_command_line(["python", "-m", "abstractgames", "worker", "[]", "x"], "")
     assert not is_command_line(["python", "-m", "pytest"], "/usr/bin/pytest")
     assert not is_command_line(["python", "-c", "import abstractgames"], "")
+
+
+def test_the_pending_interrupt_is_the_innermost_open_blocks() -> None:
+    from abstractgames.interrupts import Terminated, pending_interrupt, termination_as_interrupt
+
+    assert pending_interrupt() is None
+    with termination_as_interrupt() as outer:
+        with termination_as_interrupt():
+            pass  # closed with nothing received: the outer block is the open one again
+        assert pending_interrupt() is None
+        outer.append(signal.SIGTERM)  # what the handler records before it raises
+        interrupt = pending_interrupt()
+        assert isinstance(interrupt, Terminated) and interrupt.signum == signal.SIGTERM
+        outer.clear()
+    assert pending_interrupt() is None

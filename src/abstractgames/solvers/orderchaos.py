@@ -1815,13 +1815,13 @@ class PerfectOrder:
         O@f6 pairing
     """
 
+    def __init__(self) -> None:
+        self._out_of_time: str | None = None  # the position whose centre search ran out
+
     def prepare(self) -> None:
         """Solve the centre game now (some seconds, once a process), so that no move waits
         for it."""
         centre_strategy()
-
-    def __init__(self) -> None:
-        self._out_of_time: str | None = None  # the position whose centre search ran out
 
     def reason(self, state: State) -> str:
         """Why the strategy does not cover `state`, in words."""
