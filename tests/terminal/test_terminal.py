@@ -157,6 +157,7 @@ def test_a_stop_signal_lost_inside_the_prompts_own_code_still_ends_the_prompt(
 ) -> None:
     """Python may run a signal's handler inside a weakref callback (prompt_toolkit's caches have
     them), where what it raises is printed and dropped: the prompt raises it all the same."""
+    import asyncio
     import signal
     import weakref
 
@@ -179,7 +180,6 @@ def test_a_stop_signal_lost_inside_the_prompts_own_code_still_ends_the_prompt(
     with create_pipe_input() as keys, create_app_session(input=keys, output=DummyOutput()):
         reader = LiveReader(colour=False)
         with termination_as_interrupt() as received:
-            import asyncio
 
             def soon() -> None:
                 asyncio.get_running_loop().call_later(0.2, lose_a_signal)
