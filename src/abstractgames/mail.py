@@ -1386,9 +1386,9 @@ class Memory:
     def keep(self, game: MailGame, text: str, kind: str, seats: frozenset[int]) -> None:
         """Keep `text` (a text `kind`: `"made"`, `"received"` or `"sent"`) and, unless it is
         shorter, the game it holds as the one this machine knows."""
-        kept = self.kept(game.id)
-        known = None if kept is None else self.known(game.id)
-        texts = self.texts(game.id)
+        kept = self.kept(game.id)  # read once: the file holds every text, and grows each move
+        known = None if kept is None else MailGame.parse(cast(str, kept["known"]))
+        texts = [] if kept is None else cast(list[dict[str, str]], kept.get("texts", []))
         texts.append({"kind": kind, "text": text})
         latest = game if known is None or len(game.entries) >= len(known.entries) else known
         record = {
