@@ -21,12 +21,12 @@ from .accounts import MAX_TOKEN, Accounts, SignedIn
 from .database import AccountRow
 from .errors import Forbidden, NotFound
 from .moderation import Moderation
-from .requests import read_json
+from .requests import client_address, read_json
 
 if TYPE_CHECKING:
     from .online_api import OnlineServer
 
-__all__ = ["SESSION_COOKIE", "account_routes", "session_cookie", "signed_in"]
+__all__ = ["SESSION_COOKIE", "account_routes", "session_cookie", "signed_in", "signed_in_account"]
 
 SESSION_COOKIE = "abstractgames-account"
 """The name of the session's cookie (with the server's port after it, as the token's)."""
@@ -70,15 +70,12 @@ async def signed_in(request: Request) -> AccountRow | None:
     return account
 
 
-async def _account(request: Request) -> AccountRow:
+async def signed_in_account(request: Request, why: str = "") -> AccountRow:
+    """The signed-in account of the request; else 403, "sign in first" and `why`."""
     account = await signed_in(request)
     if account is None:
-        raise Forbidden("sign in first")
+        raise Forbidden(f"sign in first: {why}" if why else "sign in first")
     return account
-
-
-def _client(request: Request) -> str:
-    return request.client.host if request.client else "?"
 
 
 def _shown(account: AccountRow) -> dict[str, Any]:
@@ -122,7 +119,7 @@ async def create_account(request: Request) -> Response:
     name = fields.text("name", limit=100)
     email = fields.text("email", None, limit=320)
     fields.finish()
-    _server(request).limits.take(_client(request), "account")
+    _server(request).limits.take(client_address(request), "account")
     signed = await _run(request, accounts.create, name, email)
     answer = {"account": _shown(signed.account), "recovery_code": signed.recovery_code}
     return _with_cookie(request, answer, signed)
@@ -134,7 +131,7 @@ async def sign_in(request: Request) -> Response:
     name = fields.text("name", limit=100)
     code = fields.text("code", limit=MAX_TOKEN)
     fields.finish()
-    _server(request).limits.take(_client(request), "sign-in")
+    _server(request).limits.take(client_address(request), "sign-in")
     signed = await _run(request, accounts.sign_in, name, code)
     return _with_cookie(request, {"account": _shown(signed.account)}, signed)
 
@@ -144,7 +141,7 @@ async def send_link(request: Request) -> Response:
     fields = await read_json(request)
     name = fields.text("name", limit=100)
     fields.finish()
-    _server(request).limits.take(_client(request), "sign-in")
+    _server(request).limits.take(client_address(request), "sign-in")
     await _run(request, accounts.send_link, name)
     return JSONResponse({"sent": True})
 
@@ -154,7 +151,7 @@ async def redeem(request: Request) -> Response:
     fields = await read_json(request)
     token = fields.text("token", limit=MAX_TOKEN)
     fields.finish()
-    _server(request).limits.take(_client(request), "sign-in")
+    _server(request).limits.take(client_address(request), "sign-in")
     signed = await _run(request, accounts.redeem, token)
     return _with_cookie(request, {"account": _shown(signed.account)}, signed)
 
@@ -173,20 +170,20 @@ async def set_email(request: Request) -> Response:
     fields = await read_json(request)
     email = fields.text("email", None, limit=320)
     fields.finish()
-    account = await _account(request)
+    account = await signed_in_account(request)
     kept = await _run(request, _accounts(request).set_email, account, email)
     return JSONResponse({"email": kept})
 
 
 async def new_recovery_code(request: Request) -> Response:
     (await read_json(request)).finish()
-    account = await _account(request)
+    account = await signed_in_account(request)
     code = await _run(request, _accounts(request).new_recovery_code, account)
     return JSONResponse({"recovery_code": code})
 
 
 async def my_games(request: Request) -> Response:
-    account = await _account(request)
+    account = await signed_in_account(request)
     games = await _run(request, _accounts(request).account_games, account)
     return JSONResponse({"games": games})
 
@@ -195,8 +192,8 @@ async def claim(request: Request) -> Response:
     fields = await read_json(request)
     held = fields.texts("secrets", count=(1, MAX_CLAIMED))
     fields.finish()
-    account = await _account(request)
-    _server(request).limits.take(_client(request), "create")
+    account = await signed_in_account(request)
+    _server(request).limits.take(client_address(request), "create")
     games = await _run(request, _accounts(request).claim, account, held)
     return JSONResponse({"claimed": games})
 
@@ -215,7 +212,7 @@ async def player_page(request: Request) -> Response:
 
 
 async def _operator(request: Request) -> Moderation:
-    account = await _account(request)
+    account = await signed_in_account(request)
     if not account.operator:
         raise Forbidden("the moderation page is for the server's operator")
     return Moderation(_server(request).database, games=_server(request).games)

@@ -65,6 +65,7 @@ from .requests import (
     MAX_BODY,
     MAX_POSITION,
     board_game,
+    client_address,
     follow,
     read_body,
     read_json,
@@ -506,7 +507,7 @@ async def upload_record(request: Request) -> Response:
     limit = MAX_RECORD_SIZE
     if web.public and web.online is not None:  # anyone's: smaller, and as often as new games
         limit = MAX_PUBLIC_UPLOAD
-        web.online.limits.take(request.client.host if request.client else "?", "create")
+        web.online.limits.take(client_address(request), "create")
     if not web.uploads.acquire(blocking=False):
         raise Busy(f"{MAX_UPLOADS} records are being read: send this one again in a moment")
     try:

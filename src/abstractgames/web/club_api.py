@@ -12,12 +12,12 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
-from .accounts_api import signed_in
+from .accounts_api import signed_in_account
 from .club import MAX_ROUNDS, MAX_SIGNUP_HOURS, MAX_TITLE, ClubTournaments
 from .database import AccountRow
-from .errors import Forbidden, NotFound, WebError
+from .errors import NotFound, WebError
 from .online import Pace
-from .requests import board_game, follow, read_json
+from .requests import board_game, client_address, follow, read_json
 
 __all__ = ["tournament_routes"]
 
@@ -39,14 +39,7 @@ async def _run(request: Request | WebSocket, function: Any, *args: Any, **kwargs
 
 
 async def _account(request: Request) -> AccountRow:
-    account = await signed_in(request)
-    if account is None:
-        raise Forbidden("sign in first: tournaments are for accounts")
-    return account
-
-
-def _client(request: Request) -> str:
-    return request.client.host if request.client else "?"
+    return await signed_in_account(request, "tournaments are for accounts")
 
 
 async def listing(request: Request) -> Response:
@@ -65,7 +58,7 @@ async def create(request: Request) -> Response:
     hours = fields.number("signup_hours", None, low=0.01, high=MAX_SIGNUP_HOURS)
     fields.finish()
     account = await _account(request)
-    _online(request).limits.take(_client(request), "create")
+    _online(request).limits.take(client_address(request), "create")
     made = await _run(
         request,
         _tournaments(request).create,
@@ -88,7 +81,7 @@ async def view(request: Request) -> Response:
 
 async def _act(request: Request, action: str, *args: Any) -> Response:
     account = await _account(request)
-    _online(request).limits.take(_client(request), "move")
+    _online(request).limits.take(client_address(request), "move")
     club = _tournaments(request)
     await _run(request, getattr(club, action), request.path_params["id"], account, *args)
     return JSONResponse({"done": action})

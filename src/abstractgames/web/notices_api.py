@@ -19,10 +19,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from .accounts_api import signed_in
+from .accounts_api import signed_in_account
 from .database import AccountRow
-from .errors import BadRequest, Forbidden, NotFound
-from .requests import read_json
+from .errors import BadRequest, NotFound
+from .requests import client_address, read_json
 from .vacation import MAX_VACATION_DAYS
 
 if TYPE_CHECKING:
@@ -40,14 +40,7 @@ def _server(request: Request) -> OnlineServer:
 
 async def _account(request: Request) -> AccountRow:
     _server(request)
-    account = await signed_in(request)
-    if account is None:
-        raise Forbidden("sign in first")
-    return account
-
-
-def _client(request: Request) -> str:
-    return request.client.host if request.client else "?"
+    return await signed_in_account(request)
 
 
 async def _run(request: Request, function: Any, *args: Any) -> Any:
@@ -64,14 +57,14 @@ async def start_vacation(request: Request) -> Response:
     days = fields.integer("days", low=1, high=MAX_VACATION_DAYS)
     fields.finish()
     account = await _account(request)
-    _server(request).limits.take(_client(request), "create")
+    _server(request).limits.take(client_address(request), "create")
     return JSONResponse(await _run(request, _server(request).vacations.start, account, days))
 
 
 async def end_vacation(request: Request) -> Response:
     (await read_json(request)).finish()
     account = await _account(request)
-    _server(request).limits.take(_client(request), "create")
+    _server(request).limits.take(client_address(request), "create")
     return JSONResponse(await _run(request, _server(request).vacations.end, account))
 
 
@@ -86,7 +79,7 @@ async def set_digest(request: Request) -> Response:
     chosen = fields.flag("digest")
     fields.finish()
     account = await _account(request)
-    _server(request).limits.take(_client(request), "create")
+    _server(request).limits.take(client_address(request), "create")
     if chosen and not account.email:
         raise BadRequest("give your account an e-mail address first: the digest goes there")
     online = _server(request)

@@ -33,7 +33,7 @@ from .digest import DIGEST_HOUR, Digests
 from .errors import BadRequest, NotFound, TooMany, WebError
 from .notices_api import notice_routes
 from .online import MAX_EXTENSION_DAYS, OnlineGames, Pace, hash_secret
-from .requests import board_game, follow, read_json, start_position
+from .requests import board_game, client_address, follow, read_json, start_position
 from .sessions import Live
 from .vacation import VACATION_DAYS, Vacations
 from .views import replay_view
@@ -236,15 +236,11 @@ def _secret(request: Request) -> str | None:
     return secret.strip() if secret else None
 
 
-def _client(request: Request | WebSocket) -> str:
-    return request.client.host if request.client else "?"
-
-
 def _seat_key(request: Request) -> str:
     """Whose moves a request's count against: its seat (people behind one address, a
     classroom's, are limited each on their own), or its address without a secret."""
     secret = _secret(request)
-    return "seat:" + hash_secret(secret) if secret else _client(request)
+    return "seat:" + hash_secret(secret) if secret else client_address(request)
 
 
 async def create_game(request: Request) -> Response:
@@ -257,7 +253,7 @@ async def create_game(request: Request) -> Response:
     position = fields.text("position", None, limit=4000)
     opponent = fields.text("opponent", None, limit=200)
     fields.finish()
-    online.limits.take(_client(request), "create")
+    online.limits.take(client_address(request), "create")
     game = board_game(spec)
     start = None if position is None or not position.strip() else start_position(game, position)
     if start is not None:
@@ -374,7 +370,7 @@ async def rename(request: Request) -> Response:
 async def rematch(request: Request) -> Response:
     online = _online(request)
     (await read_json(request)).finish()
-    online.limits.take(_client(request), "create")
+    online.limits.take(client_address(request), "create")
     new_id = await _web(request).run(
         online.games.rematch, request.path_params["id"], _secret(request)
     )
@@ -388,7 +384,7 @@ async def notifications(request: Request) -> Response:
     webhook = fields.text("webhook", None, limit=2000)
     digest = fields.flag("digest", False)
     fields.finish()
-    online.limits.take(_client(request), "create")
+    online.limits.take(client_address(request), "create")
     await _web(request).run(
         online.games.set_notifications,
         request.path_params["id"],
@@ -465,7 +461,7 @@ async def create_challenge(request: Request) -> Response:
     seat = fields.integer("seat", None, low=1, high=2)
     name = fields.text("name", None, limit=200)
     fields.finish()
-    online.limits.take(_client(request), "create")
+    online.limits.take(client_address(request), "create")
     game = board_game(spec)
     web = _web(request)
     account = await signed_in(request)
@@ -483,7 +479,7 @@ async def accept_challenge(request: Request) -> Response:
     fields = await read_json(request)
     name = fields.text("name", None, limit=200)
     fields.finish()
-    online.limits.take(_client(request), "create")
+    online.limits.take(client_address(request), "create")
     web = _web(request)
     account = await signed_in(request)
     name = await web.run(online.accounts.seat_name, name, account)

@@ -31,6 +31,7 @@ __all__ = [
     "PUSH_INTERVAL",
     "Fields",
     "board_game",
+    "client_address",
     "follow",
     "read_body",
     "read_json",
@@ -254,3 +255,8 @@ async def follow(
                 task.cancel()
         with suppress(Exception):
             await websocket.close()
+
+
+def client_address(request: Request | WebSocket) -> str:
+    """The address the request came from, as the rate limits count clients ("?" if unknown)."""
+    return request.client.host if request.client else "?"
