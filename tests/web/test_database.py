@@ -367,6 +367,45 @@ def test_a_change_of_this_process_is_reported_once_though_the_counter_is_polled(
         assert seen == [Change("game", game_id, 0), Change("game", game_id, 1), Change("lobby")]
 
 
+def test_a_change_of_this_process_is_reported_once_though_the_poller_sees_it_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    published = Database._published
+
+    def late(self: Database, change: Change) -> None:
+        time.sleep(0.1)  # committed, and polled five times, before it is published
+        published(self, change)
+
+    monkeypatch.setattr(Database, "_published", late)
+    with Database.open(tmp_path / "games.db") as one, one.listen(poll=0.02) as changes:
+        game_id = one.create_game("orderchaos", "1d", two_seats(), None, 1.0)
+        one.add_move(game_id, 0, "m", 2.0)
+        one.create_challenge("orderchaos", "1d", 0, "c", None, 3.0)
+        time.sleep(0.1)
+        seen = []
+        while (change := changes.get(0.01)) is not None:
+            seen.append(change)
+        assert seen == [Change("game", game_id, 0), Change("game", game_id, 1), Change("lobby")]
+
+
+def test_a_rolled_back_write_leaves_its_counter_value_to_other_processes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "games.db"
+    with Database.open(path) as one, one.listen(poll=0.02) as changes:
+        game_id = one.create_game("orderchaos", "1d", two_seats(), None, 1.0)
+        assert changes.get(1) == Change("game", game_id, 0)
+
+        def fail(self: Database, conn: sa.Connection, change: Change) -> None:
+            raise OSError("the disk is full")
+
+        with monkeypatch.context() as patch, pytest.raises(OSError):
+            patch.setattr(Database, "_notify", fail)  # after the bump, inside the transaction
+            one.add_move(game_id, 0, "m", 2.0)
+        subprocess.run(_python(ADD_MOVE, str(path), game_id, "0"), check=True)
+        assert changes.get(5) == Change("game", game_id, 1)
+
+
 ADD_MOVE = """
 import sys
 from abstractgames.web.database import Database

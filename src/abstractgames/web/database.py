@@ -230,9 +230,6 @@ class Change:
     kind: str
     game_id: str | None = None
     ply: int | None = None
-    seqs: tuple[int, ...] = attrs.field(default=(), eq=False, repr=False)
-    """The change counter's values the writer took (so that a poller of the same process knows
-    the change for its own)."""
 
 
 # The current schema, for queries; `_MIGRATIONS` creates it.
@@ -714,11 +711,24 @@ class _Hub:
         with self._lock:
             self._subscribers.get(key, set()).discard(changes)
 
-    def publish(self, key: str, change: Change) -> None:
+    def _targets(self, key: str) -> list[Changes]:
         with self._lock:
-            targets = list(self._subscribers.get(key, ()))
-        for target in targets:
-            target._put(change)
+            return list(self._subscribers.get(key, ()))
+
+    def publish(self, key: str, change: Change) -> None:
+        for target in self._targets(key):
+            target._queue.put(change)
+
+    def claim(self, key: str, seq: int) -> None:
+        """Counter value `seq` is being taken by this process: its pollers must not report it,
+        since its change is published once committed."""
+        for target in self._targets(key):
+            target._claim(seq)
+
+    def release(self, key: str, seqs: Iterable[int]) -> None:
+        """The transaction that took `seqs` rolled back: another process may take them."""
+        for target in self._targets(key):
+            target._release(seqs)
 
 
 _HUB = _Hub()
@@ -740,7 +750,7 @@ class Changes:
         self._thread: threading.Thread | None = None
         self._ready = threading.Event()
         self._own: set[int] = set()
-        """The counter's values of the changes this process made and reported at once."""
+        """The counter's values taken by this process's writes, reported at once when committed."""
         self._own_lock = threading.Lock()
         if database.dialect == "postgresql":
             self._thread = threading.Thread(target=self._listen, daemon=True, name="db-listen")
@@ -756,11 +766,13 @@ class Changes:
             self._thread.start()
         self._ready.wait(10)
 
-    def _put(self, change: Change) -> None:
-        if change.seqs:
-            with self._own_lock:
-                self._own.update(change.seqs)
-        self._queue.put(change)
+    def _claim(self, seq: int) -> None:
+        with self._own_lock:
+            self._own.add(seq)
+
+    def _release(self, seqs: Iterable[int]) -> None:
+        with self._own_lock:
+            self._own.difference_update(seqs)
 
     def get(self, timeout: float | None = None) -> Change | None:
         """The next change, or `None` after `timeout` seconds (or once closed)."""
@@ -800,12 +812,12 @@ class Changes:
                         own = set(self._own)
                         self._own = {s for s in self._own if s > seq}
                     for game_id, ply, changed in self._database._changed_since(self._seq):
-                        if changed not in own:  # another process's (this one's came at once)
-                            self._put(Change("game", game_id, ply))
+                        if changed <= seq and changed not in own:  # another process's
+                            self._queue.put(Change("game", game_id, ply))
                     if all(s in own for s in range(self._seq + 1, seq + 1)):
                         self._seq = seq
                         continue
-                    self._put(Change("lobby"))
+                    self._queue.put(Change("lobby"))
                     self._seq = seq
 
     def _listen(self) -> None:
@@ -821,10 +833,10 @@ class Changes:
                     conn.execute(f"LISTEN {CHANNEL}")
                     self._ready.set()
                     if dropped:
-                        self._put(Change("all"))
+                        self._queue.put(Change("all"))
                     while not self._stop.is_set():
                         for note in conn.notifies(timeout=0.2):
-                            self._put(Change(**json.loads(note.payload)))
+                            self._queue.put(Change(**json.loads(note.payload)))
             except psycopg.Error:
                 dropped = True
                 self._stop.wait(0.5)
@@ -917,17 +929,21 @@ class Database:
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[sa.Connection]:
-        self._local.bumped = []
-        self._local.committed = ()
+        bumped = self._local.bumped = []
         conn = self._engine.connect().execution_options(sqlite_immediate=True)
         with conn, conn.begin():
-            yield conn
-        self._local.committed = tuple(self._local.bumped)
+            try:
+                yield conn
+            except BaseException:  # released before the rollback lets another writer take them
+                _HUB.release(self._key, bumped)
+                raise
 
     def _bump(self, conn: sa.Connection) -> int:
         conn.execute(sa.update(_COUNTER).values(counter=_COUNTER.c.counter + 1))
         seq = int(conn.execute(sa.select(_COUNTER.c.counter)).scalar_one())
-        getattr(self._local, "bumped", []).append(seq)
+        if self.dialect == "sqlite":  # claimed before the commit makes it visible to pollers
+            _HUB.claim(self._key, seq)
+            self._local.bumped.append(seq)
         return seq
 
     def _notify(self, conn: sa.Connection, change: Change) -> None:
@@ -937,8 +953,7 @@ class Database:
 
     def _published(self, change: Change) -> None:
         if self.dialect == "sqlite":
-            seqs = getattr(self._local, "committed", ())
-            _HUB.publish(self._key, attrs.evolve(change, seqs=seqs))
+            _HUB.publish(self._key, change)
 
     def _counter(self) -> int:
         with self._engine.connect() as conn:
