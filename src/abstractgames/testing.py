@@ -129,7 +129,7 @@ def _numpy_installed() -> bool:
 
 
 def _kit_settings(max_examples: int) -> settings:
-    """The hypothesis settings of the player and solver kits: no deadline, no database, slow and
+    """The hypothesis settings of the kits: no deadline, no database, slow and
     filtered examples allowed, and no explaining phase (explaining which parts of a random game
     matter replays it hundreds of times, slowly)."""
     return settings(
@@ -154,13 +154,7 @@ def conformance_properties(
     properties of whole games, such as termination, always play from the start)."""
     if isinstance(game, str):
         game = parse_game_spec(game)
-    config = settings(
-        max_examples=max_examples,
-        deadline=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-        database=None,
-        report_multiple_bugs=False,
-    )
+    config = _kit_settings(max_examples)
     any_state = states(game, starts=starts)
 
     @config
