@@ -44,6 +44,7 @@ Examples:
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import hmac
 import json
@@ -135,9 +136,15 @@ def _time_text(when: dt.datetime) -> str:
     return when.astimezone(dt.UTC).strftime(_TIME)
 
 
+@functools.lru_cache(maxsize=4096)
+def _parsed_time(text: str) -> dt.datetime:
+    """`text` read as a time; the same times are read with each reading of a game's list."""
+    return dt.datetime.strptime(text, _TIME).replace(tzinfo=dt.UTC)
+
+
 def _read_time(text: str, where: str) -> dt.datetime:
     try:
-        return dt.datetime.strptime(text, _TIME).replace(tzinfo=dt.UTC)
+        return _parsed_time(text)
     except ValueError:
         raise MailError(
             f"{where}: {excerpt(text)!r} is not a time (YYYY-MM-DD HH:MM, UTC)"
@@ -157,6 +164,13 @@ class Keys:
 
     def __init__(self, directory: Path | None = None) -> None:
         self.directory = data_directory() / "mail" if directory is None else directory
+        self._read: dict[str, MailGame] = {}  # the games kept, by their text (read once)
+
+    def _game(self, text: str) -> MailGame:
+        game = self._read.get(text)
+        if game is None:
+            game = self._read[text] = MailGame.parse(text)
+        return game
 
     def _path(self, game_id: str) -> Path:
         return self.directory / f"{game_id}.json"
@@ -409,6 +423,10 @@ class MailGame:
     """Where each header was read (none: made here); not part of what the text says."""
     shown: tuple[tuple[int, int, tuple[str, ...]], ...] = attrs.field(default=(), eq=False)
     """The diagram's ranks as read (line, rank, cells), checked against the moves."""
+    _replays: dict[dt.datetime | None, Replay] = attrs.field(
+        factory=dict, init=False, eq=False, repr=False
+    )
+    """The replays made so far, by `now` (a game is read, checked and written from one)."""
 
     # -- making and reading ------------------------------------------------------------------
 
@@ -633,6 +651,12 @@ class MailGame:
             MailError: naming the first line the rules, the draws, the clock or the diagram
                 refuse.
         """
+        known = self._replays.get(now)
+        if known is None:
+            known = self._replays[now] = self._replay(now)
+        return known
+
+    def _replay(self, now: dt.datetime | None) -> Replay:
         game = self.game
         start = game.initial_state() if self.start is None else game.from_position(self.start)
         record = MatchRecord(
@@ -1186,10 +1210,12 @@ def _check_signed_lines(game: MailGame) -> None:
             )
 
 
-def verify_signatures(game: MailGame) -> list[tuple[Entry, int | None]]:
+def verify_signatures(game: MailGame, *, known: int = 0) -> list[tuple[Entry, int | None]]:
     """Check the signature of every line of the list against its player's key (a line of a
     player without a key in the text is unsigned); each line with the seat that signed it
-    (`None`: unsigned, or a draw line, which the reveal below it makes).
+    (`None`: unsigned, or a draw line, which the reveal below it makes). The first `known`
+    lines are taken as checked: a copy of the game checked before has them, signatures and
+    keys the same.
 
     Raises:
         MailError: naming the first line whose signature is not its player's, or is missing.
@@ -1204,7 +1230,7 @@ def verify_signatures(game: MailGame) -> list[tuple[Entry, int | None]]:
         if seat is None or key is None or entry.sig is None:
             found.append((entry, None))
             continue
-        if not signatures.verify(key, messages[index], entry.sig):
+        if index >= known and not signatures.verify(key, messages[index], entry.sig):
             name = f"player {seat} ({game.players[seat - 1]})"
             raise MailError(
                 f"line {entry.line}: {entry.summary()!r} does not carry {name}'s signature of "
@@ -1339,6 +1365,13 @@ class Memory:
 
     def __init__(self, directory: Path | None = None) -> None:
         self.directory = data_directory() / "mail" if directory is None else directory
+        self._read: dict[str, MailGame] = {}  # the games kept, by their text (read once)
+
+    def _game(self, text: str) -> MailGame:
+        game = self._read.get(text)
+        if game is None:
+            game = self._read[text] = MailGame.parse(text)
+        return game
 
     def _path(self, game_id: str) -> Path:
         return self.directory / f"{game_id}.history.json"
@@ -1373,7 +1406,7 @@ class Memory:
             return None
         text = kept.get("known")
         assert isinstance(text, str)
-        return MailGame.parse(text)
+        return self._game(text)
 
     def texts(self, game_id: str) -> list[dict[str, str]]:
         """Every text kept of the game, in order: `{"kind": "made" | "received" | "sent",
@@ -1387,7 +1420,7 @@ class Memory:
         """Keep `text` (a text `kind`: `"made"`, `"received"` or `"sent"`) and, unless it is
         shorter, the game it holds as the one this machine knows."""
         kept = self.kept(game.id)  # read once: the file holds every text, and grows each move
-        known = None if kept is None else MailGame.parse(cast(str, kept["known"]))
+        known = None if kept is None else self._game(cast(str, kept["known"]))
         texts = [] if kept is None else cast(list[dict[str, str]], kept.get("texts", []))
         texts.append({"kind": kind, "text": text})
         latest = game if known is None or len(game.entries) >= len(known.entries) else known
@@ -1464,7 +1497,7 @@ class Memory:
         added = game.entries[len(known.entries) :]
         self._none_for(game, seats, added, first=False)
         self._check_given(game, seats)
-        self._verify(game)
+        self._verify(game, known)
         return Received(seats, False, bool(added))
 
     @staticmethod
@@ -1509,10 +1542,11 @@ class Memory:
                 )
 
     @staticmethod
-    def _verify(game: MailGame) -> None:
-        """Every signature in the text checked, where the `mail` extra is installed."""
+    def _verify(game: MailGame, known: MailGame | None = None) -> None:
+        """Every signature in the text checked, where the `mail` extra is installed (but those
+        of the lines of `known`, this machine's copy, which the text was found to repeat)."""
         if signatures.available():
-            verify_signatures(game)
+            verify_signatures(game, known=0 if known is None else len(known.entries))
 
     def tell_once(self, game_id: str, note: str) -> bool:
         """Whether `note` about the game `game_id` is new to this machine (it is remembered as
