@@ -12,6 +12,7 @@ this test forbids, move the code, not the test.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import sys
 import textwrap
@@ -218,10 +219,23 @@ Edge = tuple[str, str, bool, bool, int]
 function; for type checking only; line)."""
 
 
-def edges(module: str) -> Iterator[Edge]:
+def edges(module: str) -> tuple[Edge, ...]:
     """Every edge from ``module``."""
     path = MODULES[module]
-    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    return _edges(module, path, path.read_text(encoding="utf-8"), PYPROJECT, tuple(MODULES))
+
+
+@functools.cache
+def _edges(
+    module: str, path: Path, source: str, pyproject: Path, modules: tuple[str, ...]
+) -> tuple[Edge, ...]:
+    """The edges of a module, found once a process for the same source in the same package:
+    several checks walk the whole graph, and a walk reads every module (a second and a half)."""
+    return tuple(_find_edges(module, path, source))
+
+
+def _find_edges(module: str, path: Path, source: str) -> Iterator[Edge]:
+    tree = ast.parse(source, str(path))
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
     nested = {id(inner) for f in functions for inner in ast.walk(f) if inner is not f}

@@ -196,9 +196,9 @@ def test_the_transforms_are_the_eight_symmetries() -> None:
 
 @pytest.mark.parametrize("method", METHODS)
 def test_a_small_table_still_gives_exact_answers(method: str) -> None:
-    state = GAME.from_position("X1O1XX/OO1O2/XX3X/1OXX1O/XO2O1/2O1XX order")
-    solution = solve(state, 18, memory=0.2, method=method)
-    assert solution.holds and solution.table is not None and solution.table.entries <= 2000
+    state = GAME.from_position("X1O1XX/OO1O2/XX3X/1OXX1O/XO2O1/2OXXX chaos")
+    solution = solve(state, 18, memory=0.05, method=method)  # 2,200 to 3,600 entries unbounded
+    assert solution.holds and solution.table is not None and solution.table.entries <= 1000
 
 
 def test_progress_and_time_limit() -> None:

@@ -11,14 +11,13 @@ import pytest
 
 pytest.importorskip("playwright.sync_api", reason="the test extra is not installed")
 
-from tests.web.test_browser import browser, shots  # noqa: F401  (fixtures)
 from tests.web.test_online_browser import person, site, snapshot  # noqa: F401  (site: a fixture)
 
 
 def test_a_person_signs_in_on_a_second_browser_and_moves_in_their_game(
-    browser: Any,  # noqa: F811
+    browser: Any,
     site: str,  # noqa: F811
-    shots: Path,  # noqa: F811
+    shots: Path,
 ) -> None:
     laptop_context, laptop = person(browser)
     laptop.goto(f"{site}/#/online")

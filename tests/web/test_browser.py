@@ -9,7 +9,6 @@ into a temporary directory.
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import time
@@ -34,29 +33,6 @@ from tests.conftest import StopAt  # noqa: E402
 from tests.web.test_server import call, kept_records, server, split  # noqa: E402
 
 Json = dict[str, Any]
-
-
-def find_chromium() -> str | None:
-    """Debian's chromium, another Chromium on the PATH, or the one CHROMIUM names."""
-    named = os.environ.get("CHROMIUM")
-    if named:
-        return named if Path(named).exists() else shutil.which(named)
-    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    chromium = find_chromium()
-    if chromium is None:
-        pytest.skip("no Chromium installed (apt-get install chromium, or set CHROMIUM=PATH)")
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
-        yield launched
-        launched.close()
 
 
 @pytest.fixture(scope="module")
@@ -89,14 +65,6 @@ def page(browser: Any) -> Iterator[Any]:
     yield opened
     context.close()
     assert not errors, errors
-
-
-@pytest.fixture(scope="module")
-def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    wanted = os.environ.get("ABSTRACTGAMES_SCREENSHOTS")
-    folder = Path(wanted) if wanted else tmp_path_factory.mktemp("screenshots")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def game_id(page: Any) -> str:

@@ -18,7 +18,6 @@ import pytest
 
 pytest.importorskip("playwright.sync_api", reason="the test extra is not installed")
 
-from tests.web.test_browser import browser, shots  # noqa: F401  (fixtures)
 from tests.web.test_online_browser import PlaywrightTimeout, person
 
 
@@ -57,7 +56,7 @@ def club(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str,
         yield site, clock
 
 
-def sign_in(browser: Any, site: str, name: str, code: str) -> tuple[Any, Any]:  # noqa: F811
+def sign_in(browser: Any, site: str, name: str, code: str) -> tuple[Any, Any]:
     context, page = person(browser)
     page.goto(f"{site}/#/online")
     page.click(".account summary")
@@ -86,9 +85,9 @@ def play(page: Any, move: str, ply: int) -> None:
 
 
 def test_three_people_play_a_round_robin_to_its_end(
-    browser: Any,  # noqa: F811
+    browser: Any,
     club: tuple[str, MovedClock],
-    shots: Path,  # noqa: F811
+    shots: Path,
 ) -> None:
     site, clock = club
     names = ["Ann", "Bob", "Cy"]

@@ -17,7 +17,6 @@ import pytest
 
 pytest.importorskip("playwright.sync_api", reason="the test extra is not installed")
 
-from tests.web.test_browser import browser, shots  # noqa: F401  (fixtures)
 from tests.web.test_online_browser import person, snapshot
 from tests.web.test_online_server import public_server
 
@@ -38,7 +37,7 @@ Object.defineProperty(document, "visibilityState", {
 
 
 @pytest.fixture(scope="module")
-def club(tmp_path_factory: pytest.TempPathFactory, browser: Any) -> Iterator[tuple[str, Path]]:  # noqa: F811
+def club(tmp_path_factory: pytest.TempPathFactory, browser: Any) -> Iterator[tuple[str, Path]]:
     data = tmp_path_factory.mktemp("club")
     database = data / "games.db"
     with public_server(data, str(database)) as (_, url):
@@ -46,9 +45,9 @@ def club(tmp_path_factory: pytest.TempPathFactory, browser: Any) -> Iterator[tup
 
 
 def test_a_waiting_move_marks_the_title_and_icon_and_notifies_a_hidden_page(
-    browser: Any,  # noqa: F811
+    browser: Any,
     club: tuple[str, Path],
-    shots: Path,  # noqa: F811
+    shots: Path,
 ) -> None:
     site, database = club
     ann_context, ann = person(browser)

@@ -25,7 +25,6 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from abstractgames.web.errors import TooMany
 from abstractgames.web.online_api import DEFAULT_LIMITS, RateLimits
-from tests.web.test_browser import browser, shots  # noqa: F401  (fixtures)
 from tests.web.test_online_server import public_server
 
 SERVER_SAID: dict[str, list[str]] = {}
@@ -33,7 +32,7 @@ SERVER_SAID: dict[str, list[str]] = {}
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory, browser: Any) -> Iterator[str]:  # noqa: F811
+def site(tmp_path_factory: pytest.TempPathFactory, browser: Any) -> Iterator[str]:
     data = tmp_path_factory.mktemp("online")
     with public_server(data, str(data / "games.db")) as (process, url):
         SERVER_SAID[url] = process.said
@@ -63,7 +62,7 @@ def stalled(page: Any, site: str, view: Any, move: str) -> str:
     )
 
 
-def person(browser: Any) -> tuple[Any, Any]:  # noqa: F811
+def person(browser: Any) -> tuple[Any, Any]:
     context = browser.new_context(viewport={"width": 1200, "height": 860})
     page = context.new_page()
     errors: list[str] = []
@@ -78,7 +77,7 @@ def person(browser: Any) -> tuple[Any, Any]:  # noqa: F811
 
 
 def create_by_link(
-    browser: Any,  # noqa: F811
+    browser: Any,
     site: str,
     game: str,
     *,
@@ -121,9 +120,9 @@ def held_secret(page: Any, game_id: str) -> str:
 
 
 def test_two_people_play_order_and_chaos_by_link_and_a_watcher_follows(
-    browser: Any,  # noqa: F811
+    browser: Any,
     site: str,
-    shots: Path,  # noqa: F811
+    shots: Path,
 ) -> None:
     ann_context, ann, game_id = create_by_link(browser, site, "orderchaos", name="Ann")
     invitation = ann.input_value(".invitation-link")
@@ -203,7 +202,7 @@ def test_two_people_play_order_and_chaos_by_link_and_a_watcher_follows(
         context.close()
 
 
-def test_the_lobby_in_two_browsers(browser: Any, site: str, shots: Path) -> None:  # noqa: F811
+def test_the_lobby_in_two_browsers(browser: Any, site: str, shots: Path) -> None:
     cy_context, cy = person(browser)
     cy.goto(f"{site}/#/online")
     cy.select_option(".online-game", "entropy")
@@ -245,7 +244,7 @@ def test_the_lobby_in_two_browsers(browser: Any, site: str, shots: Path) -> None
     ],
 )
 def test_a_match_to_its_end_in_two_browsers(
-    browser: Any,  # noqa: F811
+    browser: Any,
     request: pytest.FixtureRequest,
     game: str,
     time_control: str,
@@ -324,9 +323,9 @@ def test_a_match_to_its_end_in_two_browsers(
 
 
 def test_a_move_taken_back_by_agreement_in_two_browsers(
-    browser: Any,  # noqa: F811
+    browser: Any,
     site: str,
-    shots: Path,  # noqa: F811
+    shots: Path,
 ) -> None:
     ann_context, ann, game_id = create_by_link(browser, site, "orderchaos")
     bob_context, bob = person(browser)
@@ -420,7 +419,7 @@ def restartable(tmp_path: Path) -> Iterator[RestartableServer]:
 
 @pytest.mark.slow
 def test_a_page_goes_back_to_its_socket_after_the_server_restarts(
-    browser: Any,  # noqa: F811
+    browser: Any,
     restartable: RestartableServer,
 ) -> None:
     url = restartable.url
@@ -471,7 +470,7 @@ def test_a_page_goes_back_to_its_socket_after_the_server_restarts(
 
 
 def test_more_days_by_agreement_and_the_claim_in_two_browsers(
-    browser: Any,  # noqa: F811
+    browser: Any,
     site: str,
 ) -> None:
     ann_context, ann, game_id = create_by_link(
@@ -505,7 +504,7 @@ def test_more_days_by_agreement_and_the_claim_in_two_browsers(
 
 @pytest.mark.slow
 def test_a_healthy_socket_stays_open_past_the_request_timer_and_the_pings(
-    browser: Any,  # noqa: F811
+    browser: Any,
     tmp_path: Path,
 ) -> None:
     """The 30-second request timer and the 20-second pings, scaled to a second each: a page
