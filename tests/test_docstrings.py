@@ -9,7 +9,6 @@ as code, not as quoted text run into one line.
 from __future__ import annotations
 
 import ast
-import functools
 import inspect
 import re
 from collections.abc import Iterator
@@ -50,28 +49,28 @@ def docstrings() -> Iterator[tuple[str, str]]:
                 yield f"{path.relative_to(SOURCE.parent)}:{node.lineno}", node.value.value
 
 
-@functools.cache
-def all_docstrings() -> list[tuple[str, str]]:
-    """Every docstring of the package, read once a process by the first test that asks (not at
-    import: each worker of the suite imports this module, and reading them is 2 s of a core)."""
+@pytest.fixture(scope="module")
+def package_docstrings() -> list[tuple[str, str]]:
+    """Every docstring of the package, read once for the tests of this module that check them
+    (not at import: each worker of the suite imports this module; reading them is a second)."""
     return list(docstrings())
 
 
-def test_the_package_has_docstrings() -> None:
-    assert len(all_docstrings()) > 500
+def test_the_package_has_docstrings(package_docstrings: list[tuple[str, str]]) -> None:
+    assert len(package_docstrings) > 500
 
 
-def test_no_sphinx_roles() -> None:
+def test_no_sphinx_roles(package_docstrings: list[tuple[str, str]]) -> None:
     found = [
         f"{where}: {match.group(0)}"
-        for where, text in all_docstrings()
+        for where, text in package_docstrings
         for match in SPHINX_ROLE.finditer(text)
     ]
     assert not found, "Sphinx roles render as raw text; use [`Name`][] cross-references"
 
 
-def test_no_rest_double_backticks() -> None:
-    found = [where for where, text in all_docstrings() if DOUBLE_BACKTICK.search(text)]
+def test_no_rest_double_backticks(package_docstrings: list[tuple[str, str]]) -> None:
+    found = [where for where, text in package_docstrings if DOUBLE_BACKTICK.search(text)]
     assert not found, "``code`` is reST; Markdown code is `code`"
 
 
@@ -110,10 +109,10 @@ def test_examples_out_of_place_finds_them(text: str, problems: list[str]) -> Non
     assert [line.strip() for line in examples_out_of_place(text)] == problems
 
 
-def test_examples_render_as_code() -> None:
+def test_examples_render_as_code(package_docstrings: list[tuple[str, str]]) -> None:
     found = [
         f"{where}: {line.strip()}"
-        for where, text in all_docstrings()
+        for where, text in package_docstrings
         for line in examples_out_of_place(text)
     ]
     assert not found, "put doctests under an indented `Examples:` section or in a fence"
