@@ -188,6 +188,8 @@ def test_generated_matches_are_the_same_through_the_engine(game_spec: str) -> No
 
 @pytest.mark.slow
 @pytest.mark.parametrize("game_spec", ["orderchaos", "entropy:size=5", "dispersal"])
-def test_a_few_thousand_generated_matches_are_the_same_through_the_engine(game_spec: str) -> None:
-    for seed in range(25, 690):
+def test_a_thousand_generated_matches_are_the_same_through_the_engine(game_spec: str) -> None:
+    """Each game's 25 matches above and 335 more: 1,080 in all. The engine replaced the
+    referee after 2,070 such matches came out the same; these keep it so."""
+    for seed in range(25, 360):
         check(game_spec, seed)
