@@ -164,13 +164,6 @@ class Keys:
 
     def __init__(self, directory: Path | None = None) -> None:
         self.directory = data_directory() / "mail" if directory is None else directory
-        self._read: dict[str, MailGame] = {}  # the games kept, by their text (read once)
-
-    def _game(self, text: str) -> MailGame:
-        game = self._read.get(text)
-        if game is None:
-            game = self._read[text] = MailGame.parse(text)
-        return game
 
     def _path(self, game_id: str) -> Path:
         return self.directory / f"{game_id}.json"

@@ -717,7 +717,7 @@ class _Hub:
 
     def publish(self, key: str, change: Change) -> None:
         for target in self._targets(key):
-            target._queue.put(change)
+            target._put(change)
 
     def claim(self, key: str, seq: int) -> None:
         """Counter value `seq` is being taken by this process: its pollers must not report it,
@@ -766,6 +766,9 @@ class Changes:
             self._thread.start()
         self._ready.wait(10)
 
+    def _put(self, change: Change) -> None:
+        self._queue.put(change)
+
     def _claim(self, seq: int) -> None:
         with self._own_lock:
             self._own.add(seq)
@@ -813,11 +816,11 @@ class Changes:
                         self._own = {s for s in self._own if s > seq}
                     for game_id, ply, changed in self._database._changed_since(self._seq):
                         if changed <= seq and changed not in own:  # another process's
-                            self._queue.put(Change("game", game_id, ply))
+                            self._put(Change("game", game_id, ply))
                     if all(s in own for s in range(self._seq + 1, seq + 1)):
                         self._seq = seq
                         continue
-                    self._queue.put(Change("lobby"))
+                    self._put(Change("lobby"))
                     self._seq = seq
 
     def _listen(self) -> None:
@@ -833,10 +836,10 @@ class Changes:
                     conn.execute(f"LISTEN {CHANNEL}")
                     self._ready.set()
                     if dropped:
-                        self._queue.put(Change("all"))
+                        self._put(Change("all"))
                     while not self._stop.is_set():
                         for note in conn.notifies(timeout=0.2):
-                            self._queue.put(Change(**json.loads(note.payload)))
+                            self._put(Change(**json.loads(note.payload)))
             except psycopg.Error:
                 dropped = True
                 self._stop.wait(0.5)
