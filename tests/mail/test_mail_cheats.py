@@ -118,12 +118,17 @@ def test_an_earlier_entropy_move_rewritten_is_refused(two: tuple[Machine, Machin
     index = next(i for i, e in enumerate(entries) if e.text == "pass")
     placed = next(e.text for e in entries if e.kind == "move" and "@" in e.text)
     square = placed.split("@")[1]
-    target = next(f"{f}{r}" for f in "abcde" for r in "12345" if f != square[0] and r == square[1])
-    entries[index] = attrs.evolve(entries[index], text=f"{square}-{target}")
-    try:
-        forged = reseal(attrs.evolve(game, entries=tuple(entries)), NOON + 4 * HOUR)
-    except ValueError:  # the slide is blocked here; any other legal slide will do
-        pytest.skip("no free slide along the rank")
+    for target in (f"{f}{r}" for f in "abcde" for r in "12345"):
+        if (target[0] == square[0]) == (target[1] == square[1]):
+            continue  # not along the chip's rank or file
+        entries[index] = attrs.evolve(entries[index], text=f"{square}-{target}")
+        try:
+            forged = reseal(attrs.evolve(game, entries=tuple(entries)), NOON + 4 * HOUR)
+        except ValueError:  # blocked by the chips the draws placed; the next slide, then
+            continue
+        break
+    else:
+        pytest.fail(f"no slide from {square} is legal in {game.replay().state.position()}")
     said = bob.refuses(forged, "pass", NOON + 5 * HOUR)
     assert "pass" in said and target in said, said
 
