@@ -24,6 +24,7 @@ from abstractgames.protocol import AbstractGamesError
 from abstractgames.web.database import (
     SCHEMA_VERSION,
     Change,
+    Changes,
     Database,
     DatabaseError,
     GameFinished,
@@ -352,19 +353,24 @@ def test_sqlite_changes_reach_other_database_objects_in_the_process(tmp_path: Pa
         assert changes.get(0.01) is None
 
 
+def assert_each_write_reported_once(database: Database, changes: Changes) -> None:
+    """A game made, a move and a challenge: each reported once, after ten polls or more."""
+    game_id = database.create_game("orderchaos", "1d", two_seats(), None, 1.0)
+    database.add_move(game_id, 0, "m", 2.0)
+    database.create_challenge("orderchaos", "1d", 0, "c", None, 3.0)
+    time.sleep(0.2)  # polled ten times meanwhile
+    seen = []
+    while (change := changes.get(0.01)) is not None:
+        seen.append(change)
+    assert seen == [Change("game", game_id, 0), Change("game", game_id, 1), Change("lobby")]
+
+
 def test_a_change_of_this_process_is_reported_once_though_the_counter_is_polled(
     tmp_path: Path,
 ) -> None:
     path = tmp_path / "games.db"
     with Database.open(path) as one, one.listen(poll=0.02) as changes:
-        game_id = one.create_game("orderchaos", "1d", two_seats(), None, 1.0)
-        one.add_move(game_id, 0, "m", 2.0)
-        one.create_challenge("orderchaos", "1d", 0, "c", None, 3.0)
-        time.sleep(0.2)  # polled ten times meanwhile
-        seen = []
-        while (change := changes.get(0.01)) is not None:
-            seen.append(change)
-        assert seen == [Change("game", game_id, 0), Change("game", game_id, 1), Change("lobby")]
+        assert_each_write_reported_once(one, changes)
 
 
 def test_a_change_of_this_process_is_reported_once_though_the_poller_sees_it_first(
@@ -378,14 +384,7 @@ def test_a_change_of_this_process_is_reported_once_though_the_poller_sees_it_fir
 
     monkeypatch.setattr(Database, "_published", late)
     with Database.open(tmp_path / "games.db") as one, one.listen(poll=0.02) as changes:
-        game_id = one.create_game("orderchaos", "1d", two_seats(), None, 1.0)
-        one.add_move(game_id, 0, "m", 2.0)
-        one.create_challenge("orderchaos", "1d", 0, "c", None, 3.0)
-        time.sleep(0.1)
-        seen = []
-        while (change := changes.get(0.01)) is not None:
-            seen.append(change)
-        assert seen == [Change("game", game_id, 0), Change("game", game_id, 1), Change("lobby")]
+        assert_each_write_reported_once(one, changes)
 
 
 def test_a_rolled_back_write_leaves_its_counter_value_to_other_processes(
