@@ -134,6 +134,32 @@ def test_resigning_on_the_opponents_turn_and_names(games: OnlineGames) -> None:
     assert view["status"] == "finished" and view["result"]["winner"] == 1
 
 
+@pytest.mark.parametrize("ply", [None, 0])
+def test_a_resignation_after_a_move_made_meanwhile_is_tried_again_unless_sent_at_a_ply(
+    games: OnlineGames, monkeypatch: pytest.MonkeyPatch, ply: int | None
+) -> None:
+    game_id, ann, bob = games.create(get_game("orderchaos"), seat=1)
+    read = games._current
+    moved: list[str] = []
+
+    def read_then_ann_moves(game_id: str) -> Any:
+        current = read(game_id)
+        if not moved:  # as a bot's move commits between Bob's read and his resignation's write
+            monkeypatch.setattr(games, "_current", read)
+            moved.append(games.play(game_id, ann, *first_legal(games, game_id, ann)))
+        return current
+
+    monkeypatch.setattr(games, "_current", read_then_ann_moves)
+    if ply is not None:  # sent for a position that is gone: refused
+        with pytest.raises(Conflict, match="moved on"):
+            games.resign(game_id, bob, ply)
+        assert not games.record_of(game_id).finished
+        return
+    assert games.resign(game_id, bob) == 2
+    record = games.record_of(game_id)
+    assert record.finished and [m.move for m in record.games[0].moves] == moved
+
+
 def test_a_game_against_a_bot_of_the_server(games: OnlineGames) -> None:
     with pytest.raises(Forbidden):
         games.create(get_game("orderchaos"), opponent="engine:/bin/sh")

@@ -172,6 +172,15 @@ class DamagedGame(Conflict):
     server goes on with the others (the operator finds it in the log)."""
 
 
+class MovedOn(Conflict):
+    """Another action was committed between reading a game and writing this one."""
+
+
+RESIGN_TRIES = 5
+"""How many times a resignation sent without a ply is tried again after moves made meanwhile
+(a bot's answer, a flag that fell) before it is refused."""
+
+
 @attrs.frozen
 class Pace:
     """The time control of an online game: a live clock, days for correspondence, or none.
@@ -815,15 +824,22 @@ class OnlineGames:
         Raises:
             NotFound, Forbidden: as for [`play`][]; Conflict: the match is over.
         """
-        current = self._current(game_id)
-        seat = self._holder(current.row, secret, "resign")
-        if ply is not None:
-            self._check_ply(current, ply)
-        elif current.row.finished:
-            raise Conflict("the match is over")
-        now = self.clock()
-        self._commit(current, Action(seat, "resign"), now - current.turn_began, now)
-        return seat
+        for tries_left in reversed(range(RESIGN_TRIES)):
+            current = self._current(game_id)
+            seat = self._holder(current.row, secret, "resign")
+            if ply is not None:
+                self._check_ply(current, ply)
+            elif current.row.finished:
+                raise Conflict("the match is over")
+            now = self.clock()
+            try:
+                self._commit(current, Action(seat, "resign"), now - current.turn_began, now)
+            except MovedOn:
+                if ply is not None or not tries_left:
+                    raise
+            else:
+                return seat
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def ask_takeback(self, game_id: str, secret: str | None, ply: int) -> bool:
         """Ask, for the seat of `secret` at `ply`, to take back its last move (and the reply to
@@ -1376,7 +1392,7 @@ class OnlineGames:
                 result=result,
             )
         except StalePly:
-            raise Conflict("the game moved on before this was played: look again") from None
+            raise MovedOn("the game moved on before this was played: look again") from None
         except GameFinished:
             raise Conflict("the match is over") from None
         finally:
