@@ -402,7 +402,8 @@ def test_the_cli_reference_shows_defaults_as_help_does() -> None:
         commands.append(
             (command, command.make_context(name, [], parent=context, resilient_parsing=True))
         )
-    visible = [n for n in main.list_commands(context) if not main.commands[n].hidden]
+    found = {n: main.get_command(context, n) for n in main.list_commands(context)}
+    visible = [n for n, command in found.items() if command is not None and not command.hidden]
     assert len(commands) == 1 + len(visible)
     for command, ctx in commands:
         for param in command.get_params(ctx):

@@ -9,12 +9,12 @@ Examples:
     ('order', 'chaos')
 """
 
+from typing import TYPE_CHECKING
+
 from . import interrupts as _interrupts
 
 if _interrupts.is_command_line():  # Ctrl-C while the command line loads: a quiet exit
     _interrupts.quiet_start()
-
-from importlib import metadata as _metadata
 
 from .protocol import (
     CHANCE,
@@ -40,17 +40,26 @@ from .registry import (
     register_player,
 )
 
+if TYPE_CHECKING:
+    __version__: str
+
 
 def _installed_version() -> str:
     """The installed distribution's version; `0+unknown` for a source tree that is not installed."""
+    from importlib import metadata  # read on first use: it takes longer than the rest
+
     try:
-        return _metadata.version("abstractgames")
-    except _metadata.PackageNotFoundError:
+        return metadata.version("abstractgames")
+    except metadata.PackageNotFoundError:
         return "0+unknown"
 
 
-__version__ = _installed_version()
-"""The version of the library, as installed (`pyproject.toml` says it)."""
+def __getattr__(name: str) -> str:
+    """`__version__`: the version of the library, as installed (`pyproject.toml` says it)."""
+    if name == "__version__":
+        version = globals()["__version__"] = _installed_version()
+        return version
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [

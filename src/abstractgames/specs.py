@@ -23,6 +23,8 @@ from typing import Any
 from .text import excerpt
 
 __all__ = [
+    "IN_PROCESS",
+    "ISOLATED",
     "format_options",
     "keyword_defaults",
     "parse_options",
@@ -30,6 +32,11 @@ __all__ = [
     "split_program_argument",
     "split_spec",
 ]
+
+ISOLATED = "isolated"
+"""The name of the player spec `isolated:[OPTIONS:]SPEC`: SPEC in a worker process."""
+IN_PROCESS = "inprocess"
+"""The name of the player spec `inprocess:SPEC`: SPEC in this process."""
 
 
 def split_spec(spec: str) -> tuple[str, str]:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from abstractgames.cli import EXIT_INTERRUPTED, main
+from abstractgames.cli import COMMANDS, EXIT_INTERRUPTED, main
 from tests.conftest import posix_signals
 
 
@@ -21,6 +21,42 @@ def test_help_and_version() -> None:
     assert "bench" in result.output
     result = runner.invoke(main, ["--version"])
     assert result.exit_code == 0 and "abstractgames" in result.output
+
+
+def test_help_and_version_name_the_installed_version() -> None:
+    from importlib import metadata
+
+    result = CliRunner().invoke(main, ["--version"])
+    assert result.output == f"abstractgames, version {metadata.version('abstractgames')}\n"
+
+
+def test_each_command_is_loaded_from_its_module_by_its_name() -> None:
+    context = main.make_context("abstractgames", [], resilient_parsing=True)
+    names = main.list_commands(context)
+    assert names == sorted(COMMANDS)
+    for name in names:
+        command = main.get_command(context, name)
+        assert command is not None and command.name == name
+    assert main.get_command(context, "nothing") is None
+
+
+def test_a_command_imports_neither_the_others_nor_the_version_nor_the_engines() -> None:
+    """What a command does not use is not imported: `show` does not load the web server, the
+    engine protocol or the distributions' metadata (each a few tens of milliseconds a start)."""
+    probe = (
+        "import sys; before = set(sys.modules); from abstractgames.cli import main\n"
+        "try: main(['show', 'orderchaos'])\n"
+        "except SystemExit: pass\n"
+        "print(' '.join(sorted(set(sys.modules) - before)))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    loaded = set(done.stdout.splitlines()[-1].split())
+    assert {"abstractgames.cli.play", "abstractgames.cli.common"} <= loaded
+    commands = {f"abstractgames.cli.{m.partition(':')[0]}" for m in COMMANDS.values()}
+    assert loaded & commands == {"abstractgames.cli.play"}
+    unwanted = {"importlib.metadata", "abstractgames.engines", "abstractgames.registry.isolation"}
+    assert not loaded & unwanted
 
 
 def test_python_dash_m() -> None:

@@ -79,7 +79,11 @@ def test_the_defaults_find_the_puzzle_and_show_the_depths() -> None:
 
 
 def test_the_defaults_are_ten_moves_and_a_minute() -> None:
-    params = {p.name: p for p in main.commands["solve"].params}
+    solve = main.get_command(
+        main.make_context("abstractgames", [], resilient_parsing=True), "solve"
+    )
+    assert solve is not None
+    params = {p.name: p for p in solve.params}
     assert params["max_moves"].default == 10
     assert params["time_limit"].default == 60.0
 

@@ -193,7 +193,7 @@ def test_unreadable_plugin_metadata_never_hides_the_built_in_games(
     def broken(**kwargs: object) -> object:
         raise ValueError("bad entry_points.txt")
 
-    monkeypatch.setattr("abstractgames.registry.plugins.metadata.entry_points", broken)
+    monkeypatch.setattr("importlib.metadata.entry_points", broken)
     refresh_plugins()
     try:
         with pytest.warns(PluginWarning, match="cannot be read: ValueError: bad entry_points"):

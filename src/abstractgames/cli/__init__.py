@@ -11,20 +11,51 @@ needs: `listing` (`list`), `bench`, `play` (`play`, `replay`, `show`), `engines`
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import click
 
-from .. import __version__
 from ..interrupts import EXIT_INTERRUPTED, exit_status, termination_as_interrupt
-from . import admin, arena, bench, check, engines, listing, mail, play, serve, solve
 from .common import EXIT_SAVED_ELSEWHERE, _Fitted, _say
 
 __all__ = ["EXIT_INTERRUPTED", "EXIT_SAVED_ELSEWHERE", "main"]
 
 
+COMMANDS = {
+    "arena": "arena:arena",
+    "bench": "bench:bench",
+    "check": "check:check",
+    "codecup": "engines:codecup",
+    "engine": "engines:engine",
+    "list": "listing:list_command",
+    "mail": "mail:mail",
+    "play": "play:play",
+    "replay": "play:replay",
+    "serve": "serve:serve",
+    "server": "admin:server",
+    "show": "play:show",
+    "solve": "solve:solve",
+    "verify": "solve:verify",
+}
+"""Each command by name, as `"module:attribute"` in this package: a command's module is imported
+only when it runs (or when the help lists every command), so that a command does not pay for
+what the others import."""
+
+
 class _Main(click.Group):
-    """The command group: SIGTERM and SIGHUP stop every command the way Ctrl-C does."""
+    """The command group: SIGTERM and SIGHUP stop every command the way Ctrl-C does; commands
+    are loaded from `COMMANDS` on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*COMMANDS, *self.commands})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            module, _, attribute = COMMANDS[cmd_name].partition(":")
+            command = getattr(importlib.import_module(f"{__name__}.{module}"), attribute)
+            self.add_command(command, cmd_name)
+        return self.commands.get(cmd_name)
 
     def invoke(self, ctx: click.Context) -> Any:
         with termination_as_interrupt() as received:
@@ -50,26 +81,26 @@ def _show_warning(
     click.echo(f"abstractgames: warning: {message}", err=True)
 
 
+def _print_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    """`--version`: the installed version (read only when asked: reading it takes 20 ms)."""
+    if value and not ctx.resilient_parsing:
+        from .. import __version__
+
+        click.echo(f"abstractgames, version {__version__}")
+        ctx.exit()
+
+
 @click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="abstractgames")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_print_version,
+    help="Show the version and exit.",
+)
 def main() -> None:
     """Play, referee and measure Entropy, Order and Chaos, and dispersal Entropy."""
     import warnings
 
     warnings.showwarning = _show_warning
-
-
-main.add_command(listing.list_command)
-main.add_command(bench.bench)
-main.add_command(play.play)
-main.add_command(play.replay)
-main.add_command(play.show)
-main.add_command(engines.engine)
-main.add_command(engines.codecup)
-main.add_command(arena.arena)
-main.add_command(check.check)
-main.add_command(solve.solve)
-main.add_command(solve.verify)
-main.add_command(serve.serve)
-main.add_command(admin.server)
-main.add_command(mail.mail)

@@ -31,6 +31,8 @@ Examples:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from .games import (
     BUILT_IN,
     FEATURED_GAME,
@@ -59,7 +61,6 @@ from .generic import (
     mc_player,
     search_player,
 )
-from .isolation import IsolatedPlayer
 from .listing import (
     GameInfo,
     PlayerInfo,
@@ -88,6 +89,20 @@ from .players import (
     with_logs,
 )
 from .plugins import GAME_GROUP, PLAYER_GROUP, PluginError, PluginWarning, refresh_plugins
+
+if TYPE_CHECKING:
+    from .isolation import IsolatedPlayer
+
+
+def __getattr__(name: str) -> Any:
+    """`IsolatedPlayer`, imported on first use: it brings the engine protocol, which a process
+    that plays no code from outside does not need."""
+    if name == "IsolatedPlayer":
+        from .isolation import IsolatedPlayer
+
+        return IsolatedPlayer
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "BUILT_IN",

@@ -19,7 +19,6 @@ import attrs
 
 from ..players import Player
 from ..protocol import AbstractGamesError, Game, InvalidParameterError, UnknownGameError
-from ..solvers import CertificateChecker, PerfectStrategy, ProvenMoves, Solver, SolverEntry
 from ..specs import keyword_defaults, parse_options, split_spec
 from .plugins import (
     GAME_GROUP,
@@ -31,7 +30,8 @@ from .plugins import (
     quoted,
 )
 
-if TYPE_CHECKING:  # numpy, from the vector extra, only where a simulator is made
+if TYPE_CHECKING:  # imported where used (numpy, from the vector extra, where a simulator is made)
+    from ..solvers import CertificateChecker, PerfectStrategy, ProvenMoves, Solver, SolverEntry
     from ..vector import SimulatorFactory
 
 __all__ = [
@@ -207,10 +207,9 @@ def game_entry(name: str) -> GameEntry:
     Raises:
         UnknownGameError: no game has that name (the message lists the valid names).
     """
-    found = _plugins()  # read once per process; warns about a plugin it ignores
     entry = _BUILTIN_GAMES.get(name) or _games.get(name)
     if entry is None and isinstance(name, str):
-        plugin = found.get(name)
+        plugin = _plugins().get(name)  # read once per process; warns of the plugins it ignores
         if plugin is not None:
             loaded = plugin.load("game")
             if isinstance(loaded, GameEntry):
@@ -357,6 +356,8 @@ def solver_entry_for(game: Game) -> SolverEntry:
         raise PluginError(
             f"there is no solver for {quoted(game.name)} (solvers: {names or 'none'})"
         )
+    from ..solvers import SolverEntry  # imported where a solver is asked for
+
     found = _resolve(entry.solver, game.name, entry, "solver")
     if isinstance(found, SolverEntry):
         return found

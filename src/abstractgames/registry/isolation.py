@@ -49,7 +49,7 @@ from ..engines.external import (
 )
 from ..players import InvalidPlayerError
 from ..protocol import Game, State
-from ..specs import split_program_argument
+from ..specs import IN_PROCESS, ISOLATED, split_program_argument
 from ..text import excerpt
 from .sandbox import Limits, protect_referee
 
@@ -64,10 +64,6 @@ __all__ = [
     "worker_command",
 ]
 
-ISOLATED = "isolated"
-"""The name of the player spec `isolated:[OPTIONS:]SPEC`: SPEC in a worker process."""
-IN_PROCESS = "inprocess"
-"""The name of the player spec `inprocess:SPEC`: SPEC in this process."""
 WORKER = ("-m", "abstractgames", "worker")
 """How the interpreter is told to run a worker: `python -m abstractgames worker`, which runs
 [`abstractgames.registry.worker`][] (without loading the command line). A worker is another

@@ -33,10 +33,9 @@ import attrs
 
 from ..players import HUMAN, InvalidPlayerError, Player
 from ..protocol import AbstractGamesError, Game, InvalidParameterError
-from ..specs import parse_options, parse_value, split_program_argument
+from ..specs import IN_PROCESS, ISOLATED, parse_options, parse_value, split_program_argument
 from . import games
 from .games import BUILT_IN, import_object
-from .isolation import IN_PROCESS, ISOLATED, IsolatedPlayer
 from .loader import is_import_target, load_class
 from .plugins import PLAYER_GROUP, Plugin, check_name, describe_error, plugins, quoted
 
@@ -192,11 +191,10 @@ def player_entry(name: str) -> PlayerEntry | None:
     Raises:
         PluginError: a plugin player that cannot be loaded.
     """
-    found = _plugins()  # read once per process; warns about a plugin it ignores
     entry = _BUILTIN_PLAYERS.get(name) or _players.get(name)
     if entry is not None:
         return entry
-    plugin = found.get(name)
+    plugin = _plugins().get(name)  # read once per process; warns of the plugins it ignores
     if plugin is None:
         return None
     loaded = plugin.load("player")
@@ -429,6 +427,8 @@ def make_player(spec: str, game: Game) -> Player:
     text = spec.strip()
     parsed = PlayerSpec.parse(text)
     if runs_apart(parsed):
+        from .isolation import IsolatedPlayer  # the engine protocol, only for code from outside
+
         player: Player = IsolatedPlayer(game, text)
         player.spec = text
         return player

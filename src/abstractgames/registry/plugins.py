@@ -21,15 +21,17 @@ import threading
 import warnings
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
-from importlib import metadata
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from ..interrupts import STOP_SIGNALS, Terminated
 from ..protocol import AbstractGamesError, InvalidParameterError
 from ..text import value_excerpt
+
+if TYPE_CHECKING:
+    from importlib import metadata
 
 __all__ = [
     "GAME_GROUP",
@@ -189,6 +191,8 @@ def _signals_seen(seen: list[int]) -> Iterator[None]:
 def plugins(group: str, builtin: Collection[str]) -> dict[str, Plugin]:
     """The entry points of `group` by name; bad names, clashes with `builtin` names and with
     each other are warned about and dropped (read once per process: see [`refresh_plugins`][])."""
+    from importlib import metadata  # 20 ms to import: only where a name is not built in
+
     what = "game" if group == GAME_GROUP else "player"
     found: dict[str, Plugin] = {}
     try:
