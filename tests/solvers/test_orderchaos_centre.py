@@ -237,6 +237,27 @@ def test_a_centre_line_already_won_is_closed_at_once() -> None:
 
 
 @pytest.mark.slow
+@given(st.integers(0, 3**16 - 1))
+def test_the_centre_key_is_the_least_image_under_the_sixteen_symmetries(code: int) -> None:
+    cells = [code // 3**i % 3 for i in range(16)]  # 0 empty, 1 X, 2 O
+    x = sum(1 << i for i, cell in enumerate(cells) if cell == 1)
+    o = sum(1 << i for i, cell in enumerate(cells) if cell == 2)
+
+    def image(mask: int, perm: tuple[int, ...]) -> int:
+        return sum(1 << perm[i] for i in range(16) if mask >> i & 1)
+
+    images = [(image(x, perm), image(o, perm)) for perm in solver._CENTRE_PERMS]
+    assert solver.centre_key(x, o) == min(min(a | b << 16, b | a << 16) for a, b in images)
+
+
+def test_the_centre_line_tables_say_what_the_lines_say() -> None:
+    lines = solver._CENTRE_LINE_MASKS
+    for mask in range(1 << 16):
+        assert solver._HOLDS_A_LINE[mask] == any(mask & m == m for m in lines)
+        gaps = [m & ~mask for m in lines if (mask & m).bit_count() == 3]
+        assert solver._COMPLETING[mask] == sum(set(gaps))
+
+
 def test_the_centre_game_is_won_in_seven_order_moves_and_not_in_six() -> None:
     centre = solver._CentreSolver()
     assert not centre.order(0, 0, 6)

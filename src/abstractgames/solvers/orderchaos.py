@@ -86,10 +86,12 @@ from __future__ import annotations
 import hashlib
 import json
 import lzma
+import struct
 import threading
 import time as clock
 import zlib
-from collections.abc import Callable, Iterator
+from array import array
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import cache, partial
 from operator import or_
@@ -201,21 +203,19 @@ TRANSFORMS = _transforms()
 """`TRANSFORMS[t][sq]`: where symmetry `t` (0 = identity) takes square `sq`."""
 
 
+def _image_table(squares: Sequence[int]) -> tuple[int, ...]:
+    """For every mask of `len(squares)` bits, the mask with bit `i` moved to `squares[i]`."""
+    table = [0]
+    for square in squares:  # the masks with this bit are those without it, plus the bit
+        table += [image | 1 << square for image in table]
+    return tuple(table)
+
+
 def _chunk_tables() -> tuple[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]], ...]:
-    tables = []
-    for perm in TRANSFORMS:
-        chunks = []
-        for c in range(3):
-            chunk = []
-            for value in range(4096):
-                bits = 0
-                for i in range(12):
-                    if value >> i & 1:
-                        bits |= 1 << perm[12 * c + i]
-                chunk.append(bits)
-            chunks.append(tuple(chunk))
-        tables.append((chunks[0], chunks[1], chunks[2]))
-    return tuple(tables)
+    return tuple(
+        (_image_table(perm[0:12]), _image_table(perm[12:24]), _image_table(perm[24:36]))
+        for perm in TRANSFORMS
+    )
 
 
 _TABLES = _chunk_tables()
@@ -1320,31 +1320,38 @@ _CENTRE_PERMS = _centre_perms()
 
 
 def _centre_tables() -> tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]:
-    tables = []
-    for perm in _CENTRE_PERMS:
-        low = tuple(sum(1 << perm[i] for i in range(8) if v >> i & 1) for v in range(256))
-        high = tuple(sum(1 << perm[8 + i] for i in range(8) if v >> i & 1) for v in range(256))
-        tables.append((low, high))
-    return tuple(tables)
+    return tuple((_image_table(perm[:8]), _image_table(perm[8:])) for perm in _CENTRE_PERMS)
 
 
 _CENTRE_TABLES = _centre_tables()
 
 
+def _lane_tables() -> tuple[tuple[int, ...], ...]:
+    """For a byte of a centre mask, its 8 symmetric images side by side, one in each 32-bit
+    lane of an integer (lane `t` holds symmetry `t`'s): the low byte's and the high byte's, at
+    the bottom of each lane (as X) and at its top (as O)."""
+
+    def side_by_side(byte: int, shift: int) -> tuple[int, ...]:
+        return tuple(
+            sum(tables[byte][v] << (32 * t + shift) for t, tables in enumerate(_CENTRE_TABLES))
+            for v in range(256)
+        )
+
+    return tuple(side_by_side(byte, shift) for shift in (0, 16) for byte in (0, 1))
+
+
+_X_LOW, _X_HIGH, _O_LOW, _O_HIGH = _lane_tables()
+_SIXTEEN_LANES = struct.Struct("<16I").unpack
+
+
 def centre_key(x: int, o: int) -> int:
     """The canonical key of a centre board (16-bit X and O masks): the least `x' | o' << 16`
     over the 8 symmetries of the 4×4 and the swap of X and O."""
-    best = -1
-    for low, high in _CENTRE_TABLES:
-        a = low[x & 255] | high[x >> 8]
-        b = low[o & 255] | high[o >> 8]
-        k = a | b << 16
-        if best < 0 or k < best:
-            best = k
-        k = b | a << 16
-        if k < best:
-            best = k
-    return best
+    xl, xh, ol, oh = x & 255, x >> 8, o & 255, o >> 8
+    images = _X_LOW[xl] | _X_HIGH[xh] | _O_LOW[ol] | _O_HIGH[oh]
+    swapped = _X_LOW[ol] | _X_HIGH[oh] | _O_LOW[xl] | _O_HIGH[xh]
+    keys: tuple[int, ...] = _SIXTEEN_LANES((images | swapped << 256).to_bytes(64, "little"))
+    return min(keys)
 
 
 def _centre_frame(x: int, o: int) -> tuple[int, int, bool]:
@@ -1359,8 +1366,33 @@ def _centre_frame(x: int, o: int) -> tuple[int, int, bool]:
     return best, frame, swapped
 
 
+def _completing_squares() -> tuple[bytes, array[int]]:
+    """For each 16-bit mask of one symbol's centre squares: whether it holds a line, and the
+    squares that would complete a line it holds three of."""
+    holds_a_line = bytearray(1 << 16)
+    completing = [0] * (1 << 16)
+    for m in _CENTRE_LINE_MASKS:
+        others = [_CENTRE_FULL & ~m]  # every mask of the squares off the line
+        while others[-1]:
+            others.append((others[-1] - 1) & others[0])
+        for other in others:
+            holds_a_line[m | other] = 1
+        for square in (1 << i for i in range(16) if m >> i & 1):
+            for mask in [m ^ square | other for other in others]:
+                completing[mask] |= square
+    return bytes(holds_a_line), array("H", completing)
+
+
+_HOLDS_A_LINE, _COMPLETING = _completing_squares()
+
+
 def _centre_won(x: int, o: int) -> bool:
-    return any(x & m == m or o & m == m for m in _CENTRE_LINE_MASKS)
+    return bool(_HOLDS_A_LINE[x] or _HOLDS_A_LINE[o])
+
+
+def _threat_squares(x: int, o: int) -> tuple[int, int]:
+    """The empty squares where X, and where O, would complete a centre line."""
+    return _COMPLETING[x] & ~o, _COMPLETING[o] & ~x
 
 
 def _centre_threat(x: int, o: int) -> list[tuple[int, int]]:
@@ -1428,7 +1460,8 @@ class _CentreSolver:
         self.nodes += 1
         if not self.nodes & 1023:
             getattr(self._searches, "deadline", NO_DEADLINE).check()
-        if _centre_threat(x, o):
+        by_x, by_o = _threat_squares(x, o)
+        if by_x or by_o:
             return n >= 1
         if n <= 1:
             return False
@@ -1452,13 +1485,12 @@ class _CentreSolver:
         empty = _CENTRE_FULL & ~(x | o)
         if not empty or n < 1:
             return False
-        threats = _centre_threat(x, o)
-        if threats:
-            bit, symbol = threats[0]
-            if any(t != (bit, symbol) for t in threats):
+        by_x, by_o = _threat_squares(x, o)
+        if by_x or by_o:
+            if (by_x and by_o) or (by_x | by_o).bit_count() > 1:
                 return True  # two squares, or one square both symbols complete
             # Every other move leaves the line for Order; the other symbol there may hold.
-            cx, co = (x, o | bit) if symbol == 0 else (x | bit, o)
+            cx, co = (x, o | by_x) if by_x else (x | by_o, o)
             if _centre_won(cx, co):
                 return True
             return cx | co != _CENTRE_FULL and self.order(cx, co, n)
