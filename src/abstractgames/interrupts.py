@@ -8,9 +8,10 @@ game, kills a program or keeps a tournament's results does it for them too. Sign
 while that clean-up runs are remembered, not raised, so they cannot cut it short. The exit status
 of a run stopped so is the shell's convention, 128 + the signal number ([`exit_status`][]).
 
-Python runs a handler between any two bytecodes, in a weakref callback or a `__del__` too, where
-what it raises is printed and dropped; a loop that waits (the terminal's prompt) asks
-[`pending_interrupt`][] now and then and raises it again.
+Python runs a handler between any two bytecodes, in a weakref callback or a `__del__` too (an
+import's module locks have such callbacks), where what it raises is dropped; the block keeps
+Python from printing it, and a loop that waits (the terminal's prompt, the arena's workers)
+asks [`pending_interrupt`][] now and then and raises it again.
 
 Before that, while Python imports the command line, [`quiet_start`][] makes the same signals end
 the run at once with that status and no traceback: nothing has begun that needs stopping.
@@ -24,6 +25,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from types import FrameType
+from typing import Any
 
 __all__ = [
     "EXIT_INTERRUPTED",
@@ -84,11 +86,19 @@ def termination_as_interrupt() -> Iterator[list[int]]:
         if len(received) == 1:
             raise KeyboardInterrupt if signum == signal.SIGINT else Terminated(signum)
 
+    def unraisable(unraisable: Any) -> None:
+        if received and isinstance(unraisable.exc_value, KeyboardInterrupt):
+            return  # raised by `handle` where Python drops it; `pending_interrupt` keeps it
+        previous_hook(unraisable)
+
     previous = {signum: signal.signal(signum, handle) for signum in STOP_SIGNALS}
+    previous_hook, sys.unraisablehook = sys.unraisablehook, unraisable
     _open_blocks.append(received)
     try:
         yield received
     finally:
+        if sys.unraisablehook is unraisable:
+            sys.unraisablehook = previous_hook
         del _open_blocks[next(i for i, b in enumerate(_open_blocks) if b is received)]
         if received:  # stopping already: a late signal must not change how the run ends
             for signum in STOP_SIGNALS:

@@ -115,6 +115,22 @@ def test_local_processes_time_each_match_where_it_is_played() -> None:
     assert all(m.time_left is not None for m in told) and told[-1].time_left == 0.0
 
 
+@posix_signals
+def test_local_processes_stop_on_a_ctrl_c_that_python_dropped() -> None:
+    # A Ctrl-C handled inside one of an import's weakref callbacks is dropped by Python: the
+    # arena, whose workers never saw it, used to play every match to the end and exit 0.
+    from abstractgames.arena.schedule import MatchTask
+    from abstractgames.interrupts import termination_as_interrupt
+
+    tasks = [MatchTask(n, n, "orderchaos", ("search:depth=3", "greedy"), n) for n in range(1, 41)]
+    started = time.monotonic()
+    with termination_as_interrupt() as received:
+        received.append(signal.SIGINT)  # what the handler records before it raises
+        with pytest.raises(KeyboardInterrupt):
+            list(ProcessExecutor(2).results(tasks))
+    assert time.monotonic() - started < 15
+
+
 # --- dask ---------------------------------------------------------------------------------------
 
 

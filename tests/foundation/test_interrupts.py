@@ -62,3 +62,32 @@ def test_the_pending_interrupt_is_the_innermost_open_blocks() -> None:
         assert isinstance(interrupt, Terminated) and interrupt.signum == signal.SIGTERM
         outer.clear()
     assert pending_interrupt() is None
+
+
+def test_an_interrupt_python_drops_is_kept_pending_and_not_printed() -> None:
+    # A signal handled inside a weakref callback (as importlib's module locks have) raises
+    # where Python prints the exception and drops it.
+    script = textwrap.dedent(
+        """
+        import os, signal, weakref
+        from abstractgames.interrupts import pending_interrupt, termination_as_interrupt
+
+        class Thing:
+            pass
+
+        def callback(ref):
+            os.kill(os.getpid(), signal.SIGINT)
+            for _ in range(1000):  # the handler runs here, in the callback
+                pass
+
+        with termination_as_interrupt():
+            thing = Thing()
+            ref = weakref.ref(thing, callback)
+            del thing
+            print(type(pending_interrupt()).__name__)
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "KeyboardInterrupt\n"
+    assert done.stderr == ""

@@ -233,10 +233,6 @@ def test_a_centre_line_already_won_is_closed_at_once() -> None:
     assert (report.within, report.longest, report.entries) == (1, 0, 0)
 
 
-# --- the empty board (slow: the centre game is solved) --------------------------------------------
-
-
-@pytest.mark.slow
 @given(st.integers(0, 3**16 - 1))
 def test_the_centre_key_is_the_least_image_under_the_sixteen_symmetries(code: int) -> None:
     cells = [code // 3**i % 3 for i in range(16)]  # 0 empty, 1 X, 2 O
@@ -258,6 +254,10 @@ def test_the_centre_line_tables_say_what_the_lines_say() -> None:
         assert solver._COMPLETING[mask] == sum(set(gaps))
 
 
+# --- the empty board (slow: the centre game is solved) --------------------------------------------
+
+
+@pytest.mark.slow
 def test_the_centre_game_is_won_in_seven_order_moves_and_not_in_six() -> None:
     centre = solver._CentreSolver()
     assert not centre.order(0, 0, 6)

@@ -34,7 +34,7 @@ from contextlib import closing, contextmanager, suppress
 from types import FrameType
 from typing import Any
 
-from ..interrupts import STOP_SIGNALS
+from ..interrupts import STOP_SIGNALS, pending_interrupt
 from ..protocol import AbstractGamesError
 from ..registry import registrations, restore_registrations
 from ..specs import split_spec
@@ -61,7 +61,9 @@ TimedResults = Generator[tuple[MatchTask, str, float | None], None, None]
 took to play (`None` if not known), as it finishes."""
 
 _STOP_POLL = 0.1
-"""Seconds between two looks at a `stop` event while the local workers play."""
+"""Seconds between two looks at a `stop` event, and at a stop signal Python dropped
+([`pending_interrupt`][abstractgames.interrupts.pending_interrupt]), while the local workers
+play."""
 
 
 def _stopped_by(stop: threading.Event | None) -> bool:
@@ -456,13 +458,14 @@ class ProcessExecutor(Executor):
                 for worker in workers:
                     for task in itertools.islice(upcoming, 1):
                         worker.give(task)
-            poll = None if stop is None else _STOP_POLL
             while (busy := [worker for worker in workers if worker.tasks]) and not _stopped_by(
                 stop
             ):
                 ready = wait(
-                    [w.connection for w in busy] + [w.process.sentinel for w in busy], poll
+                    [w.connection for w in busy] + [w.process.sentinel for w in busy], _STOP_POLL
                 )
+                if (interrupt := pending_interrupt()) is not None:
+                    raise interrupt  # a Ctrl-C that Python dropped (in an import, say)
                 for worker in busy:
                     if worker.connection not in ready and worker.process.sentinel not in ready:
                         continue
