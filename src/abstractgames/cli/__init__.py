@@ -47,6 +47,14 @@ class _Main(click.Group):
     """The command group: SIGTERM and SIGHUP stop every command the way Ctrl-C does; commands
     are loaded from `COMMANDS` on first use."""
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        # The command's module is imported here, before `invoke` handles the stop signals: a
+        # Ctrl-C while it loads ends the run at once, as one during the library's import does.
+        name = next((arg for arg in args if not arg.startswith("-")), None)
+        if name is not None:
+            self.get_command(ctx, name)
+        return super().parse_args(ctx, args)
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*COMMANDS, *self.commands})
 
