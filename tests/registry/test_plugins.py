@@ -53,11 +53,14 @@ from abstractgames.testing import conformance_properties, player_properties
 # --- plugins --------------------------------------------------------------------------------------
 
 
-def install_plugin(site: Path, name: str, entry_points: str, module: str, code: str) -> None:
-    """Distribution ``name`` 1.0 with these entry points and one module, in the folder ``site``."""
-    info = site / f"{name}-1.0.dist-info"
+def install_plugin(
+    site: Path, name: str, entry_points: str, module: str, code: str, version: str = "1.0"
+) -> None:
+    """Distribution ``name`` with these entry points and one module, in the folder ``site``, as
+    an installer leaves it: the module, and the distribution's metadata beside it."""
+    info = site / f"{name.replace('-', '_')}-{version}.dist-info"
     info.mkdir(parents=True)
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
     (info / "entry_points.txt").write_text(textwrap.dedent(entry_points))
     (site / f"{module}.py").write_text(textwrap.dedent(code))
 
@@ -421,15 +424,15 @@ def test_the_game_in_python_passes_the_conformance_kit(venv: Venv) -> None:
 
 BROKEN = {
     "abstractgames-broken-import": (
-        'brokenimport = "broken_import:Game"',
+        "brokenimport = broken_import:Game",
         'raise RuntimeError("the rules are not written yet")\n',
     ),
     "abstractgames-fake-entropy": (
-        'entropy = "fake_entropy:Game"',
+        "entropy = fake_entropy:Game",
         "from abstractgames.orderchaos import OrderChaosGame as Game\n",
     ),
     "abstractgames-bad-factory": (
-        'badfactory = "bad_factory:make_game"',
+        "badfactory = bad_factory:make_game",
         'def make_game():\n    raise RuntimeError("no board today")\n',
     ),
 }
@@ -442,29 +445,11 @@ def broken(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Venv]:
     environments = {}
     for name, (entry_point, code) in BROKEN.items():
         module = name.removeprefix("abstractgames-").replace("-", "_")
-        project = root / name / "project"
-        project.mkdir(parents=True)
-        (project / "pyproject.toml").write_text(
-            textwrap.dedent(f"""\
-                [build-system]
-                requires = ["setuptools>=64"]
-                build-backend = "setuptools.build_meta"
-
-                [project]
-                name = "{name}"
-                version = "0.1"
-                dependencies = ["abstractgames"]
-
-                [project.entry-points."abstractgames.games"]
-                {entry_point}
-
-                [tool.setuptools]
-                py-modules = ["{module}"]
-            """)
-        )
-        (project / f"{module}.py").write_text(code)
-        environments[name] = Venv(root / name / "venv")
-        environments[name].install(project)
+        environment = environments[name] = Venv(root / name / "venv")
+        site = Path(environment.run("-c", "import sysconfig; print(sysconfig.get_path('purelib'))"))
+        # Written as pip installs it (the example plugin above is installed by pip itself).
+        entry_points = f"[abstractgames.games]\n{entry_point}\n"
+        install_plugin(site, name, entry_points, module, code, version="0.1")
     return environments
 
 
