@@ -94,9 +94,41 @@ def pytest_configure(config: pytest.Config) -> None:
     """Once, before the workers start: the library compiled to bytecode, which the hundreds of
     processes the suite starts (the command line, servers, bots' workers) then load instead of
     compiling every module again each (where PYTHONDONTWRITEBYTECODE keeps imports from
-    writing it)."""
+    writing it); and, for the workers, the test modules with their asserts rewritten."""
     if not hasattr(config, "workerinput"):
         compileall.compile_dir(Path(__file__).resolve().parent.parent / "src", quiet=1)
+        if getattr(config.option, "numprocesses", None):
+            rewrite_test_modules(config, Path(__file__).resolve().parent)
+
+
+def rewrite_test_modules(config: pytest.Config, tests: Path) -> None:
+    """Write pytest's cache of the test modules with their asserts rewritten, as importing
+    them would: every worker of pytest-xdist reads it instead of rewriting every module again
+    (6 s of CPU a worker where PYTHONDONTWRITEBYTECODE keeps pytest from writing the cache, in
+    a fresh clone always). It uses pytest's internals: if they move, each worker rewrites as
+    before."""
+    try:
+        from _pytest.assertion.rewrite import (
+            PYC_TAIL,
+            _read_pyc,
+            _rewrite_test,
+            _write_pyc,
+            assertstate_key,
+            get_cache_dir,
+            try_makedirs,
+        )
+
+        state = config.stash.get(assertstate_key, None)
+        if state is None:  # --assert=plain
+            return
+        for module in sorted([*tests.rglob("test_*.py"), *tests.rglob("conftest.py")]):
+            cache = get_cache_dir(module)
+            pyc = cache / (module.name[:-3] + PYC_TAIL)
+            if try_makedirs(cache) and _read_pyc(module, pyc, state.trace) is None:
+                source, code = _rewrite_test(module, config)
+                _write_pyc(state, code, source, pyc)
+    except Exception:  # only a saving: the workers rewrite what is missing
+        return
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
