@@ -5,6 +5,9 @@ quick without anyone remembering a mark."""
 
 from __future__ import annotations
 
+import gc
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -32,7 +35,8 @@ def run_guarded(
 ) -> None:
     """Runs the guard around a test that took `cpu` seconds of CPU and `wall` on the clock."""
     cpus, walls = iter([0.0, cpu]), iter([0.0, wall])  # then 0: this test's own guard passes
-    monkeypatch.setattr(conftest, "cpu_seconds", lambda: next(cpus, 0.0))
+    monkeypatch.setattr(conftest, "cpu_seconds", lambda: 0.0)
+    monkeypatch.setattr(conftest, "own_cpu_seconds", lambda: next(cpus, 0.0))
     monkeypatch.setattr(conftest, "wall_seconds", lambda: next(walls, 0.0))
     monkeypatch.setattr(conftest, "load_per_core", lambda: load)
     monkeypatch.setattr(conftest, "TIMES", None)
@@ -69,6 +73,48 @@ def test_a_loaded_machine_stretches_the_clock_limit_not_the_cpu_one(
     run_guarded(FakeItem(), monkeypatch, cpu=0.2, wall=20.0, load=6.0)
     with pytest.raises(pytest.fail.Exception, match="of CPU"):
         run_guarded(FakeItem(), monkeypatch, cpu=2.0, wall=20.0, load=6.0)
+
+
+def test_another_threads_cpu_is_not_the_tests(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A thread an earlier test left running (a server's bot) spins while this test sleeps:
+    the process used 0.6 s of CPU, the test none."""
+    monkeypatch.setattr(conftest, "CPU_LIMIT", 0.3)
+    monkeypatch.setattr(conftest, "TIMES", None)
+    monkeypatch.setattr(conftest, "PROFILE", "fast")
+    monkeypatch.setattr(conftest.sys, "gettrace", lambda: None)
+    stop = threading.Event()
+
+    def spin() -> None:
+        while not stop.is_set():
+            pass
+
+    spinner = threading.Thread(target=spin)
+    spinner.start()
+    try:
+        before = conftest.cpu_seconds()
+        hook: Any = conftest.pytest_runtest_call
+        wrapper = hook(FakeItem())
+        next(wrapper)
+        time.sleep(0.6)
+        with pytest.raises(StopIteration):
+            wrapper.send(None)
+        assert conftest.cpu_seconds() - before > 0.3  # the spinner's
+    finally:
+        stop.set()
+        spinner.join()
+
+
+def test_the_garbage_collectors_cpu_is_not_the_tests() -> None:
+    garbage = []
+    for _ in range(200_000):
+        pair: list[Any] = []
+        pair.append(pair)  # a cycle: only the collector frees it
+        garbage.append(pair)
+    del garbage, pair
+    thread, own = time.thread_time(), conftest.own_cpu_seconds()
+    gc.collect()
+    thread, own = time.thread_time() - thread, conftest.own_cpu_seconds() - own
+    assert thread > 0.01 and own < thread / 2
 
 
 def test_the_thorough_profile_and_a_tracer_are_not_guarded(
