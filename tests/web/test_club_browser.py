@@ -114,6 +114,11 @@ def test_three_people_play_a_round_robin_to_its_end(
     ann.click(".tournament-form summary")  # the form folded again
     ann.locator(".club-tournaments").screenshot(path=str(shots / "club-lobby.png"))
     ann.click(".tournament .start-tournament")
+    # The lobby redraws its list when the start reaches it: a click across that redraw is lost.
+    ann.wait_for_function(
+        "() => document.querySelector('.tournament .tournament-state').textContent"
+        ".startsWith('round 1 of')"
+    )
     ann.click(".tournament-link")
     ann.wait_for_selector(".standings")
     tournament_id = ann.url.rsplit("/", 1)[-1]

@@ -109,9 +109,11 @@ __all__ = [
     "MAX_EXTENSION_DAYS",
     "MAX_NAME",
     "OUTAGE",
+    "RESIGN_TRIES",
     "SECRET_BYTES",
     "Action",
     "DamagedGame",
+    "MovedOn",
     "OnlineGames",
     "Pace",
     "hash_secret",
@@ -824,7 +826,8 @@ class OnlineGames:
         Raises:
             NotFound, Forbidden: as for [`play`][]; Conflict: the match is over.
         """
-        for tries_left in reversed(range(RESIGN_TRIES)):
+        tries = RESIGN_TRIES
+        while True:
             current = self._current(game_id)
             seat = self._holder(current.row, secret, "resign")
             if ply is not None:
@@ -835,11 +838,11 @@ class OnlineGames:
             try:
                 self._commit(current, Action(seat, "resign"), now - current.turn_began, now)
             except MovedOn:
-                if ply is not None or not tries_left:
+                tries -= 1
+                if ply is not None or not tries:
                     raise
-            else:
-                return seat
-        raise AssertionError("unreachable")  # pragma: no cover
+                continue
+            return seat
 
     def ask_takeback(self, game_id: str, secret: str | None, ply: int) -> bool:
         """Ask, for the seat of `secret` at `ply`, to take back its last move (and the reply to
