@@ -18,6 +18,7 @@ import random
 import shlex
 import signal
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -180,10 +181,13 @@ def own_cpu_seconds() -> float:
 
 
 _collecting = [0.0, 0.0]
-"""When the garbage collector's current pass began (thread time), and its passes' total."""
+"""When the garbage collector's current pass in the main thread began (thread time), and those
+passes' total."""
 
 
 def _count_collections(phase: str, info: dict[str, int]) -> None:
+    if threading.current_thread() is not threading.main_thread():
+        return  # another thread's pass is not in the main thread's time
     if phase == "start":
         _collecting[0] = time.thread_time()
     else:
